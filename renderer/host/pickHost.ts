@@ -1,0 +1,22 @@
+import { ElectronHost } from './ElectronHost.js';
+import type { Host } from './Host.js';
+import { WebSocketHost } from './WebSocketHost.js';
+import { takeAccessToken, webSocketUrl } from './accessToken.js';
+
+/** The tray window has the preload bridge; anything else is the web dashboard served by `tabmux dashboard`. */
+export function pickHost(win: Window): Host {
+  if (win.tabmux) {
+    return new ElectronHost(win.tabmux);
+  }
+  const token = takeAccessToken(win.location, win.history, safeSessionStorage(win));
+  return new WebSocketHost({ url: webSocketUrl(win.location, token) });
+}
+
+function safeSessionStorage(win: Window): Storage | null {
+  try {
+    return win.sessionStorage;
+  } catch {
+    // Storage throws in some sandboxed or file:// contexts; the token then lives only in the address.
+    return null;
+  }
+}

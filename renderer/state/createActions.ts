@@ -1,0 +1,180 @@
+import { TabmuxError } from '../../shared/errors.js';
+import { isRecord } from '../../shared/jsonrpc.js';
+import type { ProfileState } from '../../shared/model.js';
+import type { DaemonCall } from '../../shared/supervisor.js';
+import type { Host } from '../host/Host.js';
+import { actionKey } from './actionKey.js';
+import type { TabmuxState, TabmuxStore } from './createTabmuxStore.js';
+import { waitForState } from './waitForState.js';
+
+export interface TabmuxActions {
+  startProfile(profile: string): Promise<void>;
+  stopProfile(profile: string): Promise<void>;
+  restartProfile(profile: string): Promise<void>;
+  createSession(profile: string, label: string): Promise<void>;
+  closeSession(profile: string, session: string): Promise<void>;
+  pauseSession(profile: string, session: string): Promise<void>;
+  resumeSession(profile: string, session: string): Promise<void>;
+  bringToFront(profile: string, session: string, pageId: number): Promise<void>;
+  releasePage(profile: string, session: string, pageId: number): Promise<void>;
+  attachPage(profile: string, session: string, pageId: number): Promise<void>;
+  openTab(profile: string, url: string): Promise<void>;
+  cancelCall(profile: string, callId: number): Promise<void>;
+}
+
+export interface ActionOptions {
+  /** How long to wait for the confirming event before clearing the pending state anyway. */
+  confirmTimeoutMs?: number;
+  /** Starting a profile launches Chrome and its workers, which can take much longer. */
+  lifecycleTimeoutMs?: number;
+}
+
+type Confirm = ((state: TabmuxState) => boolean) | null;
+
+/** A profile that vanished counts as settled too: there is nothing left to wait for. */
+function isOneOf(state: ProfileState | undefined, settled: readonly ProfileState[]): boolean {
+  return state === undefined || settled.includes(state);
+}
+
+/**
+ * Every action calls the host, then waits for the pushed event that shows the change, so the UI never shows a
+ * state the server has not confirmed. Failures become toasts with the server's message.
+ */
+export function createActions(host: Host, store: TabmuxStore, options: ActionOptions = {}): TabmuxActions {
+  const confirmTimeoutMs = options.confirmTimeoutMs ?? 10_000;
+  const lifecycleTimeoutMs = options.lifecycleTimeoutMs ?? 90_000;
+
+  const run = async (key: string, timeoutMs: number, work: () => Promise<Confirm>): Promise<void> => {
+    const ui = store.getState();
+    if (Object.hasOwn(ui.pending, key)) {
+      return;
+    }
+    ui.setPending(key, true);
+    try {
+      const confirm = await work();
+      if (confirm) {
+        await waitForState(store, confirm, timeoutMs);
+      }
+    } catch (error) {
+      store.getState().pushToast('error', TabmuxError.from(error).message);
+    } finally {
+      store.getState().setPending(key, false);
+    }
+  };
+
+  const daemon = (call: DaemonCall): Promise<unknown> => host.call('supervisor/daemon', call);
+
+  const session = (state: TabmuxState, profile: string, id: string) => state.sessions[profile]?.[id];
+  const profileState = (state: TabmuxState, profile: string) => state.profiles[profile]?.state;
+  const tab = (state: TabmuxState, profile: string, worker: number, pageId: number) =>
+    state.tabs[profile]?.find((candidate) => candidate.worker === worker && candidate.pageId === pageId);
+
+  const reportCrash = (profile: string): void => {
+    const entry = store.getState().profiles[profile];
+    if (entry?.state === 'crashed') {
+      store.getState().pushToast('error', `Profile ${profile} crashed: ${entry.lastError ?? 'no reason given'}`);
+    }
+  };
+
+  return {
+    startProfile: (profile) =>
+      run(actionKey('profile', profile, 'start'), lifecycleTimeoutMs, async () => {
+        await host.call('supervisor/profile.start', { profile });
+        await waitForState(store, (state) => isOneOf(profileState(state, profile), ['ready', 'crashed']), lifecycleTimeoutMs);
+        reportCrash(profile);
+        return null;
+      }),
+
+    stopProfile: (profile) =>
+      run(actionKey('profile', profile, 'stop'), lifecycleTimeoutMs, async () => {
+        await host.call('supervisor/profile.stop', { profile });
+        return (state) => isOneOf(profileState(state, profile), ['stopped', 'crashed']);
+      }),
+
+    restartProfile: (profile) =>
+      run(actionKey('profile', profile, 'restart'), lifecycleTimeoutMs, async () => {
+        const before = store.getState().profiles[profile]?.daemon?.pid ?? null;
+        await host.call('supervisor/profile.restart', { profile });
+        // "ready" alone may be the old daemon's state; a new daemon has a new pid.
+        await waitForState(
+          store,
+          (state) => {
+            const entry = state.profiles[profile];
+            return !entry || entry.state === 'crashed' || (entry.state === 'ready' && entry.daemon !== null && entry.daemon.pid !== before);
+          },
+          lifecycleTimeoutMs,
+        );
+        reportCrash(profile);
+        return null;
+      }),
+
+    createSession: (profile, label) =>
+      run(actionKey('profile', profile, 'session.create'), confirmTimeoutMs, async () => {
+        const params = label.trim() ? { label: label.trim() } : {};
+        const created = await daemon({ profile, method: 'tabmux/session.create', params });
+        const id = isRecord(created) && typeof created['id'] === 'string' ? created['id'] : null;
+        return id ? (state) => session(state, profile, id) !== undefined : null;
+      }),
+
+    closeSession: (profile, id) =>
+      run(actionKey('session', id, 'close'), confirmTimeoutMs, async () => {
+        await daemon({ profile, method: 'tabmux/session.close', params: { session: id } });
+        return (state) => session(state, profile, id) === undefined;
+      }),
+
+    pauseSession: (profile, id) =>
+      run(actionKey('session', id, 'pause'), confirmTimeoutMs, async () => {
+        await daemon({ profile, method: 'tabmux/session.pause', params: { session: id } });
+        return (state) => session(state, profile, id)?.paused !== false;
+      }),
+
+    resumeSession: (profile, id) =>
+      run(actionKey('session', id, 'resume'), confirmTimeoutMs, async () => {
+        await daemon({ profile, method: 'tabmux/session.resume', params: { session: id } });
+        return (state) => session(state, profile, id)?.paused !== true;
+      }),
+
+    bringToFront: (profile, id, pageId) =>
+      run(actionKey('session', id, 'front'), confirmTimeoutMs, async () => {
+        await daemon({ profile, method: 'tabmux/session.select', params: { session: id, pageId, bringToFront: true } });
+        return (state) => {
+          const current = session(state, profile, id);
+          return !current || current.currentPageId === pageId;
+        };
+      }),
+
+    releasePage: (profile, id, pageId) =>
+      run(actionKey('page', pageId, 'release'), confirmTimeoutMs, async () => {
+        await daemon({ profile, method: 'tabmux/session.release', params: { session: id, pageId } });
+        return (state) => !session(state, profile, id)?.pages.some((page) => page.pageId === pageId);
+      }),
+
+    attachPage: (profile, id, pageId) =>
+      run(actionKey('page', pageId, 'attach'), confirmTimeoutMs, async () => {
+        await daemon({ profile, method: 'tabmux/session.attach', params: { session: id, pageId } });
+        return (state) => session(state, profile, id)?.pages.some((page) => page.pageId === pageId) ?? true;
+      }),
+
+    openTab: (profile, url) =>
+      run(actionKey('profile', profile, 'tabs.open'), confirmTimeoutMs, async () => {
+        const opened = await daemon({ profile, method: 'tabmux/tabs.open', params: { url } });
+        const info = isRecord(opened) && isRecord(opened['tab']) ? opened['tab'] : null;
+        const pageId = info?.['pageId'];
+        const worker = info?.['worker'];
+        if (typeof pageId !== 'number' || typeof worker !== 'number') {
+          return null;
+        }
+        return (state) => tab(state, profile, worker, pageId) !== undefined;
+      }),
+
+    cancelCall: (profile, callId) =>
+      run(actionKey('call', callId, 'cancel'), confirmTimeoutMs, async () => {
+        const result = await daemon({ profile, method: 'tabmux/queue.cancel', params: { callId } });
+        if (isRecord(result) && result['cancelled'] === false) {
+          store.getState().pushToast('info', `Call #${callId} had already started or finished, so there was nothing to cancel.`);
+          return null;
+        }
+        return (state) => !state.queue[profile]?.some((entry) => entry.callId === callId);
+      }),
+  };
+}

@@ -1,0 +1,64 @@
+import { createStore, type StateCreator, type StoreApi } from 'zustand/vanilla';
+import type { SupervisorEvent, SupervisorSnapshot } from '../../shared/supervisor.js';
+import type { HostConnection } from '../host/Host.js';
+import { applyEvent, applyEvents } from './applyEvent.js';
+import { emptyServerState, fromSnapshot, type ServerState } from './ServerState.js';
+import { initialUiState, type Toast, type UiState } from './UiState.js';
+
+export interface ServerSlice extends ServerState {
+  loadSnapshot(snapshot: SupervisorSnapshot, since?: readonly SupervisorEvent[]): void;
+  receive(event: SupervisorEvent): void;
+}
+
+export interface UiSlice extends UiState {
+  selectProfile(name: string): void;
+  setDebug(on: boolean): void;
+  setConnection(connection: HostConnection): void;
+  setLoadError(message: string | null): void;
+  setPending(key: string, on: boolean): void;
+  pushToast(kind: Toast['kind'], message: string): number;
+  dismissToast(id: number): void;
+}
+
+export type TabmuxState = ServerSlice & UiSlice;
+export type TabmuxStore = StoreApi<TabmuxState>;
+
+const createServerSlice: StateCreator<TabmuxState, [], [], ServerSlice> = (set) => ({
+  ...emptyServerState(),
+  loadSnapshot: (snapshot, since = []) => set(applyEvents(fromSnapshot(snapshot), since)),
+  receive: (event) => set((state) => applyEvent(state, event)),
+});
+
+let nextToastId = 1;
+
+const createUiSlice: StateCreator<TabmuxState, [], [], UiSlice> = (set) => ({
+  ...initialUiState(),
+  selectProfile: (name) => set({ selectedProfile: name }),
+  setDebug: (on) => set({ debug: on }),
+  setConnection: (connection) => set({ connection }),
+  setLoadError: (message) => set({ loadError: message }),
+  setPending: (key, on) =>
+    set((state) => {
+      if (on === Object.hasOwn(state.pending, key)) {
+        return state;
+      }
+      const pending = { ...state.pending };
+      if (on) {
+        pending[key] = true;
+      } else {
+        delete pending[key];
+      }
+      return { pending };
+    }),
+  pushToast: (kind, message) => {
+    const id = nextToastId++;
+    // Keep the newest few: a burst of identical failures should not bury the page.
+    set((state) => ({ toasts: [...state.toasts.filter((toast) => toast.message !== message), { id, kind, message }].slice(-4) }));
+    return id;
+  },
+  dismissToast: (id) => set((state) => ({ toasts: state.toasts.filter((toast) => toast.id !== id) })),
+});
+
+export function createTabmuxStore(): TabmuxStore {
+  return createStore<TabmuxState>()((...args) => ({ ...createServerSlice(...args), ...createUiSlice(...args) }));
+}

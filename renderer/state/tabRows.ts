@@ -1,0 +1,51 @@
+import type { PageOrigin, SessionInfo, TabInfo } from '../../shared/model.js';
+import type { ServerState } from './ServerState.js';
+import { sessionName } from './sessionRows.js';
+
+export interface SessionOption {
+  id: string;
+  name: string;
+}
+
+export interface TabRow {
+  /** Unique within a profile: page ids are per worker. */
+  key: string;
+  pageId: number;
+  worker: number;
+  title: string;
+  url: string;
+  owner: SessionOption | null;
+  origin: PageOrigin | null;
+  upstreamSelected: boolean;
+  /** Sessions this tab can be attached to: page ids are in a worker's terms, so only sessions on the same worker. */
+  attachTo: SessionOption[];
+}
+
+export function tabKey(worker: number, pageId: number): string {
+  return `${worker}:${pageId}`;
+}
+
+export function tabRows(tabs: readonly TabInfo[] | undefined, sessions: Record<string, SessionInfo> | undefined): TabRow[] {
+  const all = Object.values(sessions ?? {}).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  return [...(tabs ?? [])]
+    .sort((a, b) => a.worker - b.worker || a.pageId - b.pageId)
+    .map((tab) => {
+      const owner = tab.owner === null ? null : (sessions?.[tab.owner] ?? null);
+      return {
+        key: tabKey(tab.worker, tab.pageId),
+        pageId: tab.pageId,
+        worker: tab.worker,
+        title: tab.title,
+        url: tab.url,
+        // An owner the daemon names but has not reported yet still shows, by id.
+        owner: tab.owner === null ? null : { id: tab.owner, name: owner ? sessionName(owner) : sessionName({ id: tab.owner, label: null }) },
+        origin: tab.origin,
+        upstreamSelected: tab.upstreamSelected,
+        attachTo: all.filter((session) => session.worker === tab.worker).map((session) => ({ id: session.id, name: sessionName(session) })),
+      };
+    });
+}
+
+export function selectTabRows(state: ServerState, profile: string): TabRow[] {
+  return tabRows(state.tabs[profile], state.sessions[profile]);
+}
