@@ -1,0 +1,76 @@
+import type { ProfileEntry } from '../state/ServerState.js';
+import { actionKey } from '../state/actionKey.js';
+import { formatRelativeTime } from '../format/formatRelativeTime.js';
+import { ActionButton } from './ActionButton.js';
+import { StateBadge } from './StateBadge.js';
+import { useActions, useTabmux } from './TabmuxContext.js';
+import { useNow } from './useNow.js';
+
+function Fact(props: { label: string; value: string; testId: string; title?: string | undefined }) {
+  return (
+    <div className="fact" data-testid={props.testId} title={props.title}>
+      <dt>{props.label}</dt>
+      <dd>{props.value}</dd>
+    </div>
+  );
+}
+
+const show = (value: number | null): string => (value === null ? '—' : String(value));
+
+export function ProfileHeader(props: { profile: ProfileEntry }) {
+  const { profile } = props;
+  const { daemon, workers } = profile;
+  const actions = useActions();
+  const debug = useTabmux((state) => state.debug);
+  const setDebug = useTabmux((state) => state.setDebug);
+  const now = useNow(30_000);
+  const readyWorkers = workers.filter((worker) => worker.state === 'ready').length;
+
+  return (
+    <header className="profile-header" data-testid="profile-header">
+      <div className="profile-title">
+        <h1>{profile.name}</h1>
+        <StateBadge state={profile.state} testId="profile-header-state" />
+        {daemon && daemon.state !== 'ready' && (
+          <span className="muted small" data-testid="daemon-state">
+            daemon {daemon.state}
+          </span>
+        )}
+        <div className="spacer" />
+        <label className="toggle" title="Show each worker's upstream selected page next to the sessions' pages">
+          <input type="checkbox" checked={debug} onChange={(event) => setDebug(event.target.checked)} data-testid="debug-toggle" />
+          Debug
+        </label>
+        {daemon && (
+          <ActionButton
+            pendingKey={actionKey('profile', profile.name, 'restart')}
+            busyLabel="Restarting"
+            testId="profile-restart"
+            onRun={() => actions.restartProfile(profile.name)}
+            title="Restart the daemon; agents reconnect and their sessions end"
+            confirmLabel="Restart?"
+          >
+            Restart
+          </ActionButton>
+        )}
+      </div>
+      {daemon && (
+        <dl className="facts">
+          <Fact label="Chrome pid" value={show(daemon.chrome.pid)} testId="fact-chrome-pid" title={daemon.chrome.executable} />
+          <Fact label="Port" value={show(daemon.chrome.port)} testId="fact-chrome-port" title={daemon.chrome.browserUrl ?? undefined} />
+          <Fact label="Mode" value={daemon.chrome.headless ? 'headless' : 'headed'} testId="fact-headless" />
+          <Fact label="Workers" value={`${readyWorkers}/${workers.length} ready`} testId="fact-workers" />
+          <Fact label="Upstream pid" value={show(daemon.upstream.pid)} testId="fact-upstream-pid" />
+          <Fact label="Daemon pid" value={String(daemon.pid)} testId="fact-daemon-pid" title={daemon.socketPath} />
+          <Fact label="Started" value={formatRelativeTime(daemon.startedAt, now)} testId="fact-started" />
+          <Fact label="Version" value={daemon.version} testId="fact-version" />
+        </dl>
+      )}
+      {daemon?.lastError && (
+        <p className="notice notice-warn" data-testid="daemon-error">
+          {daemon.lastError}
+        </p>
+      )}
+    </header>
+  );
+}

@@ -1,0 +1,106 @@
+import type { SessionRow } from '../state/sessionRows.js';
+import { actionKey } from '../state/actionKey.js';
+import { formatRelativeTime } from '../format/formatRelativeTime.js';
+import { ActionButton } from './ActionButton.js';
+import { useActions } from './TabmuxContext.js';
+
+export function SessionRowView(props: { profile: string; row: SessionRow; now: number; showWorker: boolean }) {
+  const { profile, row, now } = props;
+  const actions = useActions();
+  const page = row.currentPage;
+
+  return (
+    <tr data-testid={`session-row-${row.id}`} data-activity={row.activity} className={row.paused ? 'is-paused' : undefined}>
+      <td>
+        <div className="cell-main" title={row.id}>
+          {row.label ?? <span className="muted">unlabeled</span>}
+        </div>
+        <div className="cell-sub mono">
+          {row.shortId}
+          {props.showWorker && <span className="muted"> · w{row.worker}</span>}
+          {!row.owned && <span className="muted" title="No client connection is bound to this session right now"> · detached</span>}
+        </div>
+      </td>
+      <td>
+        <span className={`pill pill-${row.activity}`} data-testid={`session-activity-${row.id}`}>
+          {row.activity}
+        </span>
+      </td>
+      <td className="cell-page">
+        {page ? (
+          <>
+            <div className="cell-main truncate" title={page.title}>
+              {page.title || <span className="muted">untitled</span>}
+            </div>
+            <div className="cell-sub truncate mono" title={page.url}>
+              {page.url}
+            </div>
+          </>
+        ) : (
+          <span className="muted">no tab yet</span>
+        )}
+      </td>
+      <td className="num">{row.pageCount}</td>
+      <td className="nowrap" title={new Date(row.lastUsedAt).toLocaleString()}>
+        {formatRelativeTime(row.lastUsedAt, now)}
+      </td>
+      <td className="num" data-testid={`session-queued-${row.id}`}>
+        {row.queued > 0 ? <span className="pill pill-queued">{row.queued}</span> : <span className="muted">0</span>}
+      </td>
+      <td className="row-actions">
+        {row.paused ? (
+          <ActionButton
+            pendingKey={actionKey('session', row.id, 'resume')}
+            busyLabel="Resuming"
+            testId={`session-resume-${row.id}`}
+            onRun={() => actions.resumeSession(profile, row.id)}
+            title="Let queued calls run again"
+          >
+            Resume
+          </ActionButton>
+        ) : (
+          <ActionButton
+            pendingKey={actionKey('session', row.id, 'pause')}
+            busyLabel="Pausing"
+            testId={`session-pause-${row.id}`}
+            onRun={() => actions.pauseSession(profile, row.id)}
+            title="Hold this session's next calls in the queue (a running call finishes)"
+          >
+            Pause
+          </ActionButton>
+        )}
+        <ActionButton
+          pendingKey={actionKey('session', row.id, 'front')}
+          busyLabel="Showing"
+          testId={`session-front-${row.id}`}
+          onRun={() => (page ? actions.bringToFront(profile, row.id, page.pageId) : Promise.resolve())}
+          disabled={!page}
+          title="Bring this session's current tab to the front of its Chrome window"
+        >
+          Show tab
+        </ActionButton>
+        <ActionButton
+          pendingKey={actionKey('page', page?.pageId ?? -1, 'release')}
+          busyLabel="Releasing"
+          testId={`session-release-${row.id}`}
+          onRun={() => (page ? actions.releasePage(profile, row.id, page.pageId) : Promise.resolve())}
+          disabled={!page}
+          title="Give the current tab up: it stays open, unowned, and the session gets a new tab when it needs one"
+        >
+          Release tab
+        </ActionButton>
+        <ActionButton
+          pendingKey={actionKey('session', row.id, 'close')}
+          busyLabel="Closing"
+          testId={`session-close-${row.id}`}
+          onRun={() => actions.closeSession(profile, row.id)}
+          variant="danger"
+          title="End the session and close the tabs it opened"
+          confirmLabel="Close?"
+        >
+          Close
+        </ActionButton>
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,76 @@
+import type { TabRow } from '../state/tabRows.js';
+import { actionKey } from '../state/actionKey.js';
+import { ActionButton } from './ActionButton.js';
+import { useActions, useIsPending } from './TabmuxContext.js';
+
+/** Page ids are per worker; worker 0 keeps the short test id so single-worker profiles read simply. */
+export function tabTestId(row: Pick<TabRow, 'pageId' | 'worker'>): string {
+  return row.worker === 0 ? `${row.pageId}` : `${row.pageId}-w${row.worker}`;
+}
+
+export function TabRowView(props: { profile: string; row: TabRow; showWorker: boolean }) {
+  const { profile, row } = props;
+  const actions = useActions();
+  const id = tabTestId(row);
+  const attaching = useIsPending(actionKey('page', row.pageId, 'attach'));
+
+  return (
+    <li className="tab-row" data-testid={`tab-row-${id}`} data-page-id={row.pageId} data-worker={row.worker} data-owner={row.owner?.id ?? ''}>
+      <div className="tab-text">
+        <div className="cell-main truncate" title={row.title}>
+          {row.title || <span className="muted">untitled</span>}
+        </div>
+        <div className="cell-sub truncate mono" title={row.url}>
+          {row.url}
+        </div>
+      </div>
+      <div className="tab-meta">
+        {props.showWorker && <span className="muted small mono">w{row.worker}</span>}
+        <span className="muted small mono">#{row.pageId}</span>
+        {row.owner ? (
+          <span className="owner" data-testid={`tab-owner-${id}`} title={row.owner.id}>
+            {row.owner.name}
+            {row.origin && <span className="muted"> · {row.origin}</span>}
+          </span>
+        ) : (
+          <span className="owner owner-none" data-testid={`tab-owner-${id}`}>
+            unowned
+          </span>
+        )}
+      </div>
+      <div className="row-actions">
+        {row.owner ? (
+          <ActionButton
+            pendingKey={actionKey('page', row.pageId, 'release')}
+            busyLabel="Releasing"
+            testId={`tab-release-${id}`}
+            onRun={() => (row.owner ? actions.releasePage(profile, row.owner.id, row.pageId) : Promise.resolve())}
+            title="Take the tab away from its session; it stays open"
+          >
+            Release
+          </ActionButton>
+        ) : (
+          <select
+            className="select"
+            data-testid={`tab-attach-${id}`}
+            value=""
+            disabled={attaching || row.attachTo.length === 0}
+            title={row.attachTo.length === 0 ? `No session runs on worker ${row.worker}; create one first` : 'Give this tab to a session'}
+            onChange={(event) => {
+              if (event.target.value) {
+                void actions.attachPage(profile, event.target.value, row.pageId);
+              }
+            }}
+          >
+            <option value="">{attaching ? 'Attaching…' : 'Attach to…'}</option>
+            {row.attachTo.map((session) => (
+              <option key={session.id} value={session.id}>
+                {session.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </div>
+    </li>
+  );
+}
