@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { TabmuxError } from '../../shared/errors.js';
+
+/**
+ * `tabmux mcp batch` scripts: a JSON list of steps. A step may name itself with `id`, and its args may refer to
+ * earlier results, so a whole flow (snapshot, then click the button called "Go") runs in one script:
+ *
+ * - `{"$uid": {"role": "button", "name": "Go", "from": "snap"}}`: the first uid token in step `snap`'s result (default:
+ *   the latest step whose result holds a snapshot) whose line has that role and accessible name (`nameContains` for a
+ *   substring match). A role or name alone also works.
+ * - `{"$match": {"regex": "Tab ID: (\\w+)", "from": "step"}}`: the first capture group (or whole match) in a result.
+ * - `{"$text": "step"}`: the whole text of a step's result.
+ */
+export const batchStepSchema = z.object({
+  id: z.string().min(1).max(100).optional(),
+  tool: z.string().min(1).max(200),
+  args: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const batchScriptSchema = z.array(batchStepSchema).max(1000);
+
+export type BatchStep = z.infer<typeof batchStepSchema>;
+
+export interface StepOutcome {
+  id: string | undefined;
+  text: string;
+}
+
+export function parseBatchScript(json: unknown): BatchStep[] {
+  const parsed = batchScriptSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new TabmuxError('invalid_params', `batch script: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'malformed'}; expected a JSON list of {"tool": ..., "args": {...}}`);
+  }
+  return parsed.data;
+}
+
+const SNAPSHOT_LINE = /uid=(\S+) (\S+)(?: "((?:[^"\\]|\\.)*)")?/;
+
+/** Replaces every reference in `args` with the value it points at in earlier outcomes. */
+export function resolveReferences(args: Record<string, unknown>, earlier: readonly StepOutcome[]): Record<string, unknown> {
+  const resolved = resolveValue(args, earlier);
+  if (typeof resolved !== 'object' || resolved === null || Array.isArray(resolved)) {
+    throw new TabmuxError('invalid_params', 'batch step args must stay an object');
+  }
+  return Object.fromEntries(Object.entries(resolved));
+}
+
+function resolveValue(value: unknown, earlier: readonly StepOutcome[]): unknown {
+  if (Array.isArray(value)) {
+    return value.map((item) => resolveValue(item, earlier));
+  }
+  if (typeof value !== 'object' || value === null) {
+    return value;
+  }
+  const entries = Object.entries(value);
+  const [key, spec] = entries[0] ?? [];
+  if (entries.length === 1 && key === '$uid') {
+    return resolveUid(spec, earlier);
+  }
+  if (entries.length === 1 && key === '$match') {
+    return resolveMatch(spec, earlier);
+  }
+  if (entries.length === 1 && key === '$text') {
+    return source(typeof spec === 'string' ? spec : undefined, earlier, () => true).text;
+  }
+  return Object.fromEntries(entries.map(([name, item]) => [name, resolveValue(item, earlier)]));
+}
+
+function source(from: string | undefined, earlier: readonly StepOutcome[], fallback: (outcome: StepOutcome) => boolean): StepOutcome {
+  if (from !== undefined) {
+    const found = earlier.find((outcome) => outcome.id === from);
+    if (!found) {
+      throw new TabmuxError('invalid_params', `batch reference to step "${from}", which has not run (steps name themselves with "id")`);
+    }
+    return found;
+  }
+  for (let index = earlier.length - 1; index >= 0; index--) {
+    const outcome = earlier[index];
+    if (outcome && fallback(outcome)) {
+      return outcome;
+    }
+  }
+  throw new TabmuxError('invalid_params', 'batch reference has nothing to refer to yet; run take_snapshot first or name a step with "from"');
+}
+
+function resolveUid(spec: unknown, earlier: readonly StepOutcome[]): string {
+  const parsed = z
+    .object({ role: z.string().optional(), name: z.string().optional(), nameContains: z.string().optional(), from: z.string().optional() })
+    .safeParse(spec);
+  if (!parsed.success) {
+    throw new TabmuxError('invalid_params', '$uid takes {"role"?, "name"?, "nameContains"?, "from"?}');
+  }
+  const { role, name, nameContains, from } = parsed.data;
+  const outcome = source(from, earlier, (candidate) => candidate.text.includes('uid='));
+  for (const line of outcome.text.split('\n')) {
+    const match = SNAPSHOT_LINE.exec(line);
+    if (!match?.[1]) {
+      continue;
+    }
+    const lineName = (match[3] ?? '').replace(/\\(.)/g, '$1');
+    if (role !== undefined && match[2] !== role) {
+      continue;
+    }
+    if (name !== undefined && lineName !== name) {
+      continue;
+    }
+    if (nameContains !== undefined && !lineName.includes(nameContains)) {
+      continue;
+    }
+    return match[1];
+  }
+  const what = [role && `role ${role}`, name !== undefined && `name "${name}"`, nameContains !== undefined && `name containing "${nameContains}"`].filter(Boolean).join(', ');
+  throw new TabmuxError('invalid_params', `no element with ${what || 'any role'} in the snapshot of ${from ? `step "${from}"` : 'the latest snapshot step'}`);
+}
+
+function resolveMatch(spec: unknown, earlier: readonly StepOutcome[]): string {
+  const parsed = z.object({ regex: z.string(), from: z.string().optional() }).safeParse(spec);
+  if (!parsed.success) {
+    throw new TabmuxError('invalid_params', '$match takes {"regex", "from"?}');
+  }
+  let regex: RegExp;
+  try {
+    regex = new RegExp(parsed.data.regex, 'm');
+  } catch (error) {
+    throw new TabmuxError('invalid_params', `$match regex is invalid: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const outcome = source(parsed.data.from, earlier, (candidate) => regex.test(candidate.text));
+  const match = regex.exec(outcome.text);
+  if (!match) {
+    throw new TabmuxError('invalid_params', `$match found nothing for /${parsed.data.regex}/`);
+  }
+  return match[1] ?? match[0];
+}

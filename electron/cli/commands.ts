@@ -1,0 +1,321 @@
+import { TabmuxError } from '../../shared/errors.js';
+import { Daemon } from '../core/Daemon.js';
+import { Logger } from '../core/Logger.js';
+import { ProfileStore } from '../core/ProfileStore.js';
+import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
+import { connectOrStart, startDaemon, stopDaemon, tryConnect } from './daemonProcess.js';
+import { formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
+import { mcpCommands } from './mcpCommands.js';
+
+function print(context: CommandContext, json: unknown, text: string): void {
+  context.stdout(context.json ? JSON.stringify(json, null, 2) : text);
+}
+
+function requireSession(context: CommandContext): string {
+  const session = stringOption(context.values, 'session');
+  if (!session) {
+    throw new TabmuxError('invalid_params', 'missing --session ID (create one with: tabmux session create)');
+  }
+  return session;
+}
+
+function requirePage(context: CommandContext, name = 'page'): number {
+  const value = stringOption(context.values, name);
+  const page = value === undefined ? Number.NaN : Number(value);
+  if (!Number.isInteger(page) || page < 0) {
+    throw new TabmuxError('invalid_params', `--${name} must be a page id (a whole number, as tabmux pages shows it)`);
+  }
+  return page;
+}
+
+async function withDaemon<T>(context: CommandContext, use: (client: Awaited<ReturnType<typeof connectOrStart>>) => Promise<T>): Promise<T> {
+  const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli', startOptions(context));
+  try {
+    return await use(client);
+  } finally {
+    client.close();
+  }
+}
+
+function startOptions(context: CommandContext): { chrome?: string; headless?: boolean } {
+  const options: { chrome?: string; headless?: boolean } = {};
+  const chrome = stringOption(context.values, 'chrome');
+  if (chrome) {
+    options.chrome = chrome;
+  }
+  if (boolOption(context.values, 'headless')) {
+    options.headless = true;
+  }
+  return options;
+}
+
+const chromeOptions = { chrome: { type: 'string' }, headless: { type: 'boolean' } } as const;
+const sessionOption = { session: { type: 'string', short: 's' } } as const;
+
+const daemonCommands: Command[] = [
+  {
+    words: ['daemon', 'start'],
+    usage: 'tabmux daemon start [--profile NAME] [--chrome PATH] [--headless]',
+    summary: "Start the profile's Chrome and daemon in the background (no-op if running)",
+    options: chromeOptions,
+    run: async (context) => {
+      const { status, started } = await startDaemon(context.paths, context.profile, startOptions(context));
+      print(
+        context,
+        { ...status, started },
+        `${started ? 'started' : 'already running'}: profile ${status.profile}, daemon pid ${status.pid}, chrome pid ${String(status.chrome.pid)} port ${String(status.chrome.port)}, socket ${status.socketPath}`,
+      );
+      return 0;
+    },
+  },
+  {
+    words: ['daemon', 'status'],
+    usage: 'tabmux daemon status [--profile NAME] [--json]',
+    summary: 'Show sessions, their pages, the queue, Chrome and upstream processes (exit 3 when not running)',
+    run: async (context) => {
+      const client = await tryConnect(context.paths, context.profile);
+      if (!client) {
+        print(context, { profile: context.profile, state: 'stopped' }, `daemon for profile ${context.profile} is not running`);
+        return 3;
+      }
+      try {
+        const status = await client.call('tabmux/status');
+        print(context, status, formatStatus(status));
+        return 0;
+      } finally {
+        client.close();
+      }
+    },
+  },
+  {
+    words: ['daemon', 'stop'],
+    usage: 'tabmux daemon stop [--profile NAME]',
+    summary: 'Stop the daemon, its upstream and its Chrome',
+    run: async (context) => {
+      const stopped = await stopDaemon(context.paths, context.profile);
+      print(context, { profile: context.profile, stopped }, stopped ? `stopped profile ${context.profile}` : `daemon for profile ${context.profile} was not running`);
+      return 0;
+    },
+  },
+  {
+    words: ['daemon', 'run'],
+    usage: 'tabmux daemon run [--profile NAME] [--chrome PATH] [--headless|--no-headless]',
+    summary: 'Run the daemon in the foreground (what daemon start runs in the background)',
+    options: { ...chromeOptions, 'no-headless': { type: 'boolean' } },
+    run: async (context) => {
+      const store = new ProfileStore(context.paths);
+      const profile = await store.get(context.profile);
+      // `daemon start` points stderr at the profile's log file.
+      const logger = Logger.toStderr(`daemon:${profile.name}`);
+      const headless = boolOption(context.values, 'headless') ? true : boolOption(context.values, 'no-headless') ? false : undefined;
+      const daemon = await Daemon.start({ paths: context.paths, profile, logger, chrome: stringOption(context.values, 'chrome'), headless });
+      const stop = (): void => void daemon.stop();
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      process.once('SIGHUP', stop);
+      await daemon.stopped;
+      return 0;
+    },
+  },
+];
+
+const profileCommands: Command[] = [
+  {
+    words: ['profile', 'list'],
+    usage: 'tabmux profile list [--json]',
+    summary: 'List profiles and whether their daemon runs',
+    run: async (context) => {
+      const profiles = await new ProfileStore(context.paths).list();
+      const rows = await Promise.all(
+        profiles.map(async (profile) => {
+          const client = await tryConnect(context.paths, profile.name).catch(() => undefined);
+          client?.close();
+          return { name: profile.name, running: client !== undefined, config: profile.config };
+        }),
+      );
+      print(context, rows, rows.map((row) => `${row.name}\t${row.running ? 'running' : 'stopped'}`).join('\n'));
+      return 0;
+    },
+  },
+  {
+    words: ['profile', 'add'],
+    usage: 'tabmux profile add NAME [--chrome PATH] [--headless] [--chrome-arg FLAG]... [--workers N]',
+    summary: 'Create a profile with its own Chrome user-data-dir',
+    positionals: [1, 1],
+    options: { ...chromeOptions, 'chrome-arg': { type: 'string', multiple: true }, workers: { type: 'string' } },
+    run: async (context) => {
+      const name = context.positionals[0] ?? '';
+      const chromeArgs = context.values['chrome-arg'];
+      const workers = stringOption(context.values, 'workers');
+      const config: Record<string, unknown> = {};
+      const chrome = stringOption(context.values, 'chrome');
+      if (chrome) {
+        config['chrome'] = chrome;
+      }
+      if (boolOption(context.values, 'headless')) {
+        config['headless'] = true;
+      }
+      if (Array.isArray(chromeArgs)) {
+        config['chromeArgs'] = chromeArgs.filter((arg): arg is string => typeof arg === 'string');
+      }
+      if (workers !== undefined) {
+        const count = Number(workers);
+        if (!Number.isInteger(count) || count < 1 || count > 16) {
+          throw new TabmuxError('invalid_params', '--workers must be a whole number from 1 to 16');
+        }
+        config['workers'] = count;
+      }
+      const entry = await new ProfileStore(context.paths).add(name, config);
+      print(context, entry, `added profile ${entry.name}`);
+      return 0;
+    },
+  },
+  {
+    words: ['profile', 'remove'],
+    usage: 'tabmux profile remove NAME',
+    summary: "Forget a profile (its Chrome data stays on disk; the daemon must be stopped)",
+    positionals: [1, 1],
+    run: async (context) => {
+      const name = context.positionals[0] ?? '';
+      const client = await tryConnect(context.paths, name).catch(() => undefined);
+      if (client) {
+        client.close();
+        throw new TabmuxError('invalid_params', `profile ${name} is running; stop it first with: tabmux daemon stop --profile ${name}`);
+      }
+      await new ProfileStore(context.paths).remove(name);
+      print(context, { removed: name }, `removed profile ${name}`);
+      return 0;
+    },
+  },
+];
+
+const sessionCommands: Command[] = [
+  {
+    words: ['session', 'create'],
+    usage: 'tabmux session create [--label TEXT]',
+    summary: 'Create a session and print its id',
+    options: { label: { type: 'string' }, ...chromeOptions },
+    run: (context) =>
+      withDaemon(context, async (client) => {
+        const label = stringOption(context.values, 'label');
+        const session = await client.call('tabmux/session.create', label === undefined ? {} : { label });
+        print(context, session, session.id);
+        return 0;
+      }),
+  },
+  {
+    words: ['session', 'list'],
+    usage: 'tabmux session list [--json]',
+    summary: 'List sessions with their pages',
+    run: (context) =>
+      withDaemon(context, async (client) => {
+        const { sessions } = await client.call('tabmux/session.list');
+        print(context, sessions, formatSessions(sessions));
+        return 0;
+      }),
+  },
+  {
+    words: ['session', 'close'],
+    usage: 'tabmux session close --session ID',
+    summary: 'Close a session and the tabs it opened (attached tabs stay open)',
+    options: sessionOption,
+    run: (context) =>
+      withDaemon(context, async (client) => {
+        const result = await client.call('tabmux/session.close', { session: requireSession(context) });
+        print(context, result, `closed=${result.closed}`);
+        return 0;
+      }),
+  },
+  {
+    words: ['session', 'page'],
+    usage: 'tabmux session page --session ID',
+    summary: "Show a session's current page",
+    options: sessionOption,
+    run: (context) =>
+      withDaemon(context, async (client) => {
+        const result = await client.call('tabmux/session.page', { session: requireSession(context) });
+        print(context, result, formatPageResult(result));
+        return 0;
+      }),
+  },
+  {
+    words: ['session', 'attach'],
+    usage: 'tabmux session attach --session ID --page PAGE',
+    summary: 'Give an existing tab to a session (it stays open when the session ends)',
+    options: { ...sessionOption, page: { type: 'string' } },
+    run: (context) =>
+      withDaemon(context, async (client) => {
+        const result = await client.call('tabmux/session.attach', { session: requireSession(context), pageId: requirePage(context) });
+        print(context, result, formatPageResult(result));
+        return 0;
+      }),
+  },
+  {
+    words: ['session', 'new-page'],
+    usage: 'tabmux session new-page --session ID [--url URL] [--foreground]',
+    summary: 'Open a new tab for a session',
+    options: { ...sessionOption, url: { type: 'string' }, foreground: { type: 'boolean' } },
+    run: (context) =>
+      withDaemon(context, async (client) => {
+        const result = await client.call('tabmux/session.newPage', {
+          session: requireSession(context),
+          url: stringOption(context.values, 'url') ?? 'about:blank',
+          background: !boolOption(context.values, 'foreground'),
+        });
+        print(context, result, formatPageResult(result));
+        return 0;
+      }),
+  },
+  {
+    words: ['session', 'release'],
+    usage: 'tabmux session release --session ID [--page PAGE]',
+    summary: "Take a tab away from a session, leaving it open (default: the session's current page)",
+    options: { ...sessionOption, page: { type: 'string' } },
+    run: (context) =>
+      withDaemon(context, async (client) => {
+        const page = stringOption(context.values, 'page');
+        const params = page === undefined ? { session: requireSession(context) } : { session: requireSession(context), pageId: requirePage(context) };
+        const result = await client.call('tabmux/session.release', params);
+        print(context, result, formatPageResult(result));
+        return 0;
+      }),
+  },
+  {
+    words: ['session', 'pause'],
+    usage: 'tabmux session pause --session ID',
+    summary: "Hold a session's calls so a human can use its tab",
+    options: sessionOption,
+    run: (context) =>
+      withDaemon(context, async (client) => {
+        const session = await client.call('tabmux/session.pause', { session: requireSession(context) });
+        print(context, session, `paused=${session.id}`);
+        return 0;
+      }),
+  },
+  {
+    words: ['session', 'resume'],
+    usage: 'tabmux session resume --session ID',
+    summary: "Let a paused session's calls run again",
+    options: sessionOption,
+    run: (context) =>
+      withDaemon(context, async (client) => {
+        const session = await client.call('tabmux/session.resume', { session: requireSession(context) });
+        print(context, session, `resumed=${session.id}`);
+        return 0;
+      }),
+  },
+  {
+    words: ['pages'],
+    usage: 'tabmux pages [--json]',
+    summary: 'Every tab of the profile with its owner',
+    run: (context) =>
+      withDaemon(context, async (client) => {
+        const { tabs } = await client.call('tabmux/tabs.list');
+        print(context, tabs, formatTabs(tabs));
+        return 0;
+      }),
+  },
+];
+
+export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands];
+

@@ -1,0 +1,116 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, promises as fs } from 'node:fs';
+import { TabmuxError } from '../../shared/errors.js';
+import type { DaemonStatus } from '../../shared/model.js';
+import { profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from '../core/paths.js';
+import { isProcessAlive } from '../core/processes.js';
+import { DaemonClient } from '../core/transport/DaemonClient.js';
+import { cliEntryPoint } from '../core/version.js';
+
+export interface StartOptions {
+  chrome?: string | undefined;
+  headless?: boolean | undefined;
+  timeoutMs?: number;
+  /** The program that runs `tabmux daemon run` (Electron passes its own binary with ELECTRON_RUN_AS_NODE). */
+  execPath?: string;
+}
+
+export async function tryConnect(paths: TabmuxPaths, profile: string, clientName?: string): Promise<DaemonClient | undefined> {
+  try {
+    return await DaemonClient.connect(socketPath(paths, profile), clientName);
+  } catch (error) {
+    if (error instanceof TabmuxError && error.code === 'daemon_not_running') {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/**
+ * Starts a profile's daemon in the background and returns once it accepts calls. Idempotent: an already running
+ * daemon is simply reported. A daemon that fails to start is explained with the tail of its log.
+ */
+export async function startDaemon(paths: TabmuxPaths, profile: string, options: StartOptions = {}): Promise<{ status: DaemonStatus; started: boolean }> {
+  const existing = await tryConnect(paths, profile);
+  if (existing) {
+    try {
+      return { status: await existing.call('tabmux/status'), started: false };
+    } finally {
+      existing.close();
+    }
+  }
+  await fs.mkdir(profileDataDir(paths, profile), { recursive: true, mode: 0o700 });
+  const logFile = profileLogFile(paths, profile);
+  const logStart = await fs.stat(logFile).then((stat) => stat.size).catch(() => 0);
+  const log = openSync(logFile, 'a', 0o600);
+  const args = [cliEntryPoint(), 'daemon', 'run', '--profile', profile];
+  if (options.chrome) {
+    args.push('--chrome', options.chrome);
+  }
+  if (options.headless !== undefined) {
+    args.push(options.headless ? '--headless' : '--no-headless');
+  }
+  const child = spawn(options.execPath ?? process.execPath, args, {
+    detached: true,
+    stdio: ['ignore', log, log],
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', TABMUX_LOG_FILE: logFile },
+  });
+  closeSync(log);
+  let exited: number | null | undefined;
+  child.once('exit', (code) => {
+    exited = code;
+  });
+  child.unref();
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  while (Date.now() < deadline) {
+    if (exited !== undefined) {
+      throw new TabmuxError('chrome_failed', `the daemon for profile ${profile} failed to start:\n${await logTail(logFile, logStart)}`);
+    }
+    const client = await tryConnect(paths, profile).catch(() => undefined);
+    if (client) {
+      try {
+        const status = await client.call('tabmux/status');
+        if (status.state === 'ready') {
+          return { status, started: true };
+        }
+      } finally {
+        client.close();
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new TabmuxError('chrome_failed', `the daemon for profile ${profile} did not become ready in time; see ${logFile}`);
+}
+
+/** Asks a daemon to stop and waits until its process is gone. Returns false when none was running. */
+export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs = 20_000): Promise<boolean> {
+  const client = await tryConnect(paths, profile);
+  if (!client) {
+    return false;
+  }
+  const pid = client.hello.pid;
+  const closed = new Promise<void>((resolve) => client.onClose(resolve));
+  await client.call('tabmux/stop').catch(() => undefined);
+  await closed;
+  const deadline = Date.now() + timeoutMs;
+  while (isProcessAlive(pid) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+/** Connects to a profile's daemon, starting it first when none is running. */
+export async function connectOrStart(paths: TabmuxPaths, profile: string, clientName?: string, options: StartOptions = {}): Promise<DaemonClient> {
+  const client = await tryConnect(paths, profile, clientName);
+  if (client) {
+    return client;
+  }
+  await startDaemon(paths, profile, options);
+  return DaemonClient.connect(socketPath(paths, profile), clientName);
+}
+
+async function logTail(file: string, from: number): Promise<string> {
+  const text = await fs.readFile(file, 'utf8').catch(() => '');
+  const lines = text.slice(from).trim().split('\n');
+  return lines.slice(-15).join('\n') || `(no output; see ${file})`;
+}

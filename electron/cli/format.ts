@@ -1,0 +1,116 @@
+import type { DaemonStatus, SessionInfo, TabInfo } from '../../shared/model.js';
+import type { SessionPageResult, ToolResult } from '../../shared/protocol.js';
+
+export function ago(ms: number, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - ms) / 1000));
+  if (seconds < 60) {
+    return `${seconds}s ago`;
+  }
+  if (seconds < 3600) {
+    return `${Math.round(seconds / 60)}m ago`;
+  }
+  return `${Math.round(seconds / 3600)}h ago`;
+}
+
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, index) => {
+      widths[index] = Math.max(widths[index] ?? 0, cell.length);
+    });
+  }
+  return rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join('  ')).join('\n');
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+export function formatSessions(sessions: readonly SessionInfo[]): string {
+  if (sessions.length === 0) {
+    return 'no sessions';
+  }
+  const rows = [['SESSION', 'LABEL', 'STATE', 'OWNED', 'PAGE', 'TABS', 'QUEUED', 'LAST USED', 'URL']];
+  for (const session of sessions) {
+    const current = session.pages.find((page) => page.current);
+    rows.push([
+      session.id,
+      session.label ?? '-',
+      session.activity,
+      session.owned ? 'yes' : 'no',
+      session.currentPageId === null ? '-' : String(session.currentPageId),
+      String(session.pages.length),
+      String(session.queued),
+      ago(session.lastUsedAt),
+      truncate(current?.url ?? '-', 60),
+    ]);
+  }
+  return table(rows);
+}
+
+export function formatSessionLine(session: SessionInfo): string {
+  return `session=${session.id} created=${new Date(session.createdAt).toISOString()} last_used=${new Date(session.lastUsedAt).toISOString()} owned=${String(session.owned)}`;
+}
+
+export function formatPageResult(result: SessionPageResult): string {
+  return `session=${result.session} page=${result.pageId === null ? '' : String(result.pageId)} url=${result.url ?? ''}`;
+}
+
+export function formatTabs(tabs: readonly TabInfo[]): string {
+  if (tabs.length === 0) {
+    return 'no tabs';
+  }
+  const rows = [['PAGE', 'OWNER', 'ORIGIN', 'TITLE', 'URL']];
+  for (const tab of tabs) {
+    rows.push([String(tab.pageId), tab.owner ?? '(unowned)', tab.origin ?? '-', truncate(tab.title || '-', 40), truncate(tab.url, 80)]);
+  }
+  return table(rows);
+}
+
+export function formatStatus(status: DaemonStatus): string {
+  const lines = [
+    `profile ${status.profile}: ${status.state}${status.lastError ? ` (${status.lastError})` : ''}`,
+    `daemon pid ${status.pid}, up since ${new Date(status.startedAt).toISOString()}, socket ${status.socketPath}`,
+    `chrome pid ${String(status.chrome.pid)}, port ${String(status.chrome.port)}, ${status.chrome.headless ? 'headless' : 'headed'}, ${status.chrome.executable}`,
+    `workers: ${status.workers.map((worker) => `#${worker.index} ${worker.state} pid ${String(worker.pid)} selected page ${String(worker.selectedPageId)}`).join('; ')}`,
+    '',
+    `sessions (${status.sessions.length}):`,
+    formatSessions(status.sessions),
+    '',
+    `queue (${status.queue.length}):`,
+  ];
+  if (status.queue.length === 0) {
+    lines.push('empty');
+  } else {
+    const now = Date.now();
+    const rows = [['CALL', 'SESSION', 'TOOL', 'STATE', 'WAITED', 'RUNNING']];
+    for (const entry of status.queue) {
+      const waited = (entry.startedAt ?? now) - entry.enqueuedAt;
+      rows.push([
+        String(entry.callId),
+        entry.sessionId,
+        entry.tool,
+        entry.state,
+        `${waited} ms`,
+        entry.startedAt === null ? '-' : `${now - entry.startedAt} ms`,
+      ]);
+    }
+    lines.push(table(rows));
+  }
+  return lines.join('\n');
+}
+
+/** The text content of a tool result, as `mcp call` prints it; non-text items are summarised. */
+export function resultText(result: ToolResult): string {
+  const parts: string[] = [];
+  for (const item of result.content) {
+    if (item.type === 'text' && typeof item.text === 'string') {
+      parts.push(item.text);
+    } else {
+      const mime = typeof item['mimeType'] === 'string' ? item['mimeType'] : item.type;
+      const size = typeof item['data'] === 'string' ? ` (${Math.round((item['data'].length * 3) / 4)} bytes)` : '';
+      parts.push(`[${mime}${size}]`);
+    }
+  }
+  return parts.join('\n');
+}

@@ -1,0 +1,146 @@
+import { readFile } from 'node:fs/promises';
+import { TabmuxError } from '../../shared/errors.js';
+import { isRecord } from '../../shared/jsonrpc.js';
+import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
+import { asToolResult } from '../core/router/toolResult.js';
+import type { DaemonClient } from '../core/transport/DaemonClient.js';
+import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
+import { connectOrStart } from './daemonProcess.js';
+import { resultText } from './format.js';
+import { parseBatchScript, resolveReferences, type StepOutcome } from './batchScript.js';
+
+function parseJsonArgs(text: string | undefined): Record<string, unknown> {
+  if (text === undefined || text.trim() === '') {
+    return {};
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new TabmuxError('invalid_params', `tool arguments must be a JSON object, got: ${text.slice(0, 80)}`);
+  }
+  if (!isRecord(json)) {
+    throw new TabmuxError('invalid_params', 'tool arguments must be a JSON object like \'{"url": "https://example.com"}\'');
+  }
+  return json;
+}
+
+async function bound(context: CommandContext, use: (client: DaemonClient) => Promise<number>): Promise<number> {
+  const session = stringOption(context.values, 'session');
+  if (!session) {
+    throw new TabmuxError('invalid_params', 'missing --session ID; create one with: tabmux session create');
+  }
+  const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli');
+  try {
+    await client.call('tabmux/session.bind', { session });
+    return await use(client);
+  } finally {
+    client.close();
+  }
+}
+
+async function callTool(client: DaemonClient, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+  return asToolResult(await client.request('tools/call', { name, arguments: args }));
+}
+
+const mcpCall: Command = {
+  words: ['mcp', 'call'],
+  usage: "tabmux mcp call --session ID TOOL ['<json args>']",
+  summary: "Call one tool in a session's tab; prints the result text, exit 1 on a tool error",
+  options: { session: { type: 'string', short: 's' } },
+  positionals: [1, 2],
+  run: (context) => {
+    const [tool = '', argsText] = context.positionals;
+    const args = parseJsonArgs(argsText);
+    return bound(context, async (client) => {
+      const result = await callTool(client, tool, args);
+      if (context.json) {
+        context.stdout(JSON.stringify(result, null, 2));
+      } else if (result.isError) {
+        context.stderr(resultText(result));
+      } else {
+        context.stdout(resultText(result));
+      }
+      return result.isError ? 1 : 0;
+    });
+  },
+};
+
+const mcpBatch: Command = {
+  words: ['mcp', 'batch'],
+  usage: 'tabmux mcp batch --session ID --script FILE [--fail-fast]',
+  summary: 'Run a JSON list of {tool, args} steps in one session; args may refer to earlier results',
+  options: { session: { type: 'string', short: 's' }, script: { type: 'string' }, 'fail-fast': { type: 'boolean' } },
+  run: async (context) => {
+    const file = stringOption(context.values, 'script');
+    if (!file) {
+      throw new TabmuxError('invalid_params', 'missing --script FILE (a JSON list of {"tool": ..., "args": {...}})');
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(file === '-' ? '/dev/stdin' : file, 'utf8'));
+    } catch (error) {
+      throw new TabmuxError('invalid_params', `cannot read batch script ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const steps = parseBatchScript(json);
+    const failFast = boolOption(context.values, 'fail-fast');
+    return bound(context, async (client) => {
+      const outcomes: StepOutcome[] = [];
+      const report: { index: number; id?: string; tool: string; args: Record<string, unknown>; result: ToolResult }[] = [];
+      let failed = false;
+      for (const [index, step] of steps.entries()) {
+        let args: Record<string, unknown>;
+        let result: ToolResult;
+        try {
+          args = resolveReferences(step.args, outcomes);
+          result = await callTool(client, step.tool, args);
+        } catch (error) {
+          const failure = TabmuxError.from(error);
+          args = step.args;
+          result = { content: [{ type: 'text', text: `Error: ${failure.message}` }], isError: true };
+        }
+        outcomes.push({ id: step.id, text: resultText(result) });
+        report.push({ index, ...(step.id ? { id: step.id } : {}), tool: step.tool, args, result });
+        if (!context.json) {
+          const write = result.isError ? context.stderr : context.stdout;
+          write(`## [${index + 1}/${steps.length}] ${step.tool}${step.id ? ` (${step.id})` : ''}${result.isError ? ' failed' : ''}\n${resultText(result)}`);
+        }
+        if (result.isError) {
+          failed = true;
+          if (failFast) {
+            break;
+          }
+        }
+      }
+      if (context.json) {
+        context.stdout(JSON.stringify(report, null, 2));
+      }
+      return failed ? 1 : 0;
+    });
+  },
+};
+
+const mcpList: Command = {
+  words: ['mcp', 'list'],
+  usage: 'tabmux mcp list [--json]',
+  summary: 'List the tools as agents see them',
+  run: async (context) => {
+    const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli');
+    try {
+      const { tools } = await client.call('tabmux/tools.list');
+      context.stdout(context.json ? JSON.stringify(tools, null, 2) : tools.map(describeTool).join('\n'));
+      return 0;
+    } finally {
+      client.close();
+    }
+  },
+};
+
+function describeTool(tool: ToolInfo): string {
+  const required = new Set(tool.inputSchema.required ?? []);
+  const params = Object.keys(tool.inputSchema.properties ?? {}).map((name) => (required.has(name) ? name : `${name}?`));
+  const summary = (tool.description ?? '').split('\n')[0] ?? '';
+  return `${tool.name}(${params.join(', ')})\n    ${summary}`;
+}
+
+export const mcpCommands: Command[] = [mcpCall, mcpBatch, mcpList];

@@ -1,0 +1,268 @@
+import { TabmuxError } from '../../shared/errors.js';
+import { asRequest, type JsonRpcId, type JsonRpcRequest } from '../../shared/jsonrpc.js';
+import type { DaemonStatus } from '../../shared/model.js';
+import {
+  controlParams,
+  EVENT_METHOD,
+  isControlMethod,
+  PROTOCOL_VERSION,
+  type ControlMethod,
+  type ControlParams,
+  type ControlResults,
+  type ToolResult,
+} from '../../shared/protocol.js';
+import type { Logger } from './Logger.js';
+import type { Router } from './router/Router.js';
+
+/** One client connection, whatever carries it (Unix socket, WebSocket, IPC). */
+export interface Peer {
+  readonly id: string;
+  send(message: object): void;
+}
+
+export interface ControlServiceDeps {
+  router: Router;
+  profile: string;
+  version: string;
+  status: () => DaemonStatus;
+  stop: () => void;
+  logger: Logger;
+}
+
+interface PeerState {
+  hello: boolean;
+  bound: string | null;
+  unsubscribe: (() => void) | undefined;
+  /** JSON-RPC request id -> queued call id, for notifications/cancelled. */
+  calls: Map<JsonRpcId, number>;
+}
+
+export interface PeerHandle {
+  handleLine(line: string): void;
+  handleError(error: TabmuxError): void;
+  close(): void;
+}
+
+type Handlers = { [M in ControlMethod]: (params: ControlParams<M>, peer: Peer, state: PeerState) => Promise<ControlResults[M]> | ControlResults[M] };
+
+/**
+ * The one dispatcher behind every transport: `tabmux/*` control methods, and MCP for a connection bound to a
+ * session. A bad message gets an error reply and costs nothing else: the connection and the daemon keep serving.
+ */
+export class ControlService {
+  readonly #handlers: Handlers;
+
+  constructor(private readonly deps: ControlServiceDeps) {
+    this.#handlers = this.#createHandlers();
+  }
+
+  open(peer: Peer): PeerHandle {
+    const state: PeerState = { hello: false, bound: null, unsubscribe: undefined, calls: new Map() };
+    return {
+      handleLine: (line) => this.#onLine(peer, state, line),
+      handleError: (error) => peer.send({ jsonrpc: '2.0', id: null, error: error.toWire() }),
+      close: () => this.#onClose(peer, state),
+    };
+  }
+
+  /** Runs one control method for an in-process caller (the supervisor), without a connection. */
+  async call<M extends ControlMethod>(method: M, params: unknown): Promise<ControlResults[M]> {
+    const peer: Peer = { id: 'local', send: () => undefined };
+    const state: PeerState = { hello: true, bound: null, unsubscribe: undefined, calls: new Map() };
+    return this.#dispatchControl(method, params, peer, state) as Promise<ControlResults[M]>;
+  }
+
+  #onLine(peer: Peer, state: PeerState, line: string): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (error) {
+      const detail = error instanceof RangeError ? 'nested too deeply' : 'not valid JSON';
+      peer.send({ jsonrpc: '2.0', id: null, error: new TabmuxError('parse_error', `message is ${detail}; send one JSON-RPC 2.0 object per line`).toWire() });
+      return;
+    }
+    const request = asRequest(json);
+    if (typeof request === 'string') {
+      const id = typeof json === 'object' && json !== null && 'id' in json && (typeof json.id === 'string' || typeof json.id === 'number') ? json.id : null;
+      peer.send({ jsonrpc: '2.0', id, error: new TabmuxError('invalid_request', request).toWire() });
+      return;
+    }
+    void this.#onRequest(peer, state, request);
+  }
+
+  async #onRequest(peer: Peer, state: PeerState, request: JsonRpcRequest): Promise<void> {
+    const { id } = request;
+    try {
+      const result = await this.#dispatch(peer, state, request);
+      if (id !== undefined) {
+        peer.send({ jsonrpc: '2.0', id, result });
+      }
+    } catch (error) {
+      const failure = TabmuxError.from(error);
+      if (!failure.expected) {
+        this.deps.logger.error(`${request.method} failed: ${failure.message}`);
+      }
+      if (id !== undefined) {
+        peer.send({ jsonrpc: '2.0', id, error: failure.toWire() });
+      }
+    }
+  }
+
+  async #dispatch(peer: Peer, state: PeerState, request: JsonRpcRequest): Promise<unknown> {
+    const { method, params } = request;
+    if (method === 'tabmux/hello') {
+      return this.#dispatchControl(method, params, peer, state);
+    }
+    if (!state.hello) {
+      throw new TabmuxError('hello_required', `send tabmux/hello with protocolVersion ${PROTOCOL_VERSION} before ${method}`);
+    }
+    if (isControlMethod(method)) {
+      return this.#dispatchControl(method, params, peer, state);
+    }
+    return this.#dispatchMcp(method, params, request.id, peer, state);
+  }
+
+  #dispatchControl(method: ControlMethod, params: unknown, peer: Peer, state: PeerState): Promise<unknown> {
+    const parsed = controlParams[method].safeParse(params ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+      return Promise.reject(new TabmuxError('invalid_params', `invalid params for ${method}: ${where}${issue?.message ?? 'malformed'}`));
+    }
+    const handler = this.#handlers[method] as (params: unknown, peer: Peer, state: PeerState) => unknown;
+    return Promise.resolve(handler(parsed.data, peer, state));
+  }
+
+  async #dispatchMcp(method: string, params: unknown, id: JsonRpcId | undefined, peer: Peer, state: PeerState): Promise<unknown> {
+    const { router } = this.deps;
+    switch (method) {
+      case 'initialize':
+        return {
+          protocolVersion: isRecord(params) && typeof params['protocolVersion'] === 'string' ? params['protocolVersion'] : '2025-06-18',
+          capabilities: { tools: { listChanged: false } },
+          serverInfo: { name: 'tabmux', version: this.deps.version },
+          instructions: 'Each session works in its own browser tab(s) of a shared Chrome profile. Element uids are session tokens; take a fresh snapshot after a stale-token error.',
+        };
+      case 'notifications/initialized':
+        return undefined;
+      case 'ping':
+        return {};
+      case 'tools/list':
+        return { tools: router.agentTools() };
+      case 'notifications/cancelled': {
+        const requestId = isRecord(params) ? params['requestId'] : undefined;
+        const callId = typeof requestId === 'string' || typeof requestId === 'number' ? state.calls.get(requestId) : undefined;
+        if (callId !== undefined) {
+          router.cancel(callId);
+        }
+        return undefined;
+      }
+      case 'tools/call': {
+        if (state.bound === null) {
+          throw new TabmuxError('not_bound', 'bind a session first: send tabmux/session.bind, or use tabmux/call with a session');
+        }
+        if (!isRecord(params) || typeof params['name'] !== 'string') {
+          throw new TabmuxError('invalid_params', 'tools/call needs params.name (a tool name) and optional params.arguments (an object)');
+        }
+        const args = params['arguments'] ?? {};
+        if (!isRecord(args)) {
+          throw new TabmuxError('invalid_params', 'tools/call params.arguments must be an object');
+        }
+        return this.#callTool(state.bound, params['name'], args, peer, state, id);
+      }
+      default:
+        throw new TabmuxError('unknown_method', `unknown method ${method}; see the tabmux/* control methods or MCP initialize, tools/list, tools/call`);
+    }
+  }
+
+  /** A tool call: router refusals and timeouts become tool errors the agent can read, like upstream's own. */
+  async #callTool(session: string, name: string, args: Record<string, unknown>, peer: Peer, state: PeerState, requestId?: JsonRpcId): Promise<ToolResult> {
+    try {
+      return await this.deps.router.callTool(session, name, args, {
+        owner: peer.id,
+        onQueued: (callId) => {
+          if (requestId !== undefined) {
+            state.calls.set(requestId, callId);
+          }
+        },
+      });
+    } catch (error) {
+      const failure = TabmuxError.from(error);
+      if (failure.code === 'unknown_tool') {
+        throw failure;
+      }
+      return { content: [{ type: 'text', text: `Error: ${failure.message}` }], isError: true, _meta: { 'tabmux/error': failure.code } };
+    } finally {
+      if (requestId !== undefined) {
+        state.calls.delete(requestId);
+      }
+    }
+  }
+
+  #onClose(peer: Peer, state: PeerState): void {
+    state.unsubscribe?.();
+    const dropped = this.deps.router.dropOwner(peer.id);
+    if (state.bound !== null) {
+      this.deps.router.unbind(state.bound, peer.id);
+      this.deps.logger.info(`client ${peer.id} left session ${state.bound}${dropped ? `; dropped ${dropped} queued calls` : ''}`);
+    }
+  }
+
+  #createHandlers(): Handlers {
+    const { router } = this.deps;
+    return {
+      'tabmux/hello': (params, _peer, state) => {
+        if (params.protocolVersion !== PROTOCOL_VERSION) {
+          const side = params.protocolVersion > PROTOCOL_VERSION ? 'the daemon (tabmux daemon stop, then start it with the newer tabmux)' : 'this client (use the tabmux that started the daemon)';
+          throw new TabmuxError('protocol_mismatch', `client speaks tabmux protocol ${params.protocolVersion}, daemon speaks ${PROTOCOL_VERSION}: upgrade ${side}`);
+        }
+        state.hello = true;
+        return { protocolVersion: PROTOCOL_VERSION, version: this.deps.version, profile: this.deps.profile, pid: process.pid };
+      },
+      'tabmux/status': () => this.deps.status(),
+      'tabmux/stop': () => {
+        setImmediate(() => this.deps.stop());
+        return { stopping: true };
+      },
+      'tabmux/subscribe': (_params, peer, state) => {
+        state.unsubscribe ??= router.onEvent((event) => peer.send({ jsonrpc: '2.0', method: EVENT_METHOD, params: event }));
+        return this.deps.status();
+      },
+      'tabmux/tools.list': () => ({ tools: router.agentTools() }),
+      'tabmux/tabs.list': async () => ({ tabs: await router.tabs() }),
+      'tabmux/tabs.open': async (params) => ({ tab: await router.openTab(params.url) }),
+      'tabmux/session.create': (params) => router.createSession(params?.label ?? null),
+      'tabmux/session.list': () => ({ sessions: router.listSessions() }),
+      'tabmux/session.close': (params) => router.closeSession(params.session),
+      'tabmux/session.bind': (params, peer, state) => {
+        if (state.bound !== null && state.bound !== params.session) {
+          throw new TabmuxError('already_bound', `this connection is bound to ${state.bound}; open another connection for ${params.session}`);
+        }
+        const info = router.bind(params.session, peer.id);
+        state.bound = params.session;
+        return info;
+      },
+      'tabmux/session.unbind': (_params, peer, state) => {
+        const unbound = state.bound;
+        if (unbound !== null) {
+          router.unbind(unbound, peer.id);
+          state.bound = null;
+        }
+        return { unbound };
+      },
+      'tabmux/session.page': (params) => router.sessionPage(params.session),
+      'tabmux/session.attach': (params) => router.attach(params.session, params.pageId),
+      'tabmux/session.newPage': (params) => router.newPage(params.session, params.url, params.background),
+      'tabmux/session.release': (params) => router.release(params.session, params.pageId),
+      'tabmux/session.select': (params) => router.select(params.session, params.pageId, params.bringToFront),
+      'tabmux/session.pause': (params) => router.setPaused(params.session, true),
+      'tabmux/session.resume': (params) => router.setPaused(params.session, false),
+      'tabmux/call': (params, peer, state) => this.#callTool(params.session, params.name, params.arguments, peer, state),
+      'tabmux/queue.cancel': (params) => ({ cancelled: router.cancel(params.callId) }),
+    };
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,67 @@
+import { appendFileSync } from 'node:fs';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export type LogSink = (line: string) => void;
+
+/**
+ * One leveled logger with scopes. It writes to stderr or a file, never to stdout: in `tabmux mcp serve` stdout
+ * belongs to the protocol.
+ */
+export class Logger {
+  constructor(
+    private readonly scope: string,
+    private readonly sink: LogSink,
+    private readonly level: LogLevel,
+  ) {}
+
+  static toStderr(scope: string, level: LogLevel = levelFromEnv()): Logger {
+    return new Logger(scope, (line) => process.stderr.write(line), level);
+  }
+
+  static toFile(scope: string, file: string, level: LogLevel = levelFromEnv()): Logger {
+    return new Logger(scope, (line) => appendFileSync(file, line), level);
+  }
+
+  static silent(): Logger {
+    return new Logger('', () => undefined, 'error');
+  }
+
+  child(scope: string): Logger {
+    return new Logger(`${this.scope}:${scope}`, this.sink, this.level);
+  }
+
+  debug(message: string): void {
+    this.#log('debug', message);
+  }
+
+  info(message: string): void {
+    this.#log('info', message);
+  }
+
+  warn(message: string): void {
+    this.#log('warn', message);
+  }
+
+  error(message: string): void {
+    this.#log('error', message);
+  }
+
+  #log(level: LogLevel, message: string): void {
+    if (ORDER[level] < ORDER[this.level]) {
+      return;
+    }
+    try {
+      this.sink(`${new Date().toISOString()} ${level.toUpperCase()} [${this.scope}] ${message}\n`);
+    } catch {
+      // Logging must never take the process down (a full disk, a closed stderr).
+    }
+  }
+}
+
+function levelFromEnv(): LogLevel {
+  const value = process.env['TABMUX_LOG_LEVEL'];
+  return value === 'debug' || value === 'info' || value === 'warn' || value === 'error' ? value : 'info';
+}

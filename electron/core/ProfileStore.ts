@@ -1,0 +1,126 @@
+import { promises as fs } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { TabmuxError } from '../../shared/errors.js';
+import { profilesConfigFile, type TabmuxPaths } from './paths.js';
+import { isNodeError } from './secureFs.js';
+
+export const DEFAULT_PROFILE = 'default';
+
+const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
+/** Profile names become file and socket names, so only a safe alphabet is allowed (no path tricks). */
+export function validateProfileName(name: string): string {
+  if (!PROFILE_NAME.test(name)) {
+    throw new TabmuxError(
+      'invalid_profile',
+      `invalid profile name ${JSON.stringify(name)}: use 1-40 lowercase letters, digits, '-' or '_', starting with a letter or digit`,
+    );
+  }
+  return name;
+}
+
+export const profileConfigSchema = z.object({
+  chrome: z.string().optional(),
+  headless: z.boolean().optional(),
+  chromeArgs: z.array(z.string()).optional(),
+  workers: z.number().int().min(1).max(16).optional(),
+  sessionTtlMs: z.number().int().positive().optional(),
+  reapIntervalMs: z.number().int().positive().optional(),
+  callTimeoutMs: z.number().int().positive().optional(),
+  createdAt: z.number().optional(),
+});
+
+export type ProfileConfig = z.infer<typeof profileConfigSchema>;
+
+const fileSchema = z.object({ version: z.literal(1), profiles: z.record(z.string(), profileConfigSchema) });
+
+export interface ProfileEntry {
+  name: string;
+  config: ProfileConfig;
+}
+
+/** Named profiles, persisted in `profiles.json`. The `default` profile exists without any set-up. */
+export class ProfileStore {
+  readonly #file: string;
+
+  constructor(paths: TabmuxPaths) {
+    this.#file = profilesConfigFile(paths);
+  }
+
+  async list(): Promise<ProfileEntry[]> {
+    const profiles = await this.#read();
+    if (!profiles[DEFAULT_PROFILE]) {
+      profiles[DEFAULT_PROFILE] = {};
+    }
+    return Object.entries(profiles)
+      .map(([name, config]) => ({ name, config }))
+      .sort((a, b) => (a.name === DEFAULT_PROFILE ? -1 : b.name === DEFAULT_PROFILE ? 1 : a.name.localeCompare(b.name)));
+  }
+
+  async get(name: string): Promise<ProfileEntry> {
+    validateProfileName(name);
+    const profiles = await this.#read();
+    const config = profiles[name];
+    if (config) {
+      return { name, config };
+    }
+    if (name === DEFAULT_PROFILE) {
+      return { name, config: {} };
+    }
+    throw new TabmuxError('invalid_profile', `no profile named ${JSON.stringify(name)}; create it with: tabmux profile add ${name}`);
+  }
+
+  async add(name: string, config: ProfileConfig): Promise<ProfileEntry> {
+    validateProfileName(name);
+    const profiles = await this.#read();
+    if (profiles[name]) {
+      throw new TabmuxError('profile_exists', `profile ${JSON.stringify(name)} already exists; remove it first or pick another name`);
+    }
+    profiles[name] = { ...config, createdAt: Date.now() };
+    await this.#write(profiles);
+    return { name, config: profiles[name] };
+  }
+
+  async remove(name: string): Promise<void> {
+    validateProfileName(name);
+    const profiles = await this.#read();
+    if (!profiles[name]) {
+      throw new TabmuxError('invalid_profile', `no profile named ${JSON.stringify(name)}`);
+    }
+    await this.#write(Object.fromEntries(Object.entries(profiles).filter(([key]) => key !== name)));
+  }
+
+  async #read(): Promise<Record<string, ProfileConfig>> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.#file, 'utf8');
+    } catch (error) {
+      if (isNodeError(error) && error.code === 'ENOENT') {
+        return {};
+      }
+      throw error;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new TabmuxError('invalid_profile', `${this.#file} is not valid JSON; fix or remove it`, { cause: error });
+    }
+    const parsed = fileSchema.safeParse(json);
+    if (!parsed.success) {
+      throw new TabmuxError('invalid_profile', `${this.#file} is malformed: ${parsed.error.issues[0]?.message ?? 'unknown'}; fix or remove it`);
+    }
+    for (const name of Object.keys(parsed.data.profiles)) {
+      validateProfileName(name);
+    }
+    return parsed.data.profiles;
+  }
+
+  async #write(profiles: Record<string, ProfileConfig>): Promise<void> {
+    await fs.mkdir(dirname(this.#file), { recursive: true, mode: 0o700 });
+    const tmp = `${this.#file}.${process.pid}.tmp`;
+    await fs.writeFile(tmp, `${JSON.stringify({ version: 1, profiles }, null, 2)}\n`, { mode: 0o600 });
+    await fs.rename(tmp, this.#file);
+  }
+}

@@ -1,0 +1,153 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
+import { TabmuxError } from '../../shared/errors.js';
+import type { Logger } from './Logger.js';
+import { asToolResult } from './router/toolResult.js';
+
+/** The part of an upstream the router needs; tests may supply a small fake. */
+export interface Upstream {
+  readonly pid: number | null;
+  listTools(): Promise<ToolInfo[]>;
+  callTool(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+  /** Resolves when the upstream process is gone (crash or close). */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface UpstreamOptions {
+  browserUrl: string;
+  logger: Logger;
+  /** Folder that file-writing tools are confined to. */
+  workspace?: string;
+  extraArgs?: readonly string[];
+}
+
+const require = createRequire(import.meta.url);
+
+export function upstreamEntryPoint(): string {
+  const pkg = require.resolve('chrome-devtools-mcp/package.json');
+  return join(dirname(pkg), 'build', 'src', 'bin', 'chrome-devtools-mcp.js');
+}
+
+/** Upstream tool calls are bounded by the router's own timeouts; the SDK's 60 s default must not cut them first. */
+const NO_SDK_TIMEOUT = 2_147_483_647;
+
+/**
+ * One `chrome-devtools-mcp` child connected to a Chrome through `--browserUrl`, spoken to with the MCP SDK.
+ * Telemetry, update checks and config discovery are off so that no detached helper processes are spawned and no
+ * user config leaks in.
+ */
+export class UpstreamClient implements Upstream {
+  readonly closed: Promise<void>;
+  #client: Client;
+  #transport: StdioClientTransport;
+  #closing = false;
+
+  private constructor(client: Client, transport: StdioClientTransport, closed: Promise<void>) {
+    this.#client = client;
+    this.#transport = transport;
+    this.closed = closed;
+  }
+
+  get pid(): number | null {
+    return this.#transport.pid;
+  }
+
+  static args(options: UpstreamOptions): string[] {
+    const args = [
+      upstreamEntryPoint(),
+      '--browserUrl',
+      options.browserUrl,
+      '--no-usage-statistics',
+      '--no-performance-crux',
+      '--experimentalInteropTools',
+    ];
+    if (options.workspace) {
+      args.push('--workspace', options.workspace);
+    }
+    args.push(...(options.extraArgs ?? []));
+    return args;
+  }
+
+  static async start(options: UpstreamOptions): Promise<UpstreamClient> {
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) {
+      if (value !== undefined) {
+        env[key] = value;
+      }
+    }
+    env['CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS'] = '1';
+    env['CHROME_DEVTOOLS_MCP_NO_CONFIG_DISCOVERY'] = '1';
+    env['CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS'] = '1';
+    // A packaged Electron app spawns this with its own binary acting as Node.
+    env['ELECTRON_RUN_AS_NODE'] = '1';
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: UpstreamClient.args(options),
+      env,
+      stderr: 'pipe',
+    });
+    const logger = options.logger;
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (line.trim()) {
+          logger.debug(`upstream: ${line}`);
+        }
+      }
+    });
+    const client = new Client({ name: 'tabmux', version: '1' }, { capabilities: {} });
+    let resolveClosed: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => {
+      resolveClosed = resolve;
+    });
+    client.onclose = () => resolveClosed();
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      await transport.close().catch(() => undefined);
+      throw new TabmuxError('upstream_unavailable', `chrome-devtools-mcp failed to start: ${errorMessage(error)}`, { cause: error });
+    }
+    const upstream = new UpstreamClient(client, transport, closed);
+    logger.info(`upstream started, pid ${String(transport.pid)}`);
+    return upstream;
+  }
+
+  async listTools(): Promise<ToolInfo[]> {
+    const result = await this.#client.listTools(undefined, { timeout: 60_000 });
+    return result.tools.map((tool) => {
+      const { properties, required, ...rest } = tool.inputSchema;
+      const inputSchema: ToolInfo['inputSchema'] = { ...rest, type: 'object' };
+      if (properties) {
+        inputSchema.properties = { ...properties };
+      }
+      if (required) {
+        inputSchema.required = [...required];
+      }
+      return { name: tool.name, description: tool.description, inputSchema, annotations: tool.annotations ? { ...tool.annotations } : undefined };
+    });
+  }
+
+  async callTool(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    try {
+      const result = await this.#client.callTool({ name, arguments: args }, undefined, { timeout: NO_SDK_TIMEOUT });
+      return asToolResult(result);
+    } catch (error) {
+      if (this.#closing) {
+        throw new TabmuxError('upstream_unavailable', 'the upstream worker was stopped while the call ran', { cause: error });
+      }
+      throw new TabmuxError('upstream_failed', `chrome-devtools-mcp failed the call: ${errorMessage(error)}`, { cause: error });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    await this.#client.close().catch(() => undefined);
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

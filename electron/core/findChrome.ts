@@ -1,0 +1,57 @@
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { TabmuxError } from '../../shared/errors.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LINUX_NAMES = ['google-chrome', 'google-chrome-stable', 'chromium', 'chromium-browser', 'google-chrome-beta', 'microsoft-edge'];
+const LINUX_PATHS = ['/opt/google/chrome/chrome', '/snap/bin/chromium', '/usr/lib/chromium/chromium'];
+const MAC_PATHS = [
+  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+  '/Applications/Chromium.app/Contents/MacOS/Chromium',
+  '/Applications/Google Chrome Canary.app/Contents/MacOS/Google Chrome Canary',
+];
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, process.platform === 'win32' ? constants.F_OK : constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function candidates(env: Env, platform: NodeJS.Platform): string[] {
+  if (platform === 'darwin') {
+    const home = env['HOME'];
+    return [...MAC_PATHS, ...(home ? MAC_PATHS.map((p) => join(home, p)) : [])];
+  }
+  if (platform === 'win32') {
+    const roots = [env['PROGRAMFILES'], env['PROGRAMFILES(X86)'], env['LOCALAPPDATA']].filter((r): r is string => Boolean(r));
+    return roots.flatMap((root) => [join(root, 'Google', 'Chrome', 'Application', 'chrome.exe'), join(root, 'Chromium', 'Application', 'chrome.exe')]);
+  }
+  const dirs = (env['PATH'] ?? '').split(delimiter).filter(Boolean);
+  return [...LINUX_NAMES.flatMap((name) => dirs.map((dir) => join(dir, name))), ...LINUX_PATHS];
+}
+
+/**
+ * Finds the Chrome to launch: an explicit path (`--chrome` or the profile's config) first, then `TABMUX_CHROME`,
+ * then the usual install locations for the platform.
+ */
+export function findChrome(explicit: string | undefined, env: Env = process.env, platform: NodeJS.Platform = process.platform): string {
+  const chosen = explicit ?? env['TABMUX_CHROME'];
+  if (chosen) {
+    if (!isExecutable(chosen)) {
+      throw new TabmuxError('chrome_not_found', `Chrome not found at ${chosen}; check the path given by --chrome, the profile config or TABMUX_CHROME`);
+    }
+    return chosen;
+  }
+  const found = candidates(env, platform).find(isExecutable);
+  if (!found) {
+    throw new TabmuxError(
+      'chrome_not_found',
+      'no Chrome or Chromium found; install one (for example `apt-get install chromium`) or point to it with --chrome PATH or TABMUX_CHROME',
+    );
+  }
+  return found;
+}

@@ -1,0 +1,113 @@
+import type { PageOrigin, SessionInfo, SessionPage } from '../../../shared/model.js';
+
+export interface OwnedPage {
+  pageId: number;
+  origin: PageOrigin;
+  url: string;
+  title: string;
+  /** Epoch of the latest snapshot of this page, null when it has none or a navigation invalidated it. */
+  snapshotEpoch: number | null;
+  snapshotUids: ReadonlySet<string>;
+  /** When the session last made this its current page; picks the next current page after a close. */
+  lastSelectedAt: number;
+}
+
+/** One agent session: its pages on its worker, its snapshot epoch, and bookkeeping for the reaper. */
+export class Session {
+  readonly pages = new Map<number, OwnedPage>();
+  currentPageId: number | null = null;
+  epoch = 0;
+  lastUsedAt: number;
+  paused = false;
+  /** Connection ids bound to this session (at most one; kept as a set so a stale unbind is harmless). */
+  boundBy: string | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly short: string,
+    public label: string | null,
+    readonly worker: number,
+    readonly createdAt: number,
+  ) {
+    this.lastUsedAt = createdAt;
+  }
+
+  get owned(): boolean {
+    return this.boundBy !== null;
+  }
+
+  get currentPage(): OwnedPage | undefined {
+    return this.currentPageId === null ? undefined : this.pages.get(this.currentPageId);
+  }
+
+  addPage(pageId: number, origin: PageOrigin, url = '', title = ''): OwnedPage {
+    const page: OwnedPage = { pageId, origin, url, title, snapshotEpoch: null, snapshotUids: new Set(), lastSelectedAt: 0 };
+    this.pages.set(pageId, page);
+    return page;
+  }
+
+  select(pageId: number): void {
+    const page = this.pages.get(pageId);
+    if (page) {
+      this.currentPageId = pageId;
+      page.lastSelectedAt = Date.now();
+    }
+  }
+
+  /** Removes a page; when it was current, the most recently selected remaining page becomes current. */
+  removePage(pageId: number): void {
+    this.pages.delete(pageId);
+    if (this.currentPageId !== pageId) {
+      return;
+    }
+    let next: OwnedPage | undefined;
+    for (const page of this.pages.values()) {
+      if (!next || page.lastSelectedAt > next.lastSelectedAt) {
+        next = page;
+      }
+    }
+    this.currentPageId = next?.pageId ?? null;
+  }
+
+  /** Starts a new snapshot epoch for a page; tokens of every earlier epoch stop being accepted. */
+  newEpoch(page: OwnedPage, uids: ReadonlySet<string>): number {
+    this.epoch++;
+    page.snapshotEpoch = this.epoch;
+    page.snapshotUids = uids;
+    return this.epoch;
+  }
+
+  pageForEpoch(epoch: number): OwnedPage | undefined {
+    for (const page of this.pages.values()) {
+      if (page.snapshotEpoch === epoch) {
+        return page;
+      }
+    }
+    return undefined;
+  }
+
+  info(counts: { queued: number; running: number }): SessionInfo {
+    const pages: SessionPage[] = [...this.pages.values()].map((page) => ({
+      pageId: page.pageId,
+      url: page.url,
+      title: page.title,
+      origin: page.origin,
+      current: page.pageId === this.currentPageId,
+    }));
+    return {
+      id: this.id,
+      label: this.label,
+      createdAt: this.createdAt,
+      lastUsedAt: this.lastUsedAt,
+      owned: this.owned,
+      paused: this.paused,
+      activity: this.paused ? 'paused' : counts.running + counts.queued > 0 ? 'busy' : 'idle',
+      worker: this.worker,
+      currentPageId: this.currentPageId,
+      pages,
+      epoch: this.epoch,
+      queued: counts.queued,
+      running: counts.running,
+    };
+  }
+}

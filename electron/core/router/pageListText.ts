@@ -1,0 +1,119 @@
+/**
+ * Reading and rewriting upstream's page lists. Upstream prints every tab of the browser under `## Pages` (and new
+ * tabs under `## Opened pages`) as `<id>: <title> (<url>)` or `<id>: <url>`, with ` [selected]` and
+ * ` isolatedContext=<name>` suffixes. The router shows each session only its own tabs, so these blocks are parsed
+ * and re-rendered.
+ */
+
+export interface ListedPage {
+  id: number;
+  title: string;
+  url: string;
+  selected: boolean;
+  isolatedContext: string | null;
+}
+
+const PAGE_LINE = /^(\d+): (.*)$/;
+const SELECTED_SUFFIX = ' [selected]';
+const CONTEXT_SUFFIX = / isolatedContext=(\S+)$/;
+const URL_START = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
+
+/**
+ * Splits `<title> (<url>)`. Neither part is escaped by upstream (a data: URL may hold spaces and parentheses), so the
+ * split is at the first ` (` that is followed by a URL scheme, with the line ending in `)`.
+ */
+function splitTitleAndUrl(text: string): { title: string; url: string } {
+  if (!text.endsWith(')')) {
+    return { title: '', url: text };
+  }
+  let index = text.indexOf(' (');
+  while (index !== -1) {
+    const inner = text.slice(index + 2, -1);
+    if (URL_START.test(inner)) {
+      return { title: text.slice(0, index), url: inner };
+    }
+    index = text.indexOf(' (', index + 2);
+  }
+  return { title: '', url: text };
+}
+
+export function parsePageLine(line: string): ListedPage | undefined {
+  const match = PAGE_LINE.exec(line);
+  if (!match?.[1] || match[2] === undefined) {
+    return undefined;
+  }
+  let rest = match[2];
+  let isolatedContext: string | null = null;
+  const context = CONTEXT_SUFFIX.exec(rest);
+  if (context?.[1]) {
+    isolatedContext = context[1];
+    rest = rest.slice(0, context.index);
+  }
+  let selected = false;
+  if (rest.endsWith(SELECTED_SUFFIX)) {
+    selected = true;
+    rest = rest.slice(0, -SELECTED_SUFFIX.length);
+  }
+  const { title, url } = splitTitleAndUrl(rest);
+  return { id: Number.parseInt(match[1], 10), title, url, selected, isolatedContext };
+}
+
+export function formatPageLine(page: Pick<ListedPage, 'id' | 'title' | 'url' | 'isolatedContext'>, selected: boolean, suffix = ''): string {
+  const body = page.title ? `${page.title} (${page.url})` : page.url;
+  const context = page.isolatedContext ? ` isolatedContext=${page.isolatedContext}` : '';
+  return `${page.id}: ${body}${selected ? SELECTED_SUFFIX : ''}${context}${suffix}`;
+}
+
+/** A `## ...` or `# ...` section of an upstream text response. `heading` is null for text before the first heading. */
+export interface Section {
+  heading: string | null;
+  lines: string[];
+}
+
+export function splitSections(text: string): Section[] {
+  const sections: Section[] = [{ heading: null, lines: [] }];
+  for (const line of text.split('\n')) {
+    if (line.startsWith('## ') || line.startsWith('# ')) {
+      sections.push({ heading: line, lines: [] });
+      continue;
+    }
+    const last = sections[sections.length - 1];
+    last?.lines.push(line);
+  }
+  if (sections[0]?.lines.length === 0 || (sections[0]?.lines.length === 1 && sections[0].lines[0] === '' && sections.length > 1)) {
+    sections.shift();
+  }
+  return sections;
+}
+
+export function joinSections(sections: readonly Section[]): string {
+  const out: string[] = [];
+  for (const section of sections) {
+    if (section.heading !== null) {
+      out.push(section.heading);
+    }
+    out.push(...section.lines);
+  }
+  return out.join('\n');
+}
+
+export function parsePages(lines: readonly string[]): ListedPage[] {
+  const pages: ListedPage[] = [];
+  for (const line of lines) {
+    const page = parsePageLine(line);
+    if (page) {
+      pages.push(page);
+    }
+  }
+  return pages;
+}
+
+export const PAGES_HEADING = '## Pages';
+export const OPENED_PAGES_HEADING = '## Opened pages';
+export const SNAPSHOT_HEADING = '## Latest page snapshot';
+
+/** All pages listed in any `## Pages` section of a response, or undefined when the response has none. */
+export function pagesInResponse(text: string): ListedPage[] | undefined {
+  const section = splitSections(text).find((s) => s.heading === PAGES_HEADING);
+  return section ? parsePages(section.lines) : undefined;
+}

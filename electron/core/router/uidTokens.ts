@@ -1,0 +1,113 @@
+/**
+ * Session uid tokens. Upstream snapshot uids (`<snapshotId>_<n>`) mean something only to the worker process and page
+ * that produced them, so agents never see them: each becomes `u:<session-short>:<epoch>:<raw>`, and tokens are
+ * translated back (and checked) before a call reaches upstream.
+ */
+
+export const RAW_UID = /^\d+_\d+$/;
+const TOKEN = /^u:([0-9a-f]{4,16}):(\d{1,9}):(\d+_\d+)$/;
+
+export interface ParsedToken {
+  short: string;
+  epoch: number;
+  raw: string;
+}
+
+export function formatToken(short: string, epoch: number, raw: string): string {
+  return `u:${short}:${epoch}:${raw}`;
+}
+
+export function parseToken(value: string): ParsedToken | undefined {
+  const match = TOKEN.exec(value);
+  if (!match?.[1] || !match[2] || !match[3]) {
+    return undefined;
+  }
+  return { short: match[1], epoch: Number.parseInt(match[2], 10), raw: match[3] };
+}
+
+// `uid=1_2`, `uid "1_2"`, `uid: "1_2"`, `uid 1_2`, `(uid: "1_2")`, `Related element uid: 1_2`.
+const OUTPUT_UID = /\b(uid(?:=|: ?"|: | "| ))(\d+_\d+)\b/g;
+
+/** Rewrites every raw uid mention in upstream text with `toToken`. Linear in the text size. */
+export function rewriteOutputUids(text: string, toToken: (raw: string) => string): string {
+  if (!text.includes('uid')) {
+    return text;
+  }
+  return text.replace(OUTPUT_UID, (_match, prefix: string, raw: string) => `${prefix}${toToken(raw)}`);
+}
+
+/** Every raw uid that a snapshot section defines (`uid=<raw>` at the start of a line). */
+export function snapshotUids(lines: readonly string[]): Set<string> {
+  const uids = new Set<string>();
+  for (const line of lines) {
+    const start = line.indexOf('uid=');
+    if (start === -1) {
+      continue;
+    }
+    let end = start + 4;
+    while (end < line.length) {
+      const code = line.charCodeAt(end);
+      if ((code >= 48 && code <= 57) || code === 95) {
+        end++;
+      } else {
+        break;
+      }
+    }
+    const raw = line.slice(start + 4, end);
+    if (RAW_UID.test(raw)) {
+      uids.add(raw);
+    }
+  }
+  return uids;
+}
+
+/** Where uids appear in tool inputs of the pinned upstream. */
+export interface UidFieldPaths {
+  /** Top-level string fields holding one uid. */
+  scalar: readonly string[];
+  /** Top-level array fields of uid strings. */
+  stringArrays: readonly string[];
+  /** Top-level array fields of objects with a `uid` field. */
+  objectArrays: readonly string[];
+}
+
+export const UID_FIELDS: UidFieldPaths = {
+  scalar: ['uid', 'from_uid', 'to_uid'],
+  stringArrays: ['args'],
+  objectArrays: ['elements'],
+};
+
+/**
+ * Maps every uid-bearing input through `translate` (which throws on a bad token) and returns a new arguments
+ * object. Non-uid fields are left as they are.
+ */
+export function translateInputUids(args: Readonly<Record<string, unknown>>, translate: (token: string, field: string) => string): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...args };
+  for (const field of UID_FIELDS.scalar) {
+    const value = out[field];
+    if (typeof value === 'string') {
+      out[field] = translate(value, field);
+    }
+  }
+  for (const field of UID_FIELDS.stringArrays) {
+    const value = out[field];
+    if (Array.isArray(value)) {
+      out[field] = value.map((item: unknown, index) => (typeof item === 'string' ? translate(item, `${field}[${index}]`) : item));
+    }
+  }
+  for (const field of UID_FIELDS.objectArrays) {
+    const value = out[field];
+    if (Array.isArray(value)) {
+      out[field] = value.map((item: unknown, index) => {
+        if (typeof item === 'object' && item !== null && !Array.isArray(item) && 'uid' in item) {
+          const uid: unknown = item.uid;
+          if (typeof uid === 'string') {
+            return { ...item, uid: translate(uid, `${field}[${index}].uid`) };
+          }
+        }
+        return item;
+      });
+    }
+  }
+  return out;
+}

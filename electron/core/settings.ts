@@ -1,0 +1,46 @@
+import { DEFAULT_SETTINGS, type RouterSettings } from './router/Router.js';
+import type { ProfileConfig } from './ProfileStore.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function positiveInt(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') {
+    return undefined;
+  }
+  const parsed = Number(value);
+  return Number.isInteger(parsed) && parsed > 0 ? parsed : undefined;
+}
+
+/** Router settings: environment over profile config over defaults. */
+export function routerSettings(config: ProfileConfig, env: Env = process.env): RouterSettings {
+  return {
+    workers: positiveInt(env['TABMUX_WORKERS']) ?? config.workers ?? DEFAULT_SETTINGS.workers,
+    sessionTtlMs: positiveInt(env['TABMUX_SESSION_TTL_MS']) ?? config.sessionTtlMs ?? DEFAULT_SETTINGS.sessionTtlMs,
+    reapIntervalMs: positiveInt(env['TABMUX_REAP_INTERVAL_MS']) ?? config.reapIntervalMs ?? DEFAULT_SETTINGS.reapIntervalMs,
+    callTimeoutMs: positiveInt(env['TABMUX_CALL_TIMEOUT_MS']) ?? config.callTimeoutMs ?? DEFAULT_SETTINGS.callTimeoutMs,
+  };
+}
+
+/** Headless when asked (flag, TABMUX_HEADLESS=1, profile config), or when a Linux machine has no display to show Chrome on. */
+export function resolveHeadless(override: boolean | undefined, config: ProfileConfig, env: Env = process.env, platform: NodeJS.Platform = process.platform): boolean {
+  if (override !== undefined) {
+    return override;
+  }
+  const fromEnv = env['TABMUX_HEADLESS'];
+  if (fromEnv === '1' || fromEnv === 'true') {
+    return true;
+  }
+  if (fromEnv === '0' || fromEnv === 'false') {
+    return false;
+  }
+  if (config.headless !== undefined) {
+    return config.headless;
+  }
+  return platform === 'linux' && !env['DISPLAY'] && !env['WAYLAND_DISPLAY'];
+}
+
+/** Extra Chrome flags: the profile's, then TABMUX_CHROME_ARGS (space-separated). */
+export function chromeExtraArgs(config: ProfileConfig, env: Env = process.env): string[] {
+  const fromEnv = (env['TABMUX_CHROME_ARGS'] ?? '').split(/\s+/).filter(Boolean);
+  return [...(config.chromeArgs ?? []), ...fromEnv];
+}

@@ -1,0 +1,37 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The tabmux package root, found by walking up from this file (works from sources and from dist/). */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'package.json');
+    if (existsSync(candidate)) {
+      const json: unknown = JSON.parse(readFileSync(candidate, 'utf8'));
+      if (typeof json === 'object' && json !== null && 'name' in json && json.name === 'tabmux') {
+        return dir;
+      }
+    }
+    const parent = dirname(dir);
+    if (parent === dir) {
+      throw new Error('cannot find the tabmux package root');
+    }
+    dir = parent;
+  }
+}
+
+let cached: string | undefined;
+
+export function tabmuxVersion(): string {
+  if (cached === undefined) {
+    const json: unknown = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8'));
+    cached = typeof json === 'object' && json !== null && 'version' in json && typeof json.version === 'string' ? json.version : '0.0.0';
+  }
+  return cached;
+}
+
+/** The compiled CLI entry point, used to spawn daemons. */
+export function cliEntryPoint(): string {
+  return join(packageRoot(), 'dist', 'electron', 'bin', 'tabmux.js');
+}

@@ -1,0 +1,110 @@
+/**
+ * The state a daemon exposes: what `tabmux daemon status --json` prints, what the UI renders and what events carry.
+ * Times are epoch milliseconds. Page ids are in the terms of the session's upstream worker.
+ */
+
+export type DaemonState = 'starting' | 'ready' | 'degraded' | 'stopping';
+
+export type ProfileState = 'stopped' | 'starting' | 'ready' | 'crashed' | 'restarting' | 'stopping';
+
+/** How a session came to own a page: opened for it by the router, attached by a human, or opened by its own action (popup). */
+export type PageOrigin = 'created' | 'attached' | 'opened';
+
+export interface SessionPage {
+  pageId: number;
+  url: string;
+  title: string;
+  origin: PageOrigin;
+  current: boolean;
+}
+
+export type SessionActivity = 'idle' | 'busy' | 'paused';
+
+export interface SessionInfo {
+  id: string;
+  label: string | null;
+  createdAt: number;
+  lastUsedAt: number;
+  /** True while a client connection is bound to the session. */
+  owned: boolean;
+  paused: boolean;
+  activity: SessionActivity;
+  worker: number;
+  currentPageId: number | null;
+  pages: SessionPage[];
+  /** Snapshot epoch: uid tokens carry it; only tokens of the current epoch are accepted. */
+  epoch: number;
+  queued: number;
+  running: number;
+}
+
+export interface QueueEntry {
+  callId: number;
+  sessionId: string;
+  tool: string;
+  worker: number;
+  state: 'queued' | 'running';
+  enqueuedAt: number;
+  startedAt: number | null;
+}
+
+export type WorkerState = 'starting' | 'ready' | 'restarting' | 'stopped' | 'failed';
+
+export interface WorkerInfo {
+  index: number;
+  pid: number | null;
+  state: WorkerState;
+  /** Upstream's own selected page: diagnostic only, routing never depends on it. */
+  selectedPageId: number | null;
+  inFlight: number;
+  sessions: number;
+  lastError: string | null;
+}
+
+export interface ChromeInfo {
+  pid: number | null;
+  port: number | null;
+  browserUrl: string | null;
+  userDataDir: string;
+  headless: boolean;
+  executable: string;
+}
+
+export interface TabInfo {
+  pageId: number;
+  worker: number;
+  url: string;
+  title: string;
+  owner: string | null;
+  origin: PageOrigin | null;
+  upstreamSelected: boolean;
+}
+
+export interface DaemonStatus {
+  protocolVersion: number;
+  version: string;
+  profile: string;
+  pid: number;
+  socketPath: string;
+  startedAt: number;
+  state: DaemonState;
+  lastError: string | null;
+  chrome: ChromeInfo;
+  /** The first worker's process; kept as a top-level field because scripts read `upstream.pid`. */
+  upstream: { pid: number | null };
+  workers: WorkerInfo[];
+  sessions: SessionInfo[];
+  queue: QueueEntry[];
+  settings: { sessionTtlMs: number; reapIntervalMs: number; callTimeoutMs: number; workers: number };
+}
+
+export type SessionCloseReason = 'closed' | 'expired' | 'daemon_stopped';
+
+/** Pushed to subscribers; the UI folds them into its store with a pure `applyEvent`. */
+export type DaemonEvent =
+  | { type: 'daemon'; profile: string; state: DaemonState; lastError: string | null }
+  | { type: 'session.updated'; profile: string; session: SessionInfo }
+  | { type: 'session.closed'; profile: string; sessionId: string; reason: SessionCloseReason }
+  | { type: 'queue'; profile: string; queue: QueueEntry[] }
+  | { type: 'workers'; profile: string; workers: WorkerInfo[] }
+  | { type: 'tabs'; profile: string; tabs: TabInfo[] };
