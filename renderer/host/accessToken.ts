@@ -16,7 +16,11 @@ export function readToken(hash: string, search: string): string | null {
 }
 
 /** Takes the token from the page address (or from this tab's storage) and clears it from the address bar. */
-export function takeAccessToken(location: Location, history: History, storage: Storage | null): string | null {
+export function takeAccessToken(
+  location: Pick<Location, 'hash' | 'search' | 'href'>,
+  history: Pick<History, 'replaceState' | 'state'>,
+  storage: Pick<Storage, 'getItem' | 'setItem'> | null,
+): string | null {
   const token = readToken(location.hash, location.search);
   if (!token) {
     return storage?.getItem(STORAGE_KEY) ?? null;

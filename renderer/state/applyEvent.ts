@@ -40,8 +40,7 @@ function applyDaemonEvent(state: ServerState, profile: string, event: DaemonEven
       if (!current || !Object.hasOwn(current, event.sessionId)) {
         return state;
       }
-      const rest = { ...current };
-      delete rest[event.sessionId];
+      const rest = Object.fromEntries(Object.entries(current).filter(([id]) => id !== event.sessionId));
       return { ...state, sessions: { ...state.sessions, [profile]: rest } };
     }
     case 'queue':

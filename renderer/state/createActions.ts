@@ -8,18 +8,18 @@ import type { TabmuxState, TabmuxStore } from './createTabmuxStore.js';
 import { waitForState } from './waitForState.js';
 
 export interface TabmuxActions {
-  startProfile(profile: string): Promise<void>;
-  stopProfile(profile: string): Promise<void>;
-  restartProfile(profile: string): Promise<void>;
-  createSession(profile: string, label: string): Promise<void>;
-  closeSession(profile: string, session: string): Promise<void>;
-  pauseSession(profile: string, session: string): Promise<void>;
-  resumeSession(profile: string, session: string): Promise<void>;
-  bringToFront(profile: string, session: string, pageId: number): Promise<void>;
-  releasePage(profile: string, session: string, pageId: number): Promise<void>;
-  attachPage(profile: string, session: string, pageId: number): Promise<void>;
-  openTab(profile: string, url: string): Promise<void>;
-  cancelCall(profile: string, callId: number): Promise<void>;
+  startProfile: (profile: string) => Promise<void>;
+  stopProfile: (profile: string) => Promise<void>;
+  restartProfile: (profile: string) => Promise<void>;
+  createSession: (profile: string, label: string) => Promise<void>;
+  closeSession: (profile: string, session: string) => Promise<void>;
+  pauseSession: (profile: string, session: string) => Promise<void>;
+  resumeSession: (profile: string, session: string) => Promise<void>;
+  bringToFront: (profile: string, session: string, pageId: number) => Promise<void>;
+  releasePage: (profile: string, session: string, pageId: number) => Promise<void>;
+  attachPage: (profile: string, session: string, pageId: number) => Promise<void>;
+  openTab: (profile: string, url: string) => Promise<void>;
+  cancelCall: (profile: string, callId: number) => Promise<void>;
 }
 
 export interface ActionOptions {

@@ -6,18 +6,18 @@ import { emptyServerState, fromSnapshot, type ServerState } from './ServerState.
 import { initialUiState, type Toast, type UiState } from './UiState.js';
 
 export interface ServerSlice extends ServerState {
-  loadSnapshot(snapshot: SupervisorSnapshot, since?: readonly SupervisorEvent[]): void;
-  receive(event: SupervisorEvent): void;
+  loadSnapshot: (snapshot: SupervisorSnapshot, since?: readonly SupervisorEvent[]) => void;
+  receive: (event: SupervisorEvent) => void;
 }
 
 export interface UiSlice extends UiState {
-  selectProfile(name: string): void;
-  setDebug(on: boolean): void;
-  setConnection(connection: HostConnection): void;
-  setLoadError(message: string | null): void;
-  setPending(key: string, on: boolean): void;
-  pushToast(kind: Toast['kind'], message: string): number;
-  dismissToast(id: number): void;
+  selectProfile: (name: string) => void;
+  setDebug: (on: boolean) => void;
+  setConnection: (connection: HostConnection) => void;
+  setLoadError: (message: string | null) => void;
+  setPending: (key: string, on: boolean) => void;
+  pushToast: (kind: Toast['kind'], message: string) => number;
+  dismissToast: (id: number) => void;
 }
 
 export type TabmuxState = ServerSlice & UiSlice;
@@ -42,12 +42,9 @@ const createUiSlice: StateCreator<TabmuxState, [], [], UiSlice> = (set) => ({
       if (on === Object.hasOwn(state.pending, key)) {
         return state;
       }
-      const pending = { ...state.pending };
-      if (on) {
-        pending[key] = true;
-      } else {
-        delete pending[key];
-      }
+      const pending: Record<string, true> = on
+        ? { ...state.pending, [key]: true }
+        : Object.fromEntries(Object.entries(state.pending).filter(([name]) => name !== key));
       return { pending };
     }),
   pushToast: (kind, message) => {

@@ -9,6 +9,8 @@ export interface DebugSession {
   currentTitle: string | null;
   /** Whether upstream's selected page is this session's current page. A mismatch is normal: routing never uses it. */
   matchesUpstream: boolean;
+  /** A session with a page that upstream has not selected; worth pointing out when debugging, never an error. */
+  differs: boolean;
 }
 
 export interface DebugWorker {
@@ -49,6 +51,7 @@ export function debugRows(
           currentTitle:
             session.pages.find((page) => page.pageId === session.currentPageId)?.title ?? titleOf(worker.index, session.currentPageId),
           matchesUpstream: session.currentPageId !== null && session.currentPageId === worker.selectedPageId,
+          differs: session.currentPageId !== null && session.currentPageId !== worker.selectedPageId,
         })),
     }));
 }

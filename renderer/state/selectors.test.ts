@@ -161,10 +161,10 @@ describe('debugRows', () => {
     expect(rows.map((row) => row.index)).toEqual([0, 1]);
     expect(rows[0]).toMatchObject({ selectedPageId: 3, selectedTitle: 'Alpha' });
     expect(rows[0]?.sessions).toEqual([
-      { id: A, name: 'claude', currentPageId: 3, currentTitle: 'Alpha', matchesUpstream: true },
-      { id: B, name: 'bbbbbbbb', currentPageId: 4, currentTitle: 'Beta', matchesUpstream: false },
+      { id: A, name: 'claude', currentPageId: 3, currentTitle: 'Alpha', matchesUpstream: true, differs: false },
+      { id: B, name: 'bbbbbbbb', currentPageId: 4, currentTitle: 'Beta', matchesUpstream: false, differs: true },
     ]);
     expect(rows[1]?.selectedTitle).toBe('Gamma');
-    expect(rows[1]?.sessions).toEqual([{ id: C, name: 'cccccccc', currentPageId: null, currentTitle: null, matchesUpstream: false }]);
+    expect(rows[1]?.sessions).toEqual([{ id: C, name: 'cccccccc', currentPageId: null, currentTitle: null, matchesUpstream: false, differs: false }]);
   });
 });

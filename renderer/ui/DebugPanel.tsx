@@ -41,7 +41,7 @@ export function DebugPanel(props: { profile: string }) {
             {worker.sessions.length === 0 && <p className="muted small">No sessions on this worker.</p>}
             {worker.sessions.map((session) => (
               <div
-                className={`debug-line${session.matchesUpstream ? '' : ' is-different'}`}
+                className={`debug-line${session.differs ? ' is-different' : ''}`}
                 key={session.id}
                 data-testid={`debug-session-${session.id}`}
                 data-matches={session.matchesUpstream ? 'true' : 'false'}
@@ -49,7 +49,7 @@ export function DebugPanel(props: { profile: string }) {
                 <span>{session.name}</span>
                 <span className="mono truncate">
                   {pageLabel(session.currentPageId, session.currentTitle)}
-                  {!session.matchesUpstream && session.currentPageId !== null && <span className="hint"> differs from upstream</span>}
+                  {session.differs && <span className="hint"> differs from upstream</span>}
                 </span>
               </div>
             ))}

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 
 export interface InlineFormProps {
   placeholder: string;
@@ -22,7 +22,7 @@ export function InlineForm(props: InlineFormProps) {
     input.current?.select();
   }, []);
 
-  const submit = (event: FormEvent): void => {
+  const submit = (event: SyntheticEvent): void => {
     event.preventDefault();
     if (!props.allowEmpty && !value.trim()) {
       return;
