@@ -28,7 +28,9 @@ export const controlParams = {
   'tabmux/status': z.object({}).optional(),
   'tabmux/stop': z.object({}).optional(),
   'tabmux/subscribe': z.object({}).optional(),
-  'tabmux/tools.list': z.object({}).optional(),
+  'tabmux/tools.list': z
+    .object({ sessionArg: z.boolean().optional().describe('Add the optional session_id argument and the close_session tool (session-argument mode)') })
+    .optional(),
   'tabmux/tabs.list': z.object({}).optional(),
   'tabmux/tabs.open': z.object({ url: z.string().max(8192).default('about:blank') }),
   'tabmux/session.create': z.object({ label: label.optional() }).optional(),

@@ -228,7 +228,7 @@ export class ControlService {
         state.unsubscribe ??= router.onEvent((event) => peer.send({ jsonrpc: '2.0', method: EVENT_METHOD, params: event }));
         return this.deps.status();
       },
-      'tabmux/tools.list': () => ({ tools: router.agentTools() }),
+      'tabmux/tools.list': (params) => ({ tools: router.agentTools(params?.sessionArg === true ? { sessionArg: true } : {}) }),
       'tabmux/tabs.list': async () => ({ tabs: await router.tabs() }),
       'tabmux/tabs.open': async (params) => ({ tab: await router.openTab(params.url) }),
       'tabmux/session.create': (params) => router.createSession(params?.label ?? null),

@@ -40,8 +40,11 @@ let nextCallId = 1;
 export class FairQueue {
   readonly #lanes = new Map<string, Job[]>();
   readonly #running = new Map<number, Job>();
-  /** Round-robin order of sessions; a session moves to the back when it gets a turn. */
+  /** Sessions with queued calls, in order of arrival. */
   #order: string[] = [];
+  /** When each session last got a turn (a counter, not a clock); dropped by forget() when the session ends. */
+  readonly #lastServed = new Map<string, number>();
+  #serveCounter = 0;
   readonly #isPaused: (sessionId: string) => boolean;
   readonly #onChange: () => void;
   #closedReason: TabmuxError | undefined;
@@ -169,6 +172,11 @@ export class FairQueue {
     this.cancelWhere(() => true, error);
   }
 
+  /** Forgets a session that ended. */
+  forget(sessionId: string): void {
+    this.#lastServed.delete(sessionId);
+  }
+
   /** Re-examines the lanes, for example after a session was resumed. */
   kick(): void {
     this.#pump();
@@ -196,27 +204,34 @@ export class FairQueue {
     }
   }
 
+  /**
+   * Round-robin: among sessions with work that may run now, the one served least recently goes first (a newcomer
+   * counts as never served), so a session with a long backlog cannot starve one that just arrived.
+   */
   #next(): Job | undefined {
     const busy = new Set<string>();
     for (const job of this.#running.values()) {
       busy.add(job.sessionId);
     }
-    for (let i = 0; i < this.#order.length; i++) {
-      const sessionId = this.#order[i];
-      if (sessionId === undefined || busy.has(sessionId) || this.#isPaused(sessionId)) {
+    let chosen: string | undefined;
+    let chosenServed = Infinity;
+    for (const sessionId of this.#order) {
+      if (busy.has(sessionId) || this.#isPaused(sessionId)) {
         continue;
       }
-      const lane = this.#lanes.get(sessionId);
-      const job = lane?.shift();
-      if (!job) {
-        continue;
+      const served = this.#lastServed.get(sessionId) ?? 0;
+      if (served < chosenServed) {
+        chosen = sessionId;
+        chosenServed = served;
       }
-      this.#order.splice(i, 1);
-      this.#order.push(sessionId);
-      this.#dropEmptyLane(sessionId);
-      return job;
     }
-    return undefined;
+    if (chosen === undefined) {
+      return undefined;
+    }
+    const job = this.#lanes.get(chosen)?.shift();
+    this.#lastServed.set(chosen, ++this.#serveCounter);
+    this.#dropEmptyLane(chosen);
+    return job;
   }
 
   #start(job: Job): void {
@@ -256,7 +271,9 @@ export class FairQueue {
       }
       this.#settle(
         job,
-        new TabmuxError('timeout', `${job.tool} waited ${job.timeoutMs} ms in the queue without starting; other calls on this worker are slow (see tabmux daemon status)`),
+        this.#isPaused(job.sessionId)
+          ? new TabmuxError('session_paused', `${job.tool} was not run: this session is paused by the user, who has taken over its tab. Wait a while, then retry`)
+          : new TabmuxError('timeout', `${job.tool} waited ${job.timeoutMs} ms in the queue without starting; other calls on this worker are slow (see tabmux daemon status)`),
       );
       this.#onChange();
       return;

@@ -209,6 +209,7 @@ export class Router {
     this.#sessions.delete(id);
     this.#rememberEnded(id, reason);
     worker.sessions--;
+    worker.queue.forget(id);
     worker.queue.cancelWhere((job) => job.sessionId === id, new TabmuxError(reason === 'expired' ? 'session_expired' : 'session_closed', `session ${id} was ${reason}`));
     const closedPages: number[] = [];
     const toClose = [...session.pages.values()].filter((page) => page.origin !== 'attached').map((page) => page.pageId);

@@ -28,6 +28,7 @@ export class DaemonClient {
   readonly #pending = new Map<JsonRpcId, Pending>();
   readonly #eventListeners = new Set<(event: DaemonEvent) => void>();
   readonly #closeListeners = new Set<() => void>();
+  readonly #notificationListeners = new Set<(method: string, params: unknown) => void>();
   #nextId = 1;
   #closed = false;
 
@@ -94,6 +95,12 @@ export class DaemonClient {
     return () => this.#eventListeners.delete(listener);
   }
 
+  /** Notifications from the daemon other than tabmux events, such as MCP progress on a bound connection. */
+  onNotification(listener: (method: string, params: unknown) => void): () => void {
+    this.#notificationListeners.add(listener);
+    return () => this.#notificationListeners.delete(listener);
+  }
+
   onClose(listener: () => void): () => void {
     this.#closeListeners.add(listener);
     return () => this.#closeListeners.delete(listener);
@@ -127,6 +134,21 @@ export class DaemonClient {
     });
   }
 
+  /**
+   * A request or notification from the daemon other than an event. Notifications (MCP progress, logging, list
+   * changes) go to listeners; a request gets an answer at once, because this client serves no methods and a
+   * request left unanswered would hold up whoever sent it.
+   */
+  #onIncoming(method: string, id: unknown, params: unknown): void {
+    if (typeof id === 'string' || typeof id === 'number') {
+      this.#socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: `${method} is not served by this client` } })}\n`);
+      return;
+    }
+    for (const listener of this.#notificationListeners) {
+      listener(method, params);
+    }
+  }
+
   #onLine(line: string): void {
     let json: unknown;
     try {
@@ -139,6 +161,10 @@ export class DaemonClient {
       for (const listener of this.#eventListeners) {
         listener(event);
       }
+      return;
+    }
+    if (isRecord(json) && typeof json['method'] === 'string') {
+      this.#onIncoming(json['method'], json['id'], json['params']);
       return;
     }
     const response = asResponse(json);

@@ -1,0 +1,112 @@
+import { Daemon } from '../../electron/core/Daemon.js';
+import { Logger } from '../../electron/core/Logger.js';
+import type { ProfileConfig } from '../../electron/core/ProfileStore.js';
+import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
+import { asToolResult, textOf } from '../../electron/core/router/toolResult.js';
+import type { ToolResult } from '../../shared/protocol.js';
+import { makeTestHome } from './testHome.js';
+
+export interface TestDaemon {
+  daemon: Daemon;
+  home: string;
+  /** A new connection that said hello. */
+  connect: () => Promise<DaemonClient>;
+  /** A new connection bound to a new session. */
+  session: (label?: string) => Promise<BoundSession>;
+  stop: () => Promise<void>;
+}
+
+export interface BoundSession {
+  id: string;
+  short: string;
+  client: DaemonClient;
+  call: (tool: string, args?: Record<string, unknown>) => Promise<ToolResult>;
+  /** Calls a tool and returns its text, failing the test on a tool error. */
+  text: (tool: string, args?: Record<string, unknown>) => Promise<string>;
+}
+
+/**
+ * A real daemon in this process: real Chromium (headless), real chrome-devtools-mcp, real Unix socket. Tests talk
+ * to it only through the socket, like any client.
+ */
+export async function startTestDaemon(config: ProfileConfig = {}): Promise<TestDaemon> {
+  const { home, paths, cleanup } = makeTestHome();
+  const logger = process.env['TABMUX_TEST_LOG'] ? Logger.toStderr('test', 'debug') : Logger.silent();
+  const daemon = await Daemon.start({ paths, profile: { name: 'default', config: { headless: true, ...config } }, logger, headless: true });
+  const clients: DaemonClient[] = [];
+  const connect = async (): Promise<DaemonClient> => {
+    const client = await DaemonClient.connect(daemon.socketPath, 'test');
+    clients.push(client);
+    return client;
+  };
+  return {
+    daemon,
+    home,
+    connect,
+    session: async (label) => {
+      const client = await connect();
+      const info = await client.call('tabmux/session.create', label === undefined ? {} : { label });
+      await client.call('tabmux/session.bind', { session: info.id });
+      return bindSession(client, info.id);
+    },
+    stop: async () => {
+      for (const client of clients) {
+        client.close();
+      }
+      await daemon.stop();
+      cleanup();
+    },
+  };
+}
+
+export function bindSession(client: DaemonClient, id: string): BoundSession {
+  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<ToolResult> =>
+    asToolResult(await client.request('tools/call', { name: tool, arguments: args }));
+  return {
+    id,
+    short: id.slice(5, 13),
+    client,
+    call,
+    text: async (tool, args) => {
+      const result = await call(tool, args);
+      const text = textOf(result);
+      if (result.isError) {
+        throw new Error(`${tool} failed: ${text}`);
+      }
+      return text;
+    },
+  };
+}
+
+/** The uid token of the first snapshot line with this role (and name, if given). */
+export function uidOf(snapshot: string, role: string, name?: string): string {
+  for (const line of snapshot.split('\n')) {
+    const match = /uid=(\S+) (\S+)(?: "([^"]*)")?/.exec(line);
+    if (match?.[1] && match[2] === role && (name === undefined || match[3] === name)) {
+      return match[1];
+    }
+  }
+  throw new Error(`no ${role} ${name ?? ''} in snapshot:\n${snapshot}`);
+}
+
+/** Page ids in a `## Pages` list, and which one is marked selected. */
+export function pagesOf(text: string): { ids: number[]; selected: number | undefined } {
+  const section = text.split('## Pages')[1] ?? '';
+  const ids: number[] = [];
+  let selected: number | undefined;
+  for (const line of section.split('\n')) {
+    const match = /^(\d+): /.exec(line);
+    if (match?.[1]) {
+      const id = Number(match[1]);
+      ids.push(id);
+      if (line.includes('[selected]')) {
+        selected = id;
+      }
+    }
+  }
+  return { ids, selected };
+}
+
+export function html(body: string, title = 'Test'): string {
+  return `data:text/html,${encodeURIComponent(`<!doctype html><title>${title}</title>${body}`)}`;
+}
