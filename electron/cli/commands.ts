@@ -3,7 +3,7 @@ import { Daemon } from '../core/Daemon.js';
 import { Logger } from '../core/Logger.js';
 import { ProfileStore } from '../core/ProfileStore.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart, startDaemon, stopDaemon, tryConnect } from './daemonProcess.js';
+import { connectOrStart, startDaemon, stopDaemon, tryConnect } from '../core/daemonProcess.js';
 import { formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
 

@@ -5,7 +5,7 @@ import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
 import { asToolResult } from '../core/router/toolResult.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart } from './daemonProcess.js';
+import { connectOrStart } from '../core/daemonProcess.js';
 import { resultText } from './format.js';
 import { parseBatchScript, resolveReferences, type StepOutcome } from './batchScript.js';
 

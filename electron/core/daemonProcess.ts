@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, promises as fs } from 'node:fs';
 import { TabmuxError } from '../../shared/errors.js';
 import type { DaemonStatus } from '../../shared/model.js';
-import { profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from '../core/paths.js';
-import { isProcessAlive } from '../core/processes.js';
-import { DaemonClient } from '../core/transport/DaemonClient.js';
-import { cliEntryPoint } from '../core/version.js';
+import { profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from './paths.js';
+import { isProcessAlive } from './processes.js';
+import { DaemonClient } from './transport/DaemonClient.js';
+import { cliEntryPoint } from './version.js';
 
 export interface StartOptions {
   chrome?: string | undefined;
