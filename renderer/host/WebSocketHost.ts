@@ -174,5 +174,5 @@ function closeReason(event: CloseEvent): string {
     return event.reason;
   }
   // The browser hides why a WebSocket upgrade failed (1006), and a wrong token looks the same as a stopped server.
-  return 'Cannot reach the tabmux dashboard server. Is `tabmux dashboard` still running? If it was restarted, open the new link it printed: the access token changes.';
+  return 'Cannot reach the tabmux dashboard server. Is "tabmux dashboard" still running? If it was restarted, open the new link it printed: the access token changes.';
 }

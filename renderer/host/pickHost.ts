@@ -1,5 +1,6 @@
 import { ElectronHost } from './ElectronHost.js';
 import type { Host } from './Host.js';
+import { UnavailableHost } from './UnavailableHost.js';
 import { WebSocketHost } from './WebSocketHost.js';
 import { takeAccessToken, webSocketUrl } from './accessToken.js';
 
@@ -7,6 +8,9 @@ import { takeAccessToken, webSocketUrl } from './accessToken.js';
 export function pickHost(win: Window): Host {
   if (win.tabmux) {
     return new ElectronHost(win.tabmux);
+  }
+  if (win.location.protocol === 'file:') {
+    return new UnavailableHost('This page was opened from disk. Use the tabmux tray app, or run "tabmux dashboard" and open the link it prints.');
   }
   const token = takeAccessToken(win.location, win.history, safeSessionStorage(win));
   return new WebSocketHost({ url: webSocketUrl(win.location, token) });

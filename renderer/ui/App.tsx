@@ -28,6 +28,7 @@ function MainArea() {
         <main className="pane">
           <EmptyState testId="not-connected" title="Not connected to tabmux">
             <p>{connection.reason}</p>
+            {connection.retryAt !== null && <p className="muted">Retrying on its own.</p>}
           </EmptyState>
         </main>
       );

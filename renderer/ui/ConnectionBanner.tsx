@@ -7,7 +7,8 @@ export function ConnectionBanner() {
   const loaded = useTabmux((state) => state.loaded);
   const now = useNow(1_000);
 
-  if (connection.state === 'open' || (connection.state === 'connecting' && !loaded)) {
+  // Before the first snapshot the main area explains the connection itself; the banner is for stale data.
+  if (connection.state === 'open' || !loaded) {
     return null;
   }
   const seconds = connection.state === 'closed' && connection.retryAt !== null ? Math.max(0, Math.ceil((connection.retryAt - now) / 1000)) : null;

@@ -18,9 +18,7 @@ export function Sidebar() {
       </div>
       <h2 className="sidebar-title">Profiles</h2>
       {loaded && list.length === 0 && (
-        <EmptyState testId="profiles-empty" title="No profiles yet">
-          A profile appears here once an agent uses it: point one at <code>tabmux mcp serve --profile default</code>.
-        </EmptyState>
+        <EmptyState testId="profiles-empty" title="No profiles yet" />
       )}
       <ul className="profile-list" data-testid="profile-list">
         {list.map((profile) => (
