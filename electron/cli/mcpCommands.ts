@@ -8,6 +8,7 @@ import { boolOption, stringOption, type Command, type CommandContext } from './C
 import { connectOrStart } from '../core/daemonProcess.js';
 import { resultText } from './format.js';
 import { parseBatchScript, resolveReferences, type StepOutcome } from './batchScript.js';
+import { mcpServe } from './mcpServe.js';
 
 function parseJsonArgs(text: string | undefined): Record<string, unknown> {
   if (text === undefined || text.trim() === '') {
@@ -143,4 +144,4 @@ function describeTool(tool: ToolInfo): string {
   return `${tool.name}(${params.join(', ')})\n    ${summary}`;
 }
 
-export const mcpCommands: Command[] = [mcpCall, mcpBatch, mcpList];
+export const mcpCommands: Command[] = [mcpServe, mcpCall, mcpBatch, mcpList];

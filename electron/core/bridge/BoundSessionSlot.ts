@@ -1,0 +1,97 @@
+import { TabmuxError } from '../../../shared/errors.js';
+import type { Logger } from '../Logger.js';
+import type { DaemonClient } from '../transport/DaemonClient.js';
+import type { DaemonLink } from './DaemonLink.js';
+
+export interface BoundSessionOptions {
+  link: DaemonLink;
+  profile: string;
+  /** A session given with --session: bound, never created, never closed by the bridge. */
+  fixedSession?: string | undefined;
+  /** The label for a session the bridge creates (--label, or the MCP client's name). */
+  label: () => string;
+  logger: Logger;
+}
+
+export interface BoundSession {
+  client: DaemonClient;
+  session: string;
+  /** Set when the session had to be replaced because the daemon restarted; the agent needs to know. */
+  note?: string;
+}
+
+/** Errors that mean a session id no longer exists in the daemon. */
+const GONE = new Set(['unknown_session', 'session_closed', 'session_expired']);
+
+/**
+ * The session bound on the bridge's daemon connection: the agent's own session in plain mode, the default one in
+ * session-argument mode. It is created on first need and bound again on every new connection, because a binding
+ * lives only as long as the connection that made it.
+ */
+export class BoundSessionSlot {
+  #session: string | undefined;
+  #generation = 0;
+  #created = false;
+  #pending: Promise<BoundSession> | undefined;
+
+  constructor(private readonly options: BoundSessionOptions) {}
+
+  async ensure(): Promise<BoundSession> {
+    const { link } = this.options;
+    const client = await link.client();
+    if (this.#session !== undefined && this.#generation === link.generation) {
+      return { client, session: this.#session };
+    }
+    this.#pending ??= this.#attach(client, link.generation).finally(() => {
+      this.#pending = undefined;
+    });
+    return this.#pending;
+  }
+
+  /** Resolves once a create or bind under way has finished, so a shutdown does not miss a session being made. */
+  async settled(): Promise<void> {
+    await this.#pending?.catch(() => undefined);
+  }
+
+  /** The session this bridge created on the given connection generation, which it must close when it leaves. */
+  createdIn(generation: number): string | undefined {
+    return this.#created && this.#generation === generation ? this.#session : undefined;
+  }
+
+  async #attach(client: DaemonClient, generation: number): Promise<BoundSession> {
+    const { fixedSession, profile, logger } = this.options;
+    if (fixedSession !== undefined) {
+      await client.call('tabmux/session.bind', { session: fixedSession });
+      this.#set(fixedSession, generation, false);
+      return { client, session: fixedSession };
+    }
+    const previous = this.#session;
+    if (previous !== undefined) {
+      // The connection dropped but the daemon may still be the same one: keep the agent's session if it is there.
+      try {
+        await client.call('tabmux/session.bind', { session: previous });
+        this.#set(previous, generation, this.#created);
+        return { client, session: previous };
+      } catch (error) {
+        if (!(error instanceof TabmuxError) || !GONE.has(error.code)) {
+          throw error;
+        }
+      }
+    }
+    const info = await client.call('tabmux/session.create', { label: this.options.label().slice(0, 200) });
+    await client.call('tabmux/session.bind', { session: info.id });
+    this.#set(info.id, generation, true);
+    logger.info(`session ${info.id} created and bound${info.label === null ? '' : ` (${info.label})`}`);
+    if (previous === undefined) {
+      return { client, session: info.id };
+    }
+    const note = `Note: the tabmux daemon for profile ${profile} was restarted, so this call ran in a new session (${info.id}) with a fresh tab. Pages and uid tokens from before are gone: navigate again and take a new snapshot.`;
+    return { client, session: info.id, note };
+  }
+
+  #set(session: string, generation: number, created: boolean): void {
+    this.#session = session;
+    this.#generation = generation;
+    this.#created = created;
+  }
+}

@@ -1,0 +1,189 @@
+import { TabmuxError } from '../../../shared/errors.js';
+import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
+import type { Logger } from '../Logger.js';
+import { asToolResult } from '../router/toolResult.js';
+import type { DaemonClient } from '../transport/DaemonClient.js';
+import { AgentSessions } from './AgentSessions.js';
+import { BoundSessionSlot } from './BoundSessionSlot.js';
+import { DaemonLink } from './DaemonLink.js';
+
+export interface BridgeOptions {
+  profile: string;
+  /** Connects to the profile's daemon, starting it when none runs. */
+  connect: () => Promise<DaemonClient>;
+  /** Use this existing session instead of creating one (--session). */
+  session?: string | undefined;
+  /** Label for the session the bridge creates (--label); default: the MCP client's name. */
+  label?: string | undefined;
+  /** Session-argument mode (--session-arg): route each call by its `session_id` argument. */
+  sessionArg?: boolean | undefined;
+  logger: Logger;
+  /** Receives MCP notifications from the daemon (progress, logging, list changes) for the client. */
+  onNotification?: (method: string, params: unknown) => void;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
+  progressToken?: string | number | undefined;
+}
+
+/** How long a leaving bridge waits for its sessions to close before it goes anyway. */
+const CLOSE_DEADLINE_MS = 5_000;
+
+/**
+ * What `tabmux mcp serve` does between its MCP client and the profile daemon, without the stdio and SDK parts:
+ * one daemon connection, the session bound on it, and in session-argument mode the agent sessions routed by
+ * `session_id`. Every failure becomes a tool error the agent can read and act on; only an unknown tool is a
+ * protocol error, as it is upstream.
+ */
+export class McpBridge {
+  readonly #options: BridgeOptions;
+  readonly #link: DaemonLink;
+  readonly #bound: BoundSessionSlot;
+  readonly #agents: AgentSessions;
+  #clientName: string | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: BridgeOptions) {
+    this.#options = options;
+    const { onNotification } = options;
+    this.#link = new DaemonLink(
+      async () => {
+        try {
+          return await options.connect();
+        } catch (error) {
+          const failure = TabmuxError.from(error);
+          throw new TabmuxError(failure.code, `could not reach or start the tabmux daemon for profile ${options.profile}: ${failure.message}`, { cause: error });
+        }
+      },
+      options.logger,
+      (client) => {
+        if (onNotification) {
+          client.onNotification(onNotification);
+        }
+      },
+    );
+    this.#bound = new BoundSessionSlot({
+      link: this.#link,
+      profile: options.profile,
+      fixedSession: options.session,
+      label: () => options.label ?? this.#clientName ?? 'mcp-client',
+      logger: options.logger,
+    });
+    this.#agents = new AgentSessions(options.profile, options.logger);
+  }
+
+  /** The MCP client's name from `initialize`, used as the session label unless --label was given. */
+  setClientName(name: string | undefined): void {
+    this.#clientName = name;
+  }
+
+  /** Starts connecting (and the daemon, with its Chrome) while the client is still initializing. */
+  warmUp(): void {
+    this.#link.client().catch((error: unknown) => this.#options.logger.warn(TabmuxError.from(error).message));
+  }
+
+  /** The client finished `initialize`: make its session now, so it shows up (labelled) before the first call. */
+  start(): void {
+    if (this.#options.sessionArg) {
+      return;
+    }
+    this.#bound.ensure().catch((error: unknown) => this.#options.logger.warn(`could not set up the session: ${TabmuxError.from(error).message}`));
+  }
+
+  async listTools(): Promise<ToolInfo[]> {
+    const params = this.#options.sessionArg ? { sessionArg: true } : {};
+    try {
+      return (await (await this.#link.client()).call('tabmux/tools.list', params)).tools;
+    } catch (error) {
+      // The connection may have died just now (a daemon restart); one fresh attempt starts the daemon again.
+      if (error instanceof TabmuxError && error.code === 'daemon_not_running') {
+        return (await (await this.#link.client()).call('tabmux/tools.list', params)).tools;
+      }
+      throw error;
+    }
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult> {
+    try {
+      if (!this.#options.sessionArg) {
+        return await this.#callBound(name, args, options);
+      }
+      const { session_id: agentId, ...rest } = args;
+      if (agentId !== undefined && typeof agentId !== 'string') {
+        throw new TabmuxError('invalid_params', 'session_id must be a string; pick one and pass it on every call');
+      }
+      if (name === 'close_session') {
+        if (agentId === undefined || agentId === '') {
+          throw new TabmuxError('invalid_params', 'close_session needs the session_id of the session to end');
+        }
+        const client = await this.#link.client();
+        return await this.#agents.close(client, this.#link.generation, agentId);
+      }
+      if (agentId === undefined || agentId === '') {
+        return await this.#callBound(name, rest, options);
+      }
+      const client = await this.#link.client();
+      return await this.#agents.call({ client, generation: this.#link.generation, agentId, name, args: rest });
+    } catch (error) {
+      return this.#failure(error);
+    }
+  }
+
+  /** Closes the sessions this bridge created (and so the tabs they opened), then the daemon connection. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    await withDeadline(Promise.all([this.#bound.settled(), this.#agents.settled()]), CLOSE_DEADLINE_MS);
+    const client = this.#link.current;
+    if (client) {
+      const generation = this.#link.generation;
+      const sessions = [this.#bound.createdIn(generation), ...this.#agents.liveIn(generation)].filter((id) => id !== undefined);
+      const closing = sessions.map((session) =>
+        client.call('tabmux/session.close', { session }).then(
+          () => this.#options.logger.info(`session ${session} closed`),
+          (error: unknown) => this.#options.logger.warn(`closing session ${session} failed: ${TabmuxError.from(error).message}`),
+        ),
+      );
+      await withDeadline(Promise.all(closing), CLOSE_DEADLINE_MS);
+    }
+    this.#link.close();
+  }
+
+  async #callBound(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult> {
+    const { client, note } = await this.#bound.ensure();
+    // The daemon numbers requests per connection; knowing the id lets a client's cancel reach the queued call.
+    const requestId = client.nextRequestId;
+    const cancel = (): void => client.notify('notifications/cancelled', { requestId, reason: 'the MCP client cancelled the call' });
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      const params = { name, arguments: args, ...(options.progressToken === undefined ? {} : { _meta: { progressToken: options.progressToken } }) };
+      const result = asToolResult(await client.request('tools/call', params));
+      return note === undefined ? result : { ...result, content: [{ type: 'text', text: note }, ...result.content] };
+    } finally {
+      options.signal?.removeEventListener('abort', cancel);
+    }
+  }
+
+  #failure(error: unknown): ToolResult {
+    const failure = TabmuxError.from(error);
+    if (failure.code === 'unknown_tool') {
+      throw failure;
+    }
+    const text =
+      failure.code === 'daemon_not_running'
+        ? `Error: the tabmux daemon for profile ${this.#options.profile} stopped (${failure.message}), so this call did not complete. ` +
+          'The next call starts it again in a new session with a fresh tab: navigate again and take a new snapshot.'
+        : `Error: ${failure.message}`;
+    return { content: [{ type: 'text', text }], isError: true, _meta: { 'tabmux/error': failure.code } };
+  }
+}
+
+async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
