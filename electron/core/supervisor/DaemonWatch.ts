@@ -1,0 +1,138 @@
+import type { DaemonEvent, DaemonStatus, QueueEntry, TabInfo } from '../../../shared/model.js';
+import { socketPath, type TabmuxPaths } from '../paths.js';
+import { DaemonClient } from '../transport/DaemonClient.js';
+import { foldDaemonEvent, type DaemonState } from './foldDaemonEvent.js';
+
+/** The router's own calls (listing tabs for us, say) run in this lane; they are not a session's work. */
+const SYSTEM_LANE = 'tabmux';
+
+export interface DaemonWatchOptions {
+  paths: TabmuxPaths;
+  profile: string;
+  /** Sessions and the queue change which tabs exist; the tab list is fetched again this long after the last change. */
+  tabsDebounceMs?: number;
+  onEvent: (event: DaemonEvent) => void;
+  onClose: () => void;
+}
+
+/**
+ * One subscribed connection to a running daemon. It keeps a copy of the daemon's status and tab list current by
+ * folding pushed events, and fetches the tab list again after session or queue changes, because the daemon only
+ * pushes tabs when someone asks for them.
+ */
+export class DaemonWatch {
+  readonly client: DaemonClient;
+  #state: DaemonState;
+  #tabsTimer: ReturnType<typeof setTimeout> | null = null;
+  #closed = false;
+  #lastQueueKey = '';
+  readonly #tabsDebounceMs: number;
+  readonly #onEvent: (event: DaemonEvent) => void;
+
+  private constructor(client: DaemonClient, status: DaemonStatus, tabs: TabInfo[], options: DaemonWatchOptions) {
+    this.client = client;
+    this.#state = { status, tabs };
+    this.#tabsDebounceMs = options.tabsDebounceMs ?? 150;
+    this.#onEvent = options.onEvent;
+    this.#lastQueueKey = queueKey(status.queue);
+    client.onEvent((event) => this.#handle(event));
+    client.onClose(() => {
+      this.#closed = true;
+      this.#clearTimer();
+      options.onClose();
+    });
+  }
+
+  /** Connects and subscribes; undefined when no daemon answers on the profile's socket. */
+  static async open(options: DaemonWatchOptions): Promise<DaemonWatch | undefined> {
+    let client: DaemonClient;
+    try {
+      client = await DaemonClient.connect(socketPath(options.paths, options.profile), 'tabmux-supervisor');
+    } catch {
+      return undefined;
+    }
+    try {
+      const status = await client.call('tabmux/subscribe');
+      const { tabs } = await client.call('tabmux/tabs.list').catch(() => ({ tabs: [] }));
+      return new DaemonWatch(client, status, tabs, options);
+    } catch {
+      client.close();
+      return undefined;
+    }
+  }
+
+  get status(): DaemonStatus {
+    return this.#state.status;
+  }
+
+  get tabs(): TabInfo[] {
+    return this.#state.tabs;
+  }
+
+  get pid(): number {
+    return this.client.hello.pid;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  close(): void {
+    this.#clearTimer();
+    this.client.close();
+  }
+
+  #handle(event: DaemonEvent): void {
+    this.#state = foldDaemonEvent(this.#state, event);
+    this.#onEvent(event);
+    if (event.type === 'session.updated' || event.type === 'session.closed') {
+      this.#scheduleTabs();
+    } else if (event.type === 'queue') {
+      // Our own tab listing passes through the queue too; reacting to it would poll forever.
+      const key = queueKey(event.queue);
+      if (key !== this.#lastQueueKey) {
+        this.#lastQueueKey = key;
+        this.#scheduleTabs();
+      }
+    }
+  }
+
+  #scheduleTabs(): void {
+    if (this.#closed) {
+      return;
+    }
+    this.#clearTimer();
+    this.#tabsTimer = setTimeout(() => {
+      this.#tabsTimer = null;
+      void this.#refreshTabs();
+    }, this.#tabsDebounceMs);
+  }
+
+  async #refreshTabs(): Promise<void> {
+    let tabs: TabInfo[];
+    try {
+      ({ tabs } = await this.client.call('tabmux/tabs.list'));
+    } catch {
+      // The daemon is stopping or busy restarting a worker; the next change schedules another try.
+      return;
+    }
+    // The daemon pushes a `tabs` event for every listing, usually before this reply; relay only what it did not.
+    if (JSON.stringify(tabs) !== JSON.stringify(this.#state.tabs)) {
+      this.#handle({ type: 'tabs', profile: this.#state.status.profile, tabs });
+    }
+  }
+
+  #clearTimer(): void {
+    if (this.#tabsTimer) {
+      clearTimeout(this.#tabsTimer);
+      this.#tabsTimer = null;
+    }
+  }
+}
+
+function queueKey(queue: readonly QueueEntry[]): string {
+  return queue
+    .filter((entry) => entry.sessionId !== SYSTEM_LANE)
+    .map((entry) => `${entry.callId}:${entry.state}`)
+    .join(',');
+}

@@ -1,0 +1,375 @@
+import { TabmuxError } from '../../../shared/errors.js';
+import type { DaemonEvent, DaemonState as DaemonLifecycle, ProfileState } from '../../../shared/model.js';
+import type { ForwardedDaemonMethod, ProfileView, SupervisorEvent, SupervisorSnapshot } from '../../../shared/supervisor.js';
+import { startDaemon, stopDaemon } from '../daemonProcess.js';
+import { Logger } from '../Logger.js';
+import type { TabmuxPaths } from '../paths.js';
+import { ProfileStore, validateProfileName } from '../ProfileStore.js';
+import { classifyDaemonExit, daemonLogTail } from './daemonExit.js';
+import { DaemonWatch } from './DaemonWatch.js';
+import { RestartPolicy, type RestartPolicyOptions } from './RestartPolicy.js';
+
+export interface SupervisorOptions {
+  paths: TabmuxPaths;
+  /** The program that runs daemons; the tray app passes its own binary, which runs as Node with ELECTRON_RUN_AS_NODE. */
+  execPath?: string;
+  /** How often to look for daemons started elsewhere (the CLI, an agent's `tabmux mcp serve`). */
+  pollIntervalMs?: number;
+  tabsDebounceMs?: number;
+  restart?: RestartPolicyOptions;
+  logger?: Logger;
+}
+
+interface Slot {
+  name: string;
+  state: ProfileState;
+  lastError: string | null;
+  watch: DaemonWatch | null;
+  /** Started by this supervisor: only those are restarted when they die. */
+  ours: boolean;
+  /** A start, stop or restart is under way; the poller leaves the profile alone meanwhile. */
+  busy: boolean;
+  readyAt: number | null;
+  restartTimer: ReturnType<typeof setTimeout> | null;
+  policy: RestartPolicy;
+}
+
+/**
+ * Knows every profile, watches every running daemon and merges their state and events into one model for a UI.
+ * Daemons outlive it: disposing the supervisor leaves them running unless asked to stop them.
+ */
+export class Supervisor {
+  readonly #paths: TabmuxPaths;
+  readonly #store: ProfileStore;
+  readonly #options: SupervisorOptions;
+  readonly #logger: Logger;
+  readonly #slots = new Map<string, Slot>();
+  readonly #listeners = new Set<(event: SupervisorEvent) => void>();
+  #pollTimer: ReturnType<typeof setInterval> | null = null;
+  #scanning: Promise<void> | null = null;
+  #disposed = false;
+
+  constructor(options: SupervisorOptions) {
+    this.#options = options;
+    this.#paths = options.paths;
+    this.#store = new ProfileStore(options.paths);
+    this.#logger = options.logger ?? Logger.silent();
+  }
+
+  /** Finds the profiles and connects to the daemons already running, then keeps looking every couple of seconds. */
+  async start(): Promise<void> {
+    await this.#scan();
+    this.#pollTimer = setInterval(() => void this.#scan(), this.#options.pollIntervalMs ?? 2000);
+    this.#pollTimer.unref();
+  }
+
+  onEvent(listener: (event: SupervisorEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Re-reads the profile list first, so profiles added with the CLI appear. */
+  async snapshot(): Promise<SupervisorSnapshot> {
+    await this.#scan();
+    return { profiles: [...this.#slots.values()].map(view) };
+  }
+
+  view(name: string): ProfileView {
+    return view(this.#slot(name));
+  }
+
+  async startProfile(name: string): Promise<ProfileView> {
+    const slot = await this.#knownSlot(name);
+    if (slot.busy || slot.watch) {
+      return view(slot);
+    }
+    this.#cancelRestart(slot);
+    slot.policy.reset();
+    void this.#launch(slot, 'starting');
+    return view(slot);
+  }
+
+  async stopProfile(name: string): Promise<ProfileView> {
+    const slot = await this.#knownSlot(name);
+    this.#cancelRestart(slot);
+    slot.policy.reset();
+    if (slot.busy && slot.state === 'stopping') {
+      return view(slot);
+    }
+    if (!slot.watch && !slot.busy) {
+      this.#set(slot, 'stopped', null);
+      return view(slot);
+    }
+    void this.#run(slot, async () => {
+      this.#set(slot, 'stopping', null);
+      await this.#stop(slot);
+      this.#set(slot, 'stopped', null);
+    });
+    return view(slot);
+  }
+
+  async restartProfile(name: string): Promise<ProfileView> {
+    const slot = await this.#knownSlot(name);
+    this.#cancelRestart(slot);
+    slot.policy.reset();
+    void this.#run(slot, async () => {
+      this.#set(slot, 'restarting', null);
+      await this.#stop(slot);
+      await this.#startAndWatch(slot);
+    });
+    return view(slot);
+  }
+
+  /** Forwards one control call to a profile's daemon on the supervisor's own connection. */
+  async forward(profile: string, method: ForwardedDaemonMethod, params: unknown): Promise<unknown> {
+    const slot = this.#slot(profile);
+    const watch = slot.watch;
+    if (!watch || watch.closed) {
+      throw new TabmuxError('daemon_not_running', `profile ${profile} is not running (${slot.state}); start it first`);
+    }
+    return watch.client.request(method, params ?? {});
+  }
+
+  /** Stops watching; daemons keep running unless `stopDaemons` is set (the user chose to stop them on quit). */
+  async dispose(options: { stopDaemons?: boolean } = {}): Promise<void> {
+    this.#disposed = true;
+    if (this.#pollTimer) {
+      clearInterval(this.#pollTimer);
+    }
+    const slots = [...this.#slots.values()];
+    for (const slot of slots) {
+      this.#cancelRestart(slot);
+    }
+    if (options.stopDaemons) {
+      await Promise.all(slots.filter((slot) => slot.watch).map((slot) => stopDaemon(this.#paths, slot.name).catch(() => false)));
+    }
+    for (const slot of slots) {
+      slot.watch?.close();
+      slot.watch = null;
+    }
+    this.#listeners.clear();
+  }
+
+  #slot(name: string): Slot {
+    const slot = this.#slots.get(name);
+    if (!slot) {
+      throw new TabmuxError('invalid_profile', `no profile named ${JSON.stringify(name)}; create it with: tabmux profile add ${name}`);
+    }
+    return slot;
+  }
+
+  async #knownSlot(name: string): Promise<Slot> {
+    validateProfileName(name);
+    if (!this.#slots.has(name)) {
+      await this.#scan();
+    }
+    return this.#slot(name);
+  }
+
+  #scan(): Promise<void> {
+    this.#scanning ??= this.#scanOnce().finally(() => {
+      this.#scanning = null;
+    });
+    return this.#scanning;
+  }
+
+  async #scanOnce(): Promise<void> {
+    let names: string[];
+    try {
+      names = (await this.#store.list()).map((entry) => entry.name);
+    } catch (error) {
+      // A broken profiles.json must not blank the UI; keep what is known and say why in the log.
+      this.#logger.warn(`cannot read profiles: ${TabmuxError.from(error).message}`);
+      names = [...this.#slots.keys()];
+    }
+    for (const name of names) {
+      if (!this.#slots.has(name)) {
+        this.#slots.set(name, {
+          name,
+          state: 'stopped',
+          lastError: null,
+          watch: null,
+          ours: false,
+          busy: false,
+          readyAt: null,
+          restartTimer: null,
+          policy: new RestartPolicy(this.#options.restart),
+        });
+      }
+    }
+    for (const [name, slot] of this.#slots) {
+      // A profile removed from the list is forgotten once nothing runs for it.
+      if (!names.includes(name) && !slot.watch && !slot.busy) {
+        this.#slots.delete(name);
+      }
+    }
+    const idle = [...this.#slots.values()].filter((slot) => !slot.watch && !slot.busy && !slot.restartTimer);
+    await Promise.all(idle.map((slot) => this.#attach(slot, false)));
+  }
+
+  /** Connects to the profile's daemon if one answers; returns whether it did. */
+  async #attach(slot: Slot, ours: boolean): Promise<boolean> {
+    if (this.#disposed) {
+      return false;
+    }
+    const watch = await DaemonWatch.open({
+      paths: this.#paths,
+      profile: slot.name,
+      ...(this.#options.tabsDebounceMs === undefined ? {} : { tabsDebounceMs: this.#options.tabsDebounceMs }),
+      onEvent: (event) => this.#relay(slot, watch, event),
+      onClose: () => void this.#closed(slot, watch),
+    });
+    if (!watch) {
+      return false;
+    }
+    if (this.#disposed || slot.watch) {
+      watch.close();
+      return slot.watch !== null;
+    }
+    slot.watch = watch;
+    slot.ours = ours;
+    slot.readyAt = Date.now();
+    this.#set(slot, profileState(watch.status.state), watch.status.lastError);
+    return true;
+  }
+
+  #relay(slot: Slot, watch: DaemonWatch | undefined, event: DaemonEvent): void {
+    if (slot.watch !== watch || this.#disposed) {
+      return;
+    }
+    this.#emit({ type: 'daemon', profile: slot.name, event });
+    if (event.type === 'daemon' && !slot.busy) {
+      this.#set(slot, profileState(event.state), event.lastError);
+    }
+  }
+
+  async #closed(slot: Slot, watch: DaemonWatch | undefined): Promise<void> {
+    if (!watch || slot.watch !== watch || this.#disposed) {
+      return;
+    }
+    slot.watch = null;
+    if (slot.busy) {
+      // A stop or restart asked for this; it sets the state itself.
+      return;
+    }
+    slot.busy = true;
+    this.#set(slot, 'stopping', null);
+    const exit = await classifyDaemonExit(this.#paths, slot.name, watch.pid);
+    slot.busy = false;
+    if (this.#disposed) {
+      return;
+    }
+    if (exit === 'stopped') {
+      this.#set(slot, 'stopped', null);
+      return;
+    }
+    const log = await daemonLogTail(this.#paths, slot.name);
+    const reason = `The daemon (pid ${watch.pid}) exited unexpectedly. Last log lines:\n${log}`;
+    this.#logger.warn(`profile ${slot.name}: daemon pid ${watch.pid} died`);
+    this.#set(slot, 'crashed', reason);
+    if (slot.ours) {
+      this.#scheduleRestart(slot, slot.readyAt === null ? null : Date.now() - slot.readyAt);
+    }
+  }
+
+  #scheduleRestart(slot: Slot, upForMs: number | null): void {
+    const decision = slot.policy.recordFailure(upForMs);
+    if (!decision.restart) {
+      this.#set(
+        slot,
+        'crashed',
+        `${slot.lastError ?? 'The daemon failed.'}\nGave up after ${decision.quickFailures} quick failures in a row; fix the cause shown above, then start the profile again.`,
+      );
+      return;
+    }
+    this.#logger.info(`profile ${slot.name}: restarting in ${decision.delayMs} ms`);
+    slot.restartTimer = setTimeout(() => {
+      slot.restartTimer = null;
+      void this.#launch(slot, 'restarting');
+    }, decision.delayMs);
+  }
+
+  #cancelRestart(slot: Slot): void {
+    if (slot.restartTimer) {
+      clearTimeout(slot.restartTimer);
+      slot.restartTimer = null;
+    }
+  }
+
+  #launch(slot: Slot, state: 'starting' | 'restarting'): Promise<void> {
+    return this.#run(slot, async () => {
+      this.#set(slot, state, state === 'restarting' ? slot.lastError : null);
+      try {
+        await this.#startAndWatch(slot);
+      } catch (error) {
+        this.#set(slot, 'crashed', TabmuxError.from(error).message);
+        if (state === 'restarting') {
+          this.#scheduleRestart(slot, null);
+        }
+      }
+    });
+  }
+
+  async #startAndWatch(slot: Slot): Promise<void> {
+    const { started } = await startDaemon(this.#paths, slot.name, this.#options.execPath === undefined ? {} : { execPath: this.#options.execPath });
+    if (!(await this.#attach(slot, started))) {
+      throw new TabmuxError('daemon_not_running', `the daemon for profile ${slot.name} started but stopped answering; see its log`);
+    }
+  }
+
+  async #stop(slot: Slot): Promise<void> {
+    const watch = slot.watch;
+    slot.watch = null;
+    await stopDaemon(this.#paths, slot.name);
+    watch?.close();
+  }
+
+  /** Runs one lifecycle operation for a profile; errors end up in the profile's state, never as a rejection. */
+  async #run(slot: Slot, operation: () => Promise<void>): Promise<void> {
+    slot.busy = true;
+    try {
+      await operation();
+    } catch (error) {
+      this.#set(slot, 'crashed', TabmuxError.from(error).message);
+    } finally {
+      slot.busy = false;
+    }
+  }
+
+  #set(slot: Slot, state: ProfileState, lastError: string | null): void {
+    slot.state = state;
+    slot.lastError = lastError;
+    if (!this.#disposed) {
+      this.#emit({ type: 'profile', profile: view(slot) });
+    }
+  }
+
+  #emit(event: SupervisorEvent): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#logger.error(`event listener failed: ${TabmuxError.from(error).message}`);
+      }
+    }
+  }
+}
+
+function view(slot: Slot): ProfileView {
+  const watch = slot.watch;
+  return { name: slot.name, state: slot.state, lastError: slot.lastError, status: watch ? watch.status : null, tabs: watch ? watch.tabs : [] };
+}
+
+/** A running daemon's own state, as the profile's: a daemon relaunching its Chrome is restarting, not ready. */
+function profileState(state: DaemonLifecycle): ProfileState {
+  switch (state) {
+    case 'starting':
+    case 'stopping':
+    case 'ready':
+      return state;
+    case 'degraded':
+      return 'restarting';
+    default:
+      return 'crashed';
+  }
+}
