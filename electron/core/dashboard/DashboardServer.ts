@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { TabmuxError } from '../../../shared/errors.js';
+import type { SupervisorService } from '../supervisor/SupervisorService.js';
+import { allowedHosts, checkRequest, cookieName } from './requestGuard.js';
+import { serveRpcSocket } from './serveRpcSocket.js';
+import { readStaticFile } from './staticFiles.js';
+
+export interface DashboardServerOptions {
+  service: SupervisorService;
+  /** The built renderer (dist/renderer). */
+  rendererDir: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Fixed token for tests; normally a fresh random one per start. */
+  token?: string;
+}
+
+const WS_PATH = '/ws';
+const MAX_MESSAGE_BYTES = 1024 * 1024;
+
+/**
+ * The web dashboard: the renderer's files and its JSON-RPC WebSocket on 127.0.0.1 only. Every request needs the
+ * token, given in the link's query on the first load and kept in a same-site cookie after that, because the page's
+ * scripts and styles are fetched without it.
+ */
+export class DashboardServer {
+  readonly token: string;
+  readonly #options: DashboardServerOptions;
+  readonly #http: Server;
+  readonly #wss: WebSocketServer;
+  #port = 0;
+
+  private constructor(options: DashboardServerOptions) {
+    this.#options = options;
+    this.token = options.token ?? randomBytes(32).toString('base64url');
+    this.#wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+    this.#http = createServer((request, response) => void this.#serve(request, response));
+    this.#http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.#upgrade(request, socket, head));
+  }
+
+  static async start(options: DashboardServerOptions): Promise<DashboardServer> {
+    const server = new DashboardServer(options);
+    await new Promise<void>((resolve, reject) => {
+      server.#http.once('error', (error: NodeJS.ErrnoException) => {
+        reject(
+          new TabmuxError(
+            'internal',
+            error.code === 'EADDRINUSE' ? `port ${options.port ?? 0} is in use; pick another with --port N, or 0 for any free port` : error.message,
+            { cause: error },
+          ),
+        );
+      });
+      server.#http.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    });
+    const address = server.#http.address();
+    server.#port = typeof address === 'object' && address !== null ? address.port : 0;
+    return server;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  /** The link to open: the token rides in the query so the first page load can present it. */
+  get url(): string {
+    return `http://127.0.0.1:${this.#port}/?token=${this.token}`;
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.#wss.clients) {
+      client.close(1001, 'The dashboard server is shutting down.');
+    }
+    this.#wss.close();
+    this.#http.closeAllConnections();
+    await new Promise<void>((resolve) => this.#http.close(() => resolve()));
+  }
+
+  async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const verdict = checkRequest(request, { port: this.#port, token: this.token });
+    if (!verdict.ok) {
+      response.writeHead(verdict.status, { 'content-type': 'text/plain; charset=utf-8', ...this.#securityHeaders() }).end(`${verdict.reason}\n`);
+      return;
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.writeHead(405, { allow: 'GET, HEAD', ...this.#securityHeaders() }).end();
+      return;
+    }
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const file = await readStaticFile(this.#options.rendererDir, path);
+    if (!file) {
+      const missingBuild = path === '/' || path === '/index.html';
+      response
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8', ...this.#securityHeaders() })
+        .end(missingBuild ? `the dashboard UI is not built; run: npm run build:renderer (looked in ${this.#options.rendererDir})\n` : 'not found\n');
+      return;
+    }
+    const headers: Record<string, string> = {
+      'content-type': file.contentType,
+      'cache-control': 'no-store',
+      ...this.#securityHeaders(),
+    };
+    if (verdict.viaQuery) {
+      headers['set-cookie'] = `${cookieName(this.#port)}=${this.token}; HttpOnly; SameSite=Strict; Path=/`;
+    }
+    response.writeHead(200, headers);
+    response.end(request.method === 'HEAD' ? undefined : file.body);
+  }
+
+  #upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const verdict = checkRequest(request, { port: this.#port, token: this.token });
+    if (!verdict.ok || path !== WS_PATH) {
+      const status = verdict.ok ? '404 Not Found' : '403 Forbidden';
+      socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+      return;
+    }
+    this.#wss.handleUpgrade(request, socket, head, (ws) => serveRpcSocket(ws, this.#options.service));
+  }
+
+  #securityHeaders(): Record<string, string> {
+    const sockets = allowedHosts(this.#port)
+      .map((host) => `ws://${host}`)
+      .join(' ');
+    return {
+      'content-security-policy': [
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "font-src 'self'",
+        `connect-src 'self' ${sockets}`,
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'none'",
+      ].join('; '),
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-resource-policy': 'same-origin',
+    };
+  }
+}
