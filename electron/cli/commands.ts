@@ -6,6 +6,7 @@ import { boolOption, stringOption, type Command, type CommandContext } from './C
 import { connectOrStart, startDaemon, stopDaemon, tryConnect } from '../core/daemonProcess.js';
 import { formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
+import { dashboardCommands } from './dashboardCommand.js';
 
 function print(context: CommandContext, json: unknown, text: string): void {
   context.stdout(context.json ? JSON.stringify(json, null, 2) : text);
@@ -317,5 +318,5 @@ const sessionCommands: Command[] = [
   },
 ];
 
-export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands];
+export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...dashboardCommands];
 

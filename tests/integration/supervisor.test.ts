@@ -1,0 +1,195 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { DashboardServer } from '../../electron/core/dashboard/DashboardServer.js';
+import { Supervisor } from '../../electron/core/supervisor/Supervisor.js';
+import { SupervisorService } from '../../electron/core/supervisor/SupervisorService.js';
+import type { TabmuxPaths } from '../../electron/core/paths.js';
+import type { ProfileView, SupervisorEvent } from '../../shared/supervisor.js';
+import { runCli } from '../helpers/runCli.js';
+import { makeTestHome } from '../helpers/testHome.js';
+
+let env: Record<string, string>;
+let paths: TabmuxPaths;
+let cleanup: () => void;
+let supervisor: Supervisor;
+const events: SupervisorEvent[] = [];
+const savedEnv = { home: process.env['TABMUX_HOME'], headless: process.env['TABMUX_HEADLESS'] };
+
+beforeAll(async () => {
+  const home = makeTestHome();
+  env = { ...home.env, TABMUX_HEADLESS: '1' };
+  paths = home.paths;
+  cleanup = home.cleanup;
+  // The supervisor spawns daemons with this process's environment.
+  process.env['TABMUX_HOME'] = env['TABMUX_HOME'];
+  process.env['TABMUX_HEADLESS'] = '1';
+  const started = await runCli(['daemon', 'start'], env);
+  expect(started.code, started.stderr).toBe(0);
+  supervisor = new Supervisor({ paths, pollIntervalMs: 300, restart: { baseDelayMs: 200 } });
+  supervisor.onEvent((event) => events.push(event));
+  await supervisor.start();
+});
+
+afterAll(async () => {
+  await supervisor.dispose({ stopDaemons: true });
+  cleanup();
+  restoreEnv('TABMUX_HOME', savedEnv.home);
+  restoreEnv('TABMUX_HEADLESS', savedEnv.headless);
+});
+
+function restoreEnv(name: 'TABMUX_HOME' | 'TABMUX_HEADLESS', value: string | undefined): void {
+  if (value === undefined) {
+    Reflect.deleteProperty(process.env, name);
+  } else {
+    process.env[name] = value;
+  }
+}
+
+async function until<T>(probe: () => T | undefined, what: string, timeoutMs = 45_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function profileEvents(): ProfileView[] {
+  return events.flatMap((event) => (event.type === 'profile' && event.profile.name === 'default' ? [event.profile] : []));
+}
+
+describe('supervisor', () => {
+  it('sees a daemon started by the CLI and merges a session an agent created through the CLI', async () => {
+    const snapshot = await supervisor.snapshot();
+    const view = snapshot.profiles.find((profile) => profile.name === 'default');
+    expect(view?.state).toBe('ready');
+    expect(view?.status?.profile).toBe('default');
+
+    const created = await runCli(['session', 'create', '--label', 'cli-agent'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const id = created.stdout.trim();
+    const pushed = await until(
+      () => events.find((event) => event.type === 'daemon' && event.event.type === 'session.updated' && event.event.session.id === id),
+      'the session event',
+    );
+    expect(pushed.type).toBe('daemon');
+    const merged = supervisor.view('default').status?.sessions.find((session) => session.id === id);
+    expect(merged?.label).toBe('cli-agent');
+  });
+
+  it('stops and starts a profile', async () => {
+    events.length = 0;
+    const stopping = await supervisor.stopProfile('default');
+    expect(stopping.state).toBe('stopping');
+    await until(() => (supervisor.view('default').state === 'stopped' ? true : undefined), 'stopped');
+    expect(supervisor.view('default').status).toBeNull();
+    expect((await runCli(['daemon', 'status'], env)).code).toBe(3);
+
+    const starting = await supervisor.startProfile('default');
+    expect(starting.state).toBe('starting');
+    const ready = await until(() => (supervisor.view('default').state === 'ready' ? supervisor.view('default') : undefined), 'ready');
+    expect(ready.status?.state).toBe('ready');
+    expect(profileEvents().map((view) => view.state)).toEqual(['stopping', 'stopped', 'starting', 'ready']);
+  });
+
+  it('marks a daemon it started that was killed as crashed and restarts it', async () => {
+    const pid = supervisor.view('default').status?.pid;
+    expect(pid).toBeTypeOf('number');
+    events.length = 0;
+    process.kill(pid ?? 0, 'SIGKILL');
+    const crashed = await until(() => profileEvents().find((view) => view.state === 'crashed'), 'crashed');
+    expect(crashed.lastError).toContain('exited unexpectedly');
+    await until(() => profileEvents().find((view) => view.state === 'restarting'), 'restarting');
+    const back = await until(() => (supervisor.view('default').state === 'ready' ? supervisor.view('default') : undefined), 'ready again', 60_000);
+    expect(back.status?.pid).not.toBe(pid);
+  });
+
+  it('forwards daemon calls and refuses bad params at the boundary', async () => {
+    const service = new SupervisorService(supervisor);
+    const session = await service.dispatch('supervisor/daemon', { profile: 'default', method: 'tabmux/session.create', params: { label: 'ui' } });
+    expect(session).toMatchObject({ label: 'ui' });
+    await expect(service.dispatch('supervisor/daemon', { profile: 'default', method: 'tabmux/stop' })).rejects.toMatchObject({ code: 'invalid_params' });
+    await expect(service.dispatch('supervisor/profile.start', { profile: '../etc' })).rejects.toMatchObject({ code: 'invalid_params' });
+    await expect(service.dispatch('supervisor/nope', {})).rejects.toMatchObject({ code: 'unknown_method' });
+  });
+});
+
+describe('dashboard server', () => {
+  let server: DashboardServer;
+  let rendererDir: string;
+
+  beforeAll(async () => {
+    rendererDir = mkdtempSync(join(tmpdir(), 'tmx-ui-'));
+    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>tabmux</title>');
+    server = await DashboardServer.start({ service: new SupervisorService(supervisor), rendererDir, port: 0 });
+  });
+
+  afterAll(async () => {
+    await server.close();
+    rmSync(rendererDir, { recursive: true, force: true });
+  });
+
+  function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: server.port, path, headers }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  function openSocket(query: string, headers: Record<string, string> = {}): Promise<WebSocket> {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${server.port}/ws${query}`, { headers });
+      socket.once('open', () => resolve(socket));
+      socket.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode ?? 0}`)));
+      socket.once('error', reject);
+    });
+  }
+
+  it('refuses requests without the token, with a wrong token, from a foreign Origin or with a bad Host', async () => {
+    const token = encodeURIComponent(server.token);
+    expect((await get('/')).status).toBe(403);
+    expect((await get('/?token=wrong')).status).toBe(403);
+    expect((await get(`/?token=${token}`, { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await get(`/?token=${token}`, { host: `rebound.example:${server.port}` })).status).toBe(403);
+    await expect(openSocket('')).rejects.toThrow(/403/);
+    await expect(openSocket('?token=wrong')).rejects.toThrow(/403/);
+    await expect(openSocket(`?token=${token}`, { origin: 'http://evil.example' })).rejects.toThrow(/403/);
+  });
+
+  it('serves the page with a strict CSP and keeps the token in a cookie for the assets', async () => {
+    const page = await get(`/?token=${encodeURIComponent(server.token)}`);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<title>tabmux</title>');
+    expect(String(page.headers['content-security-policy'])).toContain("script-src 'self'");
+    const cookie = String(page.headers['set-cookie']).split(';')[0] ?? '';
+    expect((await get('/index.html', { cookie })).status).toBe(200);
+    expect((await get('/../package.json', { cookie })).status).toBe(404);
+  });
+
+  it('answers a snapshot over the WebSocket and pushes events', async () => {
+    const socket = await openSocket(`?token=${encodeURIComponent(server.token)}`, { origin: `http://127.0.0.1:${server.port}` });
+    const messages: unknown[] = [];
+    socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8'))));
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'supervisor/snapshot', params: {} }));
+    const reply = await until(() => messages.find((message) => typeof message === 'object' && message !== null && 'id' in message && message.id === 1), 'the reply', 10_000);
+    expect(JSON.stringify(reply)).toContain('"name":"default"');
+    await runCli(['session', 'create', '--label', 'pushed'], env);
+    await until(() => messages.find((message) => JSON.stringify(message).includes('"label":"pushed"')), 'a pushed event', 10_000);
+    socket.close();
+  });
+});
