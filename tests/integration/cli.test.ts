@@ -1,0 +1,517 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, lstatSync, readlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DaemonStatus, SessionInfo, TabInfo } from '../../shared/model.js';
+import type { ToolInfo } from '../../shared/protocol.js';
+import { html } from '../helpers/daemonFixture.js';
+import { makeTestHome } from '../helpers/testHome.js';
+
+/**
+ * The public CLI contract, driven the way scripts use it: the compiled `tabmux` bin in child processes, a fresh
+ * TABMUX_HOME, a real Chromium and the real upstream. One daemon (the default profile) serves the whole file.
+ */
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'dist', 'electron', 'bin', 'tabmux.js');
+const SESSION_LINE = /^sess-[0-9a-f]{16}\n$/;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const { home, cleanup } = makeTestHome();
+
+/** The inherited environment without any TABMUX_* setting, so only what a test sets applies. */
+function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith('TABMUX_')) {
+      env[key] = value;
+    }
+  }
+  return { ...env, TABMUX_HOME: home, TABMUX_HEADLESS: '1', ...extra };
+}
+
+/** Runs the CLI; a run that outlives `timeoutMs` is killed and comes back with code null. */
+function tabmux(args: readonly string[], extraEnv: Record<string, string> = {}, timeoutMs = 45_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: baseEnv(extraEnv), stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs a command that must succeed and returns its stdout. */
+async function ok(args: readonly string[], extraEnv: Record<string, string> = {}): Promise<string> {
+  const run = await tabmux(args, extraEnv);
+  if (run.code !== 0) {
+    throw new Error(`tabmux ${args.join(' ')} exited ${String(run.code)}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  }
+  return run.stdout;
+}
+
+async function json<T>(args: readonly string[]): Promise<T> {
+  return JSON.parse(await ok([...args, '--json'])) as T;
+}
+
+async function newSession(label?: string): Promise<string> {
+  return (await ok(label === undefined ? ['session', 'create'] : ['session', 'create', '--label', label])).trim();
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function tokenOf(snapshot: string, role: string, name: string): string {
+  const match = new RegExp(`uid=(\\S+) ${role} "${name}"`).exec(snapshot);
+  if (!match?.[1]) {
+    throw new Error(`no ${role} "${name}" in:\n${snapshot}`);
+  }
+  return match[1];
+}
+
+const FORM = html('<button onclick="document.title = \'clicked\'">Go</button><button>Stop</button>', 'Form');
+
+let status: DaemonStatus;
+
+beforeAll(async () => {
+  await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT });
+});
+
+afterAll(async () => {
+  for (const profile of ['default', 'locked', 'nochrome']) {
+    await tabmux(['daemon', 'stop', '--profile', profile]);
+  }
+  cleanup();
+});
+
+describe('tabmux daemon', () => {
+  it('status exits 3 when no daemon runs', async () => {
+    const text = await tabmux(['daemon', 'status']);
+    expect(text.code).toBe(3);
+    expect(text.stdout).toMatch(/not running/);
+    const asJson = await tabmux(['daemon', 'status', '--json']);
+    expect(asJson.code).toBe(3);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ profile: 'default', state: 'stopped' });
+  });
+
+  it('start returns once the daemon accepts calls, and a second start is a no-op', async () => {
+    const started = await tabmux(['daemon', 'start']);
+    expect(started.code).toBe(0);
+    expect(started.stdout).toMatch(/^started: profile default, daemon pid \d+, chrome pid \d+ port \d+/);
+    // Nothing else has to wait: the very next command gets an answer.
+    status = await json<DaemonStatus>(['daemon', 'status']);
+    expect(status.state).toBe('ready');
+
+    const again = await tabmux(['daemon', 'start', '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ started: false, pid: status.pid });
+    expect((await ok(['daemon', 'start'])).startsWith('already running')).toBe(true);
+  });
+
+  it('status --json shows Chrome, the upstream child, sessions and the queue', () => {
+    expect(status).toMatchObject({ profile: 'default', sessions: [], queue: [] });
+    expect(status.chrome.pid).toEqual(expect.any(Number));
+    expect(status.chrome.port).toEqual(expect.any(Number));
+    expect(status.upstream.pid).toEqual(expect.any(Number));
+    expect(alive(status.pid)).toBe(true);
+    expect(alive(status.chrome.pid!)).toBe(true);
+    expect(alive(status.upstream.pid!)).toBe(true);
+    expect(status.chrome.userDataDir).toBe(join(home, 'data', 'profiles', 'default', 'chrome'));
+    const socket = join(home, 'run', 'default.sock');
+    expect(status.socketPath).toBe(socket);
+    expect(lstatSync(socket).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(home, 'run', 'default.pid'))).toBe(true);
+  });
+});
+
+describe('tabmux session and mcp', () => {
+  let a: string;
+  let b: string;
+
+  it('session create prints the new id alone on stdout', async () => {
+    const plain = await tabmux(['session', 'create']);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(SESSION_LINE);
+    expect(plain.stderr).toBe('');
+    const labelled = await tabmux(['session', 'create', '--label', 'agent b']);
+    expect(labelled.stdout).toMatch(SESSION_LINE);
+    a = plain.stdout.trim();
+    b = labelled.stdout.trim();
+    expect(a).not.toBe(b);
+  });
+
+  it('session list --json lists the sessions with their labels', async () => {
+    const sessions = await json<SessionInfo[]>(['session', 'list']);
+    expect(sessions.map((session) => session.id).sort()).toEqual([a, b].sort());
+    expect(sessions.find((session) => session.id === a)).toMatchObject({ label: null, owned: false, pages: [] });
+    expect(sessions.find((session) => session.id === b)).toMatchObject({ label: 'agent b', owned: false });
+    const text = await ok(['session', 'list']);
+    expect(text).toContain(a);
+    expect(text).toContain('agent b');
+  });
+
+  it('mcp list shows the tools as agents see them, without pageId on page tools', async () => {
+    const tools = await json<ToolInfo[]>(['mcp', 'list']);
+    const names = tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['click', 'take_snapshot', 'evaluate_script', 'navigate_page', 'new_page', 'list_pages']));
+    for (const tool of tools) {
+      const properties = Object.keys(tool.inputSchema.properties ?? {});
+      if (tool.name === 'select_page' || tool.name === 'close_page') {
+        expect(properties).toContain('pageId');
+      } else {
+        expect(properties, tool.name).not.toContain('pageId');
+        expect(tool.inputSchema.required ?? [], tool.name).not.toContain('pageId');
+      }
+    }
+    expect(tools.find((tool) => tool.name === 'click')?.inputSchema.required).toContain('uid');
+    const text = await ok(['mcp', 'list']);
+    expect(text).toMatch(/^click\(uid, /m);
+    expect(text).toMatch(/^take_snapshot\(/m);
+    const withPageId = text.split('\n').filter((line) => /\bpageId\b/.test(line));
+    expect(withPageId.map((line) => line.slice(0, line.indexOf('(')))).toEqual(['close_page', 'select_page']);
+  });
+
+  it('mcp call prints the result text and exits 0', async () => {
+    const navigated = await tabmux(['mcp', 'call', '--session', a, 'navigate_page', JSON.stringify({ url: FORM })]);
+    expect(navigated.code).toBe(0);
+    expect(navigated.stdout).toMatch(/Successfully navigated/);
+    expect(navigated.stderr).toBe('');
+    const snapshot = await tabmux(['mcp', 'call', '--session', a, 'take_snapshot']);
+    expect(snapshot.code).toBe(0);
+    expect(snapshot.stdout).toMatch(new RegExp(`uid=u:${a.slice(5, 13)}:\\d+:\\S+ button "Go"`));
+    const go = tokenOf(snapshot.stdout, 'button', 'Go');
+    expect(await ok(['mcp', 'call', '-s', a, 'click', JSON.stringify({ uid: go })])).toMatch(/Successfully clicked/);
+    expect(await ok(['mcp', 'call', '-s', a, 'evaluate_script', '{"function": "() => document.title"}'])).toContain('"clicked"');
+  });
+
+  it('mcp call exits 1 and prints the error on stderr when the tool fails', async () => {
+    const failed = await tabmux(['mcp', 'call', '--session', a, 'evaluate_script', '{"function": "() => { throw new Error(\'kaboom\') }"}']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('kaboom');
+    expect(failed.stdout).toBe('');
+    const unknownTool = await tabmux(['mcp', 'call', '--session', a, 'no_such_tool']);
+    expect(unknownTool.code).toBe(1);
+    expect(unknownTool.stderr).toMatch(/no_such_tool/);
+  });
+
+  it('mcp call exits 1 with the reason when the router rejects a stale or foreign uid token', async () => {
+    const older = tokenOf(await ok(['mcp', 'call', '-s', a, 'take_snapshot']), 'button', 'Go');
+    await ok(['mcp', 'call', '-s', a, 'take_snapshot']);
+    const stale = await tabmux(['mcp', 'call', '-s', a, 'click', JSON.stringify({ uid: older })]);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/older snapshot.*take_snapshot again/);
+    expect(stale.stdout).toBe('');
+
+    const current = tokenOf(await ok(['mcp', 'call', '-s', a, 'take_snapshot']), 'button', 'Go');
+    const foreign = await tabmux(['mcp', 'call', '-s', b, 'click', JSON.stringify({ uid: current })]);
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toMatch(/belongs to another session/);
+    // The rejected click never reached the page: a's token still works.
+    expect(await ok(['mcp', 'call', '-s', a, 'click', JSON.stringify({ uid: current })])).toMatch(/Successfully clicked/);
+  });
+
+  it('mcp call exits 1 for an unknown session, and refuses a missing --session', async () => {
+    const unknown = await tabmux(['mcp', 'call', '--session', 'sess-0000000000000000', 'take_snapshot']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/unknown session sess-0000000000000000/);
+    const missing = await tabmux(['mcp', 'call', 'take_snapshot']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/--session/);
+  });
+
+  it('mcp call rejects arguments that are not a JSON object before calling anything', async () => {
+    for (const bad of ['{"url": ', 'nope', '[1, 2]', '"text"']) {
+      const run = await tabmux(['mcp', 'call', '-s', a, 'navigate_page', bad]);
+      expect(run.code, bad).not.toBe(0);
+      expect(run.stderr, bad).toMatch(/tool arguments must be a JSON object/);
+      expect(run.stdout, bad).toBe('');
+    }
+    // Still on the page from before: nothing navigated.
+    expect(await ok(['mcp', 'call', '-s', a, 'evaluate_script', '{"function": "() => document.title"}'])).toContain('"clicked"');
+  });
+
+  describe('mcp batch', () => {
+    const scripts = join(home, 'scripts');
+
+    const script = (name: string, steps: unknown): string => {
+      const file = join(home, `${name}.json`);
+      writeFileSync(file, JSON.stringify(steps));
+      return file;
+    };
+
+    const flow = (middle: unknown): unknown[] => [
+      { tool: 'navigate_page', args: { url: FORM } },
+      { id: 'snap', tool: 'take_snapshot' },
+      middle,
+      { tool: 'click', args: { uid: { $uid: { role: 'button', name: 'Go' } } } },
+      { tool: 'evaluate_script', args: { function: '() => document.title' } },
+    ];
+
+    it('runs steps in one session and resolves a $uid reference to an earlier snapshot', async () => {
+      const file = script('ok', flow({ tool: 'evaluate_script', args: { function: '() => document.title' } }));
+      const run = await tabmux(['mcp', 'batch', '--session', b, '--script', file]);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toMatch(/^## \[1\/5\] navigate_page/m);
+      expect(run.stdout).toMatch(/^## \[2\/5\] take_snapshot \(snap\)/m);
+      expect(run.stdout).toMatch(/^## \[4\/5\] click\nSuccessfully clicked/m);
+      expect(run.stdout).toMatch(/## \[5\/5\] evaluate_script[\s\S]*"clicked"/);
+
+      const report = JSON.parse(await ok(['mcp', 'batch', '-s', b, '--script', file, '--json'])) as { tool: string; args: { uid?: string }; result: { isError?: boolean } }[];
+      expect(report).toHaveLength(5);
+      expect(report[3]?.args.uid).toMatch(new RegExp(`^u:${b.slice(5, 13)}:\\d+:`));
+      expect(report.every((step) => step.result.isError !== true)).toBe(true);
+    });
+
+    it('keeps going after a failed step without --fail-fast, and exits 1', async () => {
+      const file = script('fails', flow({ tool: 'evaluate_script', args: { function: "() => { throw new Error('step three broke') }" } }));
+      const run = await tabmux(['mcp', 'batch', '--session', b, '--script', file]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/## \[3\/5\] evaluate_script failed\n.*step three broke/);
+      expect(run.stdout).toMatch(/## \[4\/5\] click\nSuccessfully clicked/);
+      expect(run.stdout).toMatch(/## \[5\/5\] evaluate_script/);
+    });
+
+    it('stops at the first failed step with --fail-fast', async () => {
+      const file = script('fails', flow({ tool: 'evaluate_script', args: { function: "() => { throw new Error('step three broke') }" } }));
+      await ok(['mcp', 'call', '-s', b, 'navigate_page', JSON.stringify({ url: 'about:blank' })]);
+      const run = await tabmux(['mcp', 'batch', '--session', b, '--script', file, '--fail-fast']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/step three broke/);
+      expect(run.stdout).toMatch(/## \[2\/5\] take_snapshot/);
+      expect(run.stdout).not.toMatch(/\[4\/5\]|\[5\/5\]/);
+      // The click after the failure never ran.
+      expect(await ok(['mcp', 'call', '-s', b, 'evaluate_script', '{"function": "() => document.title"}'])).toContain('"Form"');
+    });
+
+    it('fails a step whose $uid matches nothing, and rejects a malformed script', async () => {
+      const missing = script('missing', [{ tool: 'take_snapshot' }, { tool: 'click', args: { uid: { $uid: { role: 'button', name: 'Nowhere' } } } }]);
+      const run = await tabmux(['mcp', 'batch', '-s', b, '--script', missing, '--fail-fast']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/no element with role button, name "Nowhere"/);
+
+      const malformed = script('malformed', { tool: 'take_snapshot' });
+      const bad = await tabmux(['mcp', 'batch', '-s', b, '--script', malformed]);
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toMatch(/batch script/);
+      const absent = await tabmux(['mcp', 'batch', '-s', b, '--script', join(scripts, 'absent.json')]);
+      expect(absent.code).not.toBe(0);
+      expect(absent.stderr).toMatch(/cannot read batch script/);
+    });
+  });
+
+  describe('pages and page control', () => {
+    it('pages shows every tab with its owner', async () => {
+      const tabs = await json<TabInfo[]>(['pages']);
+      const page = await json<{ session: string; pageId: number; url: string }>(['session', 'page', '--session', a]);
+      expect(page).toMatchObject({ session: a, url: FORM });
+      expect(tabs.find((tab) => tab.pageId === page.pageId)).toMatchObject({ owner: a, origin: 'created', url: FORM });
+      const text = await ok(['pages']);
+      expect(text).toMatch(/^PAGE\s+OWNER/);
+      expect(text).toMatch(new RegExp(`^${page.pageId}\\s+${a}\\s+created`, 'm'));
+      expect(text).toMatch(/\(unowned\)/);
+      expect(await ok(['session', 'page', '--session', a])).toBe(`session=${a} page=${page.pageId} url=${FORM}\n`);
+    });
+
+    it('attach gives an unowned tab to a session, release gives it back, and close leaves it open', async () => {
+      const c = await newSession('attacher');
+      const unowned = (await json<TabInfo[]>(['pages'])).find((tab) => tab.owner === null && tab.url === 'about:blank');
+      expect(unowned).toBeDefined();
+      const pageId = unowned!.pageId;
+
+      expect(await ok(['session', 'attach', '--session', c, '--page', String(pageId)])).toBe(`session=${c} page=${pageId} url=about:blank\n`);
+      expect((await json<TabInfo[]>(['pages'])).find((tab) => tab.pageId === pageId)).toMatchObject({ owner: c, origin: 'attached' });
+      // The attached tab is the session's current page: its calls act there.
+      expect(await ok(['mcp', 'call', '-s', c, 'evaluate_script', '{"function": "() => location.href"}'])).toContain('about:blank');
+
+      // Another session cannot take it.
+      const taken = await tabmux(['session', 'attach', '--session', a, '--page', String(pageId)]);
+      expect(taken.code).toBe(1);
+      expect(taken.stderr).toMatch(new RegExp(`page ${pageId} belongs to session ${c}`));
+
+      const released = await json<{ pageId: number | null; pages: unknown[] }>(['session', 'release', '--session', c, '--page', String(pageId)]);
+      expect(released).toMatchObject({ pageId: null, pages: [] });
+      expect((await json<TabInfo[]>(['pages'])).find((tab) => tab.pageId === pageId)).toMatchObject({ owner: null, origin: null });
+
+      await ok(['session', 'attach', '--session', c, '--page', String(pageId)]);
+      expect(await ok(['session', 'close', '--session', c])).toBe(`closed=${c}\n`);
+      const after = (await json<TabInfo[]>(['pages'])).find((tab) => tab.pageId === pageId);
+      expect(after).toMatchObject({ owner: null });
+    });
+
+    it('attach and release refuse bad page ids', async () => {
+      const word = await tabmux(['session', 'attach', '--session', a, '--page', 'first']);
+      expect(word.code).not.toBe(0);
+      expect(word.stderr).toMatch(/--page must be a page id/);
+      const none = await tabmux(['session', 'attach', '--session', a, '--page', '9999']);
+      expect(none.code).toBe(1);
+      expect(none.stderr).toMatch(/no tab with page id 9999/);
+    });
+
+    it('session close closes the tabs the session opened, and later calls say it was closed', async () => {
+      const { pageId } = await json<{ pageId: number }>(['session', 'page', '--session', a]);
+      const closed = await json<{ closed: string; closedPages: number[] }>(['session', 'close', '--session', a]);
+      expect(closed).toEqual({ closed: a, closedPages: [pageId] });
+      expect((await json<TabInfo[]>(['pages'])).map((tab) => tab.pageId)).not.toContain(pageId);
+      const call = await tabmux(['mcp', 'call', '-s', a, 'take_snapshot']);
+      expect(call.code).toBe(1);
+      expect(call.stderr).toMatch(/was closed/);
+      expect((await json<SessionInfo[]>(['session', 'list'])).map((session) => session.id)).not.toContain(a);
+    });
+  });
+});
+
+describe('tabmux profile', () => {
+  it('adds, lists and removes profiles', async () => {
+    expect(await ok(['profile', 'add', 'work', '--headless'])).toBe('added profile work\n');
+    const listed = await json<{ name: string; running: boolean; config: { headless?: boolean } }[]>(['profile', 'list']);
+    expect(listed.find((row) => row.name === 'default')).toMatchObject({ running: true });
+    expect(listed.find((row) => row.name === 'work')).toMatchObject({ running: false, config: { headless: true } });
+    expect(await ok(['profile', 'list'])).toMatch(/^default\trunning\n(.*\n)*work\tstopped$/m);
+
+    const twice = await tabmux(['profile', 'add', 'work']);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toMatch(/already exists/);
+
+    expect(await ok(['profile', 'remove', 'work'])).toBe('removed profile work\n');
+    expect((await json<{ name: string }[]>(['profile', 'list'])).map((row) => row.name)).not.toContain('work');
+    const gone = await tabmux(['profile', 'remove', 'work']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/no profile named "work"/);
+  });
+
+  it('refuses to remove a profile whose daemon runs', async () => {
+    const run = await tabmux(['profile', 'remove', 'default']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/running; stop it first/);
+  });
+
+  it('rejects a bad profile name with a clear error and touches nothing', async () => {
+    for (const args of [['session', 'list', '--profile', '../x'], ['daemon', 'start', '--profile', '../x'], ['profile', 'add', '../x'], ['profile', 'add', 'Upper']]) {
+      const run = await tabmux(args);
+      expect(run.code, args.join(' ')).not.toBe(0);
+      expect(run.stderr, args.join(' ')).toMatch(/invalid profile name/);
+      expect(run.stdout).toBe('');
+    }
+    const asJson = await tabmux(['daemon', 'status', '--profile', '../x', '--json']);
+    expect(asJson.code).not.toBe(0);
+    expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: 'invalid_profile' } });
+    expect(existsSync(join(home, 'data', 'profiles', '..', 'x'))).toBe(false);
+    expect(existsSync(join(home, 'data', 'x'))).toBe(false);
+  });
+
+  it('explains a missing Chrome and names TABMUX_CHROME and --chrome', async () => {
+    await ok(['profile', 'add', 'nochrome']);
+    const run = await tabmux(['daemon', 'start', '--profile', 'nochrome'], { TABMUX_CHROME: '/nonexistent' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/Chrome not found at \/nonexistent/);
+    expect(run.stderr).toMatch(/TABMUX_CHROME/);
+    expect(run.stderr).toMatch(/--chrome/);
+    expect((await tabmux(['daemon', 'status', '--profile', 'nochrome'])).code).toBe(3);
+    expect(existsSync(join(home, 'run', 'nochrome.sock'))).toBe(false);
+
+    const asJson = await tabmux(['daemon', 'start', '--profile', 'nochrome', '--json'], { TABMUX_CHROME: '/nonexistent' });
+    expect(asJson.code).toBe(1);
+    expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: 'chrome_not_found' } });
+  });
+
+  describe('a user-data-dir already held by another Chrome', () => {
+    let other: ChildProcess | undefined;
+
+    afterAll(async () => {
+      if (other?.pid !== undefined && other.exitCode === null) {
+        const exited = new Promise((resolve) => other?.once('exit', resolve));
+        other.kill('SIGKILL');
+        await exited;
+      }
+    });
+
+    it('is refused with profile_locked and an "already in use" explanation', async () => {
+      await ok(['profile', 'add', 'locked']);
+      const userDataDir = join(home, 'data', 'profiles', 'locked', 'chrome');
+      other = spawn('/usr/bin/chromium', ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', `--user-data-dir=${userDataDir}`, 'about:blank'], {
+        stdio: 'ignore',
+      });
+      const lock = join(userDataDir, 'SingletonLock');
+      await until(() => {
+        try {
+          return readlinkSync(lock).endsWith(`-${String(other?.pid)}`);
+        } catch {
+          return false;
+        }
+      }, 'the other Chrome to lock its user-data-dir');
+
+      const run = await tabmux(['daemon', 'start', '--profile', 'locked']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/already in use by another Chrome \(pid \d+\)/);
+      expect(run.stderr).toMatch(/quit that Chrome or use another tabmux profile/);
+      expect((await tabmux(['daemon', 'status', '--profile', 'locked'])).code).toBe(3);
+      expect(other.exitCode).toBeNull();
+
+      const asJson = await tabmux(['daemon', 'start', '--profile', 'locked', '--json']);
+      expect(asJson.code).toBe(1);
+      expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: 'profile_locked', message: expect.stringMatching(/already in use/) as unknown } });
+    });
+  });
+});
+
+describe('tabmux session release of a page the session does not own', () => {
+  // Runs last before stop: when it fails, the worker's queue may be left blocked for every session.
+  it('is refused, and calls of the same and other sessions keep running', async () => {
+    const owner = await newSession('releaser');
+    const other = await newSession('bystander');
+    await ok(['mcp', 'call', '-s', other, 'evaluate_script', '{"function": "() => 1"}']);
+    const refused = await tabmux(['session', 'release', '--session', owner, '--page', '9999'], {}, 10_000);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/page 9999 does not belong to session/);
+    const after = await tabmux(['mcp', 'call', '-s', other, 'evaluate_script', '{"function": "() => 41 + 1"}'], {}, 10_000);
+    expect(after.code, 'a call after the refused release finishes within 10 s').toBe(0);
+    expect(after.stdout).toContain('42');
+  });
+});
+
+describe('tabmux daemon stop', () => {
+  it('ends the upstream child and Chrome and removes the socket and pid file', async () => {
+    const before = await json<DaemonStatus>(['daemon', 'status']);
+    const pids = { daemon: before.pid, chrome: before.chrome.pid!, upstream: before.upstream.pid! };
+    expect(Object.values(pids).every(alive)).toBe(true);
+
+    const stopped = await tabmux(['daemon', 'stop']);
+    expect(stopped.code).toBe(0);
+    expect(stopped.stdout).toBe('stopped profile default\n');
+    for (const [name, pid] of Object.entries(pids)) {
+      expect(() => process.kill(pid, 0), `${name} pid ${pid}`).toThrow();
+    }
+    expect(existsSync(join(home, 'run', 'default.sock'))).toBe(false);
+    expect(existsSync(join(home, 'run', 'default.pid'))).toBe(false);
+
+    expect((await tabmux(['daemon', 'status'])).code).toBe(3);
+    const again = await tabmux(['daemon', 'stop']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/was not running/);
+  });
+});
