@@ -1,0 +1,283 @@
+import { execFile, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionInfo, TabInfo } from '../../shared/model.js';
+import { isProcessAlive } from '../../electron/core/processes.js';
+import { packageRoot } from '../../electron/core/version.js';
+import { html, uidOf } from '../helpers/daemonFixture.js';
+import { makeTestHome } from '../helpers/testHome.js';
+
+/**
+ * `tabmux mcp serve` as MCP clients run it: a child process on stdio, driven by the SDK client (and by the MCP
+ * Inspector CLI), against one real daemon with real Chromium and chrome-devtools-mcp shared by the whole file.
+ */
+
+const execFileAsync = promisify(execFile);
+const CLI = join(packageRoot(), 'dist', 'electron', 'bin', 'tabmux.js');
+const INSPECTOR = join(packageRoot(), 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
+
+const { home, cleanup } = makeTestHome();
+// Unbound sessions (session_id mode, a killed bridge's) expire after a few idle seconds here, so expiry is testable.
+const ENV: Record<string, string> = {
+  TABMUX_HOME: home,
+  TABMUX_HEADLESS: '1',
+  TABMUX_SESSION_TTL_MS: '4000',
+  TABMUX_REAP_INTERVAL_MS: '500',
+};
+const env = (): Record<string, string> => {
+  const merged: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined) {
+      merged[key] = value;
+    }
+  }
+  return { ...merged, ...ENV };
+};
+
+interface Bridge {
+  client: Client;
+  transport: StdioClientTransport;
+  pid: number;
+  /** Errors the client saw on the wire: anything but MCP on the bridge's stdout shows up here. */
+  wireErrors: Error[];
+  call: (name: string, args?: Record<string, unknown>) => Promise<{ text: string; isError: boolean }>;
+}
+
+const bridges: Bridge[] = [];
+
+async function startBridge(name: string, args: string[] = []): Promise<Bridge> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', 'serve', ...args], env: env(), stderr: 'pipe' });
+  const client = new Client({ name, version: '1.0.0' });
+  const wireErrors: Error[] = [];
+  client.onerror = (error) => wireErrors.push(error);
+  await client.connect(transport);
+  const pid = transport.pid ?? 0;
+  const bridge: Bridge = {
+    client,
+    transport,
+    pid,
+    wireErrors,
+    call: async (tool, toolArgs = {}) => {
+      const result = await client.callTool({ name: tool, arguments: toolArgs });
+      const content = Array.isArray(result.content) ? result.content : [];
+      const text = content.map((item: unknown) => (typeof item === 'object' && item !== null && 'text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
+      return { text, isError: result.isError === true };
+    },
+  };
+  bridges.push(bridge);
+  return bridge;
+}
+
+async function cli<T>(...args: string[]): Promise<T> {
+  const { stdout } = await execFileAsync(process.execPath, [CLI, ...args, '--json'], { env: env() });
+  return JSON.parse(stdout) as T;
+}
+
+const sessions = (): Promise<SessionInfo[]> => cli<SessionInfo[]>('session', 'list');
+const tabs = (): Promise<TabInfo[]> => cli<TabInfo[]>('pages');
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function sessionLabelled(label: string): Promise<SessionInfo> {
+  return until(`a session labelled ${label}`, async () => (await sessions()).find((session) => session.label === label));
+}
+
+describe('tabmux mcp serve', () => {
+  beforeAll(async () => {
+    await execFileAsync(process.execPath, [CLI, 'daemon', 'start'], { env: env() });
+  });
+
+  afterAll(async () => {
+    await Promise.all(bridges.map((bridge) => bridge.client.close().catch(() => undefined)));
+    await execFileAsync(process.execPath, [CLI, 'daemon', 'stop'], { env: env() }).catch(() => undefined);
+    for (const bridge of bridges) {
+      expect(bridge.wireErrors).toEqual([]);
+    }
+    cleanup();
+  });
+
+  it('lists the tools without pageId and drives a page with uid tokens', async () => {
+    const bridge = await startBridge('claude-code');
+    const { tools } = await bridge.client.listTools();
+    const names = tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['new_page', 'take_snapshot', 'click', 'fill', 'list_pages']));
+    expect(names).not.toContain('close_session');
+    for (const tool of tools.filter((candidate) => !['select_page', 'close_page'].includes(candidate.name))) {
+      expect(Object.keys(tool.inputSchema.properties ?? {}), tool.name).not.toContain('pageId');
+    }
+    expect(tools.find((tool) => tool.name === 'click')?.inputSchema.properties).not.toHaveProperty('session_id');
+    const session = await sessionLabelled('claude-code');
+    expect(session.owned).toBe(true);
+
+    const page = html('<button onclick="this.textContent=\'Clicked\'">Go</button><input aria-label="Name">', 'Flow');
+    expect((await bridge.call('new_page', { url: page })).isError).toBe(false);
+    const snapshot = await bridge.call('take_snapshot');
+    const short = session.id.slice(5, 13);
+    const button = uidOf(snapshot.text, 'button', 'Go');
+    expect(button).toMatch(new RegExp(`^u:${short}:\\d+:`));
+    expect((await bridge.call('click', { uid: button })).isError).toBe(false);
+    const textbox = uidOf((await bridge.call('take_snapshot')).text, 'textbox', 'Name');
+    expect((await bridge.call('fill', { uid: textbox, value: 'hello' })).isError).toBe(false);
+    const state = await bridge.call('evaluate_script', { function: '() => [document.querySelector("button").textContent, document.querySelector("input").value]' });
+    expect(state.text).toContain('["Clicked","hello"]');
+    const stale = await bridge.call('click', { uid: button });
+    expect(stale.isError).toBe(true);
+    expect(stale.text).toMatch(/take_snapshot/);
+  });
+
+  it('gives two bridges their own tabs, and neither sees the other page or accepts its tokens', async () => {
+    const [a, b] = await Promise.all([startBridge('agent-a'), startBridge('agent-b')]);
+    await Promise.all([a.call('new_page', { url: html('<button>A</button>', 'Page-A') }), b.call('new_page', { url: html('<button>B</button>', 'Page-B') })]);
+    const [pagesA, pagesB] = await Promise.all([a.call('list_pages'), b.call('list_pages')]);
+    expect(pagesA.text).toContain('Page-A');
+    expect(pagesA.text).not.toContain('Page-B');
+    expect(pagesB.text).toContain('Page-B');
+    expect(pagesB.text).not.toContain('Page-A');
+    const tokenA = uidOf((await a.call('take_snapshot')).text, 'button', 'A');
+    const foreign = await b.call('click', { uid: tokenA });
+    expect(foreign.isError).toBe(true);
+    expect(foreign.text).toMatch(/another session|belongs to/);
+    expect((await a.call('click', { uid: tokenA })).isError).toBe(false);
+    const labels = (await sessions()).map((session) => session.label);
+    expect(labels).toEqual(expect.arrayContaining(['agent-a', 'agent-b']));
+  });
+
+  it('closes its session and tab when stdin closes, and exits on its own', async () => {
+    const bridge = await startBridge('leaves-cleanly');
+    await bridge.call('new_page', { url: html('<p>bye</p>', 'Leaving-Page') });
+    const session = await sessionLabelled('leaves-cleanly');
+    expect((await tabs()).some((tab) => tab.owner === session.id)).toBe(true);
+    const started = Date.now();
+    // The SDK ends stdin and only signals the process if it is still there after 2 s.
+    await bridge.client.close();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(isProcessAlive(bridge.pid)).toBe(false);
+    expect((await sessions()).some((candidate) => candidate.id === session.id)).toBe(false);
+    expect((await tabs()).some((tab) => tab.owner === session.id || tab.title === 'Leaving-Page')).toBe(false);
+  });
+
+  it('releases its session at once when killed, and the reaper then closes it and its tab', async () => {
+    const bridge = await startBridge('killed');
+    await bridge.call('new_page', { url: html('<p>x</p>', 'Killed-Page') });
+    const session = await sessionLabelled('killed');
+    expect(session.owned).toBe(true);
+    process.kill(bridge.pid, 'SIGKILL');
+    await until('the session to be released', async () => ((await sessions()).find((candidate) => candidate.id === session.id)?.owned === false ? true : undefined));
+    await until('the session to expire', async () => ((await sessions()).some((candidate) => candidate.id === session.id) ? undefined : true));
+    await until('its tab to close', async () => ((await tabs()).some((tab) => tab.title === 'Killed-Page') ? undefined : true));
+  });
+
+  it('exits when its parent process dies even though stdin stays open', async () => {
+    // sh is the bridge's parent; `sleep` keeps the write end of the bridge's stdin open after sh is gone.
+    const log = join(home, 'orphan.log');
+    const shell = spawn('sh', ['-c', `sleep 60 | "${process.execPath}" "${CLI}" mcp serve 2>"${log}"`], { env: env(), stdio: 'ignore' });
+    const shellPid = shell.pid ?? 0;
+    // By process name, so a forked sh that has not yet exec'd its command is not mistaken for it.
+    const childOf = async (name: string): Promise<number | undefined> => {
+      const { stdout } = await execFileAsync('pgrep', ['-P', String(shellPid), '-x', name]).catch(() => ({ stdout: '' }));
+      const pid = Number(stdout.trim().split('\n')[0]);
+      return pid > 0 ? pid : undefined;
+    };
+    const bridgePid = await until('the bridge process', () => childOf('node'));
+    const sleepPid = await until('the sleep process', () => childOf('sleep'));
+    // The bridge must be running (and so have noted its parent) before the parent dies.
+    await until('the bridge to connect', async () => ((await readFile(log, 'utf8').catch(() => '')).includes('connected to the daemon') ? true : undefined));
+    process.kill(shellPid, 'SIGKILL');
+    try {
+      await until('the orphaned bridge to exit', () => Promise.resolve(isProcessAlive(bridgePid) ? undefined : true), 10_000);
+    } finally {
+      process.kill(sleepPid, 'SIGKILL');
+    }
+    expect(await readFile(log, 'utf8')).toMatch(/parent process \d+ exited/);
+  });
+
+  it('routes calls by session_id, rejects ended ids and closes sessions with close_session', async () => {
+    const bridge = await startBridge('framework', ['--session-arg']);
+    const { tools } = await bridge.client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('close_session');
+    expect(tools.find((tool) => tool.name === 'click')?.inputSchema.properties).toHaveProperty('session_id');
+    expect(tools.find((tool) => tool.name === 'take_snapshot')?.inputSchema.properties).not.toHaveProperty('pageId');
+
+    await bridge.call('new_page', { session_id: 'browser_one', url: html('<button>One</button>', 'Page-One') });
+    await bridge.call('new_page', { session_id: 'browser_two', url: html('<button>Two</button>', 'Page-Two') });
+    const one = await sessionLabelled('browser_one');
+    expect(one.owned).toBe(false);
+    const listedOne = await bridge.call('list_pages', { session_id: 'browser_one' });
+    expect(listedOne.text).toContain('Page-One');
+    expect(listedOne.text).not.toContain('Page-Two');
+    const tokenOne = uidOf((await bridge.call('take_snapshot', { session_id: 'browser_one' })).text, 'button', 'One');
+    const foreign = await bridge.call('click', { session_id: 'browser_two', uid: tokenOne });
+    expect(foreign.isError).toBe(true);
+    expect((await bridge.call('click', { session_id: 'browser_one', uid: tokenOne })).isError).toBe(false);
+    const unscoped = await bridge.call('list_pages');
+    expect(unscoped.isError).toBe(false);
+    expect(unscoped.text).not.toMatch(/Page-One|Page-Two/);
+
+    const closed = await bridge.call('close_session', { session_id: 'browser_one' });
+    expect(closed.isError).toBe(false);
+    expect((await tabs()).some((tab) => tab.title === 'Page-One')).toBe(false);
+    expect((await sessions()).some((session) => session.id === one.id)).toBe(false);
+    const late = await bridge.call('list_pages', { session_id: 'browser_one' });
+    expect(late).toEqual({ isError: true, text: 'Session not found: browser_one (closed or expired); use a new session_id' });
+    expect((await bridge.call('list_pages', { session_id: 'browser_two' })).text).toContain('Page-Two');
+
+    // browser_two now sits idle past the daemon's TTL and is reaped.
+    const two = await sessionLabelled('browser_two');
+    await until('browser_two to expire', async () => ((await sessions()).some((session) => session.id === two.id) ? undefined : true));
+    const expired = await bridge.call('take_snapshot', { session_id: 'browser_two' });
+    expect(expired).toEqual({ isError: true, text: 'Session not found: browser_two (closed or expired); use a new session_id' });
+    expect((await bridge.call('list_pages', { session_id: 'browser_three' })).isError).toBe(false);
+  });
+
+  it('works with the MCP Inspector CLI', async () => {
+    const inspector = (...args: string[]): Promise<{ stdout: string }> =>
+      execFileAsync(
+        process.execPath,
+        [INSPECTOR, '--cli', '-e', `TABMUX_HOME=${home}`, '-e', 'TABMUX_HEADLESS=1', process.execPath, CLI, 'mcp', 'serve', '--label', 'inspector', ...args],
+        { env: env(), timeout: 30_000 },
+      );
+    const listed = JSON.parse((await inspector('--method', 'tools/list')).stdout) as { tools: { name: string; inputSchema: { properties?: object } }[] };
+    const snapshot = listed.tools.find((tool) => tool.name === 'take_snapshot');
+    expect(snapshot).toBeDefined();
+    expect(snapshot?.inputSchema.properties ?? {}).not.toHaveProperty('pageId');
+    const called = JSON.parse((await inspector('--method', 'tools/call', '--tool-name', 'list_pages')).stdout) as { content: { text: string }[]; isError?: boolean };
+    expect(called.isError ?? false).toBe(false);
+    expect(called.content[0]?.text).toContain('## Pages');
+    await until('the inspector sessions to close', async () => ((await sessions()).some((session) => session.label === 'inspector') ? undefined : true));
+  });
+
+  it('reports a daemon that stopped mid-call, and starts it again on the next call with a new session', async () => {
+    const bridge = await startBridge('survivor');
+    await bridge.call('new_page', { url: html('<p>before</p>', 'Before-Restart') });
+    const first = await sessionLabelled('survivor');
+    const inFlight = bridge.call('wait_for', { text: ['never appears'], timeout: 30_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await execFileAsync(process.execPath, [CLI, 'daemon', 'stop'], { env: env() });
+    const failed = await inFlight;
+    expect(failed.isError).toBe(true);
+    expect(failed.text).toMatch(/daemon/);
+    const after = await bridge.call('list_pages');
+    expect(after.isError).toBe(false);
+    expect(after.text).toMatch(/daemon for profile default was restarted/);
+    expect(after.text).not.toContain('Before-Restart');
+    const second = await sessionLabelled('survivor');
+    expect(second.id).not.toBe(first.id);
+    expect(second.owned).toBe(true);
+  });
+});
