@@ -67,6 +67,8 @@ export const mcpServe: Command = {
       process.once('SIGINT', onSignal);
       process.once('SIGHUP', onSignal);
       server.onclose = () => resolve('the MCP transport closed');
+      // A client that died leaves a broken pipe: writing a late response must end the bridge, not crash it.
+      process.stdout.once('error', () => resolve('stdout closed'));
     });
     await server.connect(new StdioServerTransport());
     bridge.warmUp();
