@@ -3,7 +3,11 @@
  * Times are epoch milliseconds. Page ids are in the terms of the session's upstream worker.
  */
 
-export type DaemonState = 'starting' | 'ready' | 'degraded' | 'stopping';
+/**
+ * `degraded`: Chrome died and is being relaunched (calls fail fast meanwhile); `crashed`: it keeps dying, relaunches
+ * continue at the longest backoff and `lastError` says why.
+ */
+export type DaemonState = 'starting' | 'ready' | 'degraded' | 'crashed' | 'stopping';
 
 export type ProfileState = 'stopped' | 'starting' | 'ready' | 'crashed' | 'restarting' | 'stopping';
 

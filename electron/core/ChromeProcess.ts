@@ -104,6 +104,8 @@ export class ChromeProcess {
       early = exit;
     });
 
+    const watchdog = startWatchdog(child.pid);
+    void exited.then(() => watchdog?.kill('SIGKILL'));
     const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
     while (Date.now() < deadline) {
       const port = await readPort(portFile);
@@ -135,6 +137,22 @@ export class ChromeProcess {
   kill(): void {
     killProcessGroup(this.pid, 'SIGKILL');
   }
+}
+
+/**
+ * Chrome runs in its own process group, so it would outlive a daemon killed with SIGKILL. A tiny shell watchdog
+ * (no Node, ~1 MB) kills Chrome's group once the daemon is gone; it is itself killed when Chrome exits first, so it
+ * never signals a recycled process group.
+ */
+function startWatchdog(chromePid: number | undefined): ChildProcess | undefined {
+  if (process.platform === 'win32' || chromePid === undefined) {
+    return undefined;
+  }
+  const script = 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; kill -9 "-$2" 2>/dev/null';
+  const watchdog = spawn('/bin/sh', ['-c', script, 'tabmux-chrome-watchdog', String(process.pid), String(chromePid)], { detached: true, stdio: 'ignore' });
+  watchdog.on('error', () => undefined);
+  watchdog.unref();
+  return watchdog;
 }
 
 async function readPort(portFile: string): Promise<number | undefined> {

@@ -178,6 +178,9 @@ export class ControlService {
   /** A tool call: router refusals and timeouts become tool errors the agent can read, like upstream's own. */
   async #callTool(session: string, name: string, args: Record<string, unknown>, peer: Peer, state: PeerState, requestId?: JsonRpcId): Promise<ToolResult> {
     try {
+      if (nestingExceeds(args, MAX_ARGUMENT_DEPTH)) {
+        throw new TabmuxError('invalid_params', `${name} arguments are nested deeper than ${MAX_ARGUMENT_DEPTH} levels; no browser tool takes that`);
+      }
       return await this.deps.router.callTool(session, name, args, {
         owner: peer.id,
         onQueued: (callId) => {
@@ -261,6 +264,26 @@ export class ControlService {
       'tabmux/queue.cancel': (params) => ({ cancelled: router.cancel(params.callId) }),
     };
   }
+}
+
+const MAX_ARGUMENT_DEPTH = 32;
+
+/** Iterative, so a hostile structure cannot overflow the stack while being checked. */
+function nestingExceeds(value: unknown, max: number): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (!item || typeof item.value !== 'object' || item.value === null) {
+      continue;
+    }
+    if (item.depth >= max) {
+      return true;
+    }
+    for (const child of Object.values(item.value)) {
+      stack.push({ value: child, depth: item.depth + 1 });
+    }
+  }
+  return false;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

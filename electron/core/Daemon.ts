@@ -46,6 +46,7 @@ export class Daemon {
   #chrome: ChromeProcess | undefined;
   #server: SocketServer | undefined;
   #stopping: Promise<void> | undefined;
+  #crashes: number[] = [];
   readonly #stopped: Promise<void>;
   #resolveStopped: () => void = () => undefined;
 
@@ -98,21 +99,7 @@ export class Daemon {
     await fs.mkdir(profileDataDir(paths, profile.name), { recursive: true, mode: 0o700 });
     await fs.mkdir(profileFilesDir(paths, profile.name), { recursive: true, mode: 0o700 });
     await this.#claimPidFile();
-    this.#chrome = await ChromeProcess.launch({
-      executable: this.#executable,
-      userDataDir: this.#userDataDir,
-      headless: this.#headless,
-      extraArgs: chromeExtraArgs(profile.config),
-      logger: logger.child('chrome'),
-    });
-    await this.#writePidFile();
-    void this.#chrome.exited.then((exit) => {
-      if (this.#stopping === undefined) {
-        this.state = 'degraded';
-        this.lastError = `Chrome exited unexpectedly (${exit.signal ?? `code ${String(exit.code)}`})`;
-        logger.error(this.lastError);
-      }
-    });
+    await this.#launchChrome();
     await this.router.start();
     const service = new ControlService({
       router: this.router,
@@ -123,14 +110,71 @@ export class Daemon {
       logger: logger.child('control'),
     });
     this.#server = await SocketServer.listen(this.#socketPath, service, logger.child('socket'));
-    this.state = 'ready';
-    logger.info(`ready on ${this.#socketPath} (Chrome pid ${this.#chrome.pid}, port ${this.#chrome.port})`);
+    this.#setState('ready', null);
+    logger.info(`ready on ${this.#socketPath} (Chrome pid ${String(this.#chrome?.pid)}, port ${String(this.#chrome?.port)})`);
+  }
+
+  async #launchChrome(): Promise<void> {
+    const { profile, logger } = this.#options;
+    const chrome = await ChromeProcess.launch({
+      executable: this.#executable,
+      userDataDir: this.#userDataDir,
+      headless: this.#headless,
+      extraArgs: chromeExtraArgs(profile.config),
+      logger: logger.child('chrome'),
+    });
+    this.#chrome = chrome;
+    await this.#writePidFile();
+    void chrome.exited.then((exit) => this.#onChromeExit(chrome, exit.signal ?? `code ${String(exit.code)}`));
+  }
+
+  /**
+   * Chrome died under us: tell the router (running calls fail at once, sessions learn their pages are lost), then
+   * relaunch on the same user-data-dir with backoff. Repeated crashes show as `crashed` with the last error and are
+   * retried at the longest backoff, never in a busy loop.
+   */
+  async #onChromeExit(chrome: ChromeProcess, how: string): Promise<void> {
+    if (this.#stopping !== undefined || chrome !== this.#chrome) {
+      return;
+    }
+    const { logger } = this.#options;
+    const now = Date.now();
+    this.#crashes = [...this.#crashes.filter((at) => now - at < 120_000), now];
+    this.#setState('degraded', `Chrome exited unexpectedly (${how})`);
+    logger.error(this.lastError ?? 'Chrome exited');
+    await this.router.browserLost(`Chrome exited: ${how}`);
+    for (let attempt = this.#crashes.length - 1; this.#stopping === undefined; attempt++) {
+      const delay = Math.min(30_000, 500 * 2 ** attempt);
+      if (attempt >= 3) {
+        this.#setState('crashed', `${this.lastError ?? 'Chrome keeps exiting'}; retrying every ${Math.round(delay / 1000)} s`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (this.#stopping !== undefined) {
+        return;
+      }
+      try {
+        await this.#launchChrome();
+        logger.info(`Chrome relaunched (pid ${this.#chrome?.pid ?? -1})`);
+        this.#setState('ready', null);
+        return;
+      } catch (error) {
+        this.lastError = `Chrome relaunch failed: ${TabmuxError.from(error).message}`;
+        logger.error(this.lastError);
+      }
+    }
+  }
+
+  #setState(state: DaemonState, lastError: string | null): void {
+    this.state = state;
+    this.lastError = lastError;
+    this.router.publish({ type: 'daemon', profile: this.profile, state, lastError });
   }
 
   #startUpstream(index: number): Promise<UpstreamClient> {
     const chrome = this.#chrome;
-    if (!chrome?.running) {
-      return Promise.reject(new TabmuxError('upstream_unavailable', 'Chrome is not running'));
+    if (!chrome?.running || this.state === 'degraded' || this.state === 'crashed') {
+      const why = this.lastError ? `: ${this.lastError}` : '';
+      return Promise.reject(new TabmuxError('upstream_unavailable', `Chrome is not running${why}; it is being relaunched, retry shortly`));
     }
     return UpstreamClient.start({
       browserUrl: chrome.browserUrl,
@@ -174,7 +218,7 @@ export class Daemon {
 
   async #stop(): Promise<void> {
     const { logger } = this.#options;
-    this.state = 'stopping';
+    this.#setState('stopping', null);
     logger.info('stopping');
     await this.#server?.close().catch(() => undefined);
     await this.router.close().catch(() => undefined);

@@ -14,7 +14,8 @@ export interface Upstream {
   callTool(name: string, args: Record<string, unknown>): Promise<ToolResult>;
   /** Resolves when the upstream process is gone (crash or close). */
   readonly closed: Promise<void>;
-  close(): Promise<void>;
+  /** Stops the process; calls still running fail with `reason`. */
+  close(reason?: string): Promise<void>;
 }
 
 export interface UpstreamOptions {
@@ -44,12 +45,18 @@ export class UpstreamClient implements Upstream {
   readonly closed: Promise<void>;
   #client: Client;
   #transport: StdioClientTransport;
-  #closing = false;
+  #closeReason: string | undefined;
+  #exited = false;
 
-  private constructor(client: Client, transport: StdioClientTransport, closed: Promise<void>) {
+  private constructor(client: Client, transport: StdioClientTransport) {
     this.#client = client;
     this.#transport = transport;
-    this.closed = closed;
+    this.closed = new Promise<void>((resolve) => {
+      client.onclose = () => {
+        this.#exited = true;
+        resolve();
+      };
+    });
   }
 
   get pid(): number | null {
@@ -99,18 +106,13 @@ export class UpstreamClient implements Upstream {
       }
     });
     const client = new Client({ name: 'tabmux', version: '1' }, { capabilities: {} });
-    let resolveClosed: () => void = () => undefined;
-    const closed = new Promise<void>((resolve) => {
-      resolveClosed = resolve;
-    });
-    client.onclose = () => resolveClosed();
+    const upstream = new UpstreamClient(client, transport);
     try {
       await client.connect(transport);
     } catch (error) {
       await transport.close().catch(() => undefined);
       throw new TabmuxError('upstream_unavailable', `chrome-devtools-mcp failed to start: ${errorMessage(error)}`, { cause: error });
     }
-    const upstream = new UpstreamClient(client, transport, closed);
     logger.info(`upstream started, pid ${String(transport.pid)}`);
     return upstream;
   }
@@ -135,15 +137,22 @@ export class UpstreamClient implements Upstream {
       const result = await this.#client.callTool({ name, arguments: args }, undefined, { timeout: NO_SDK_TIMEOUT });
       return asToolResult(result);
     } catch (error) {
-      if (this.#closing) {
-        throw new TabmuxError('upstream_unavailable', 'the upstream worker was stopped while the call ran', { cause: error });
+      if (this.#closeReason !== undefined) {
+        throw new TabmuxError('upstream_unavailable', this.#closeReason, { cause: error });
+      }
+      if (this.#exited) {
+        throw new TabmuxError(
+          'upstream_unavailable',
+          'chrome-devtools-mcp exited while the call ran; it is restarted on the next call. Check the page state, then retry',
+          { cause: error },
+        );
       }
       throw new TabmuxError('upstream_failed', `chrome-devtools-mcp failed the call: ${errorMessage(error)}`, { cause: error });
     }
   }
 
-  async close(): Promise<void> {
-    this.#closing = true;
+  async close(reason = 'the upstream worker was stopped while the call ran'): Promise<void> {
+    this.#closeReason ??= reason;
     await this.#client.close().catch(() => undefined);
   }
 }

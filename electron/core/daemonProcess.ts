@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, promises as fs } from 'node:fs';
-import { TabmuxError } from '../../shared/errors.js';
+import { isErrorCode, TabmuxError } from '../../shared/errors.js';
+import { isRecord } from '../../shared/jsonrpc.js';
 import type { DaemonStatus } from '../../shared/model.js';
 import { profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from './paths.js';
 import { isProcessAlive } from './processes.js';
@@ -43,7 +44,8 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
   const logFile = profileLogFile(paths, profile);
   const logStart = await fs.stat(logFile).then((stat) => stat.size).catch(() => 0);
   const log = openSync(logFile, 'a', 0o600);
-  const args = [cliEntryPoint(), 'daemon', 'run', '--profile', profile];
+  // --json makes a failing daemon write its error code, so the caller sees profile_locked, chrome_not_found, ...
+  const args = [cliEntryPoint(), 'daemon', 'run', '--profile', profile, '--json'];
   if (options.chrome) {
     args.push('--chrome', options.chrome);
   }
@@ -64,7 +66,7 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   while (Date.now() < deadline) {
     if (exited !== undefined) {
-      throw new TabmuxError('chrome_failed', `the daemon for profile ${profile} failed to start:\n${await logTail(logFile, logStart)}`);
+      throw await startFailure(profile, logFile, logStart);
     }
     const client = await tryConnect(paths, profile).catch(() => undefined);
     if (client) {
@@ -107,6 +109,26 @@ export async function connectOrStart(paths: TabmuxPaths, profile: string, client
   }
   await startDaemon(paths, profile, options);
   return DaemonClient.connect(socketPath(paths, profile), clientName);
+}
+
+/** The daemon's own error (its code and message) when it wrote one, else the end of its log. */
+async function startFailure(profile: string, logFile: string, logStart: number): Promise<TabmuxError> {
+  const text = (await fs.readFile(logFile, 'utf8').catch(() => '')).slice(logStart);
+  for (const line of text.trim().split('\n').reverse()) {
+    if (!line.startsWith('{')) {
+      continue;
+    }
+    try {
+      const parsed: unknown = JSON.parse(line);
+      if (isRecord(parsed) && isRecord(parsed['error']) && typeof parsed['error']['message'] === 'string') {
+        const code = parsed['error']['code'];
+        return new TabmuxError(isErrorCode(code) ? code : 'chrome_failed', parsed['error']['message']);
+      }
+    } catch {
+      // Not a JSON line; keep looking.
+    }
+  }
+  return new TabmuxError('chrome_failed', `the daemon for profile ${profile} failed to start:\n${await logTail(logFile, logStart)}`);
 }
 
 async function logTail(file: string, from: number): Promise<string> {

@@ -3,6 +3,8 @@ import type { QueueEntry } from '../../../shared/model.js';
 
 export interface JobSpec<T> {
   sessionId: string;
+  /** For the router's own jobs: the session they act for, so they go when it closes. */
+  subject?: string | undefined;
   tool: string;
   /** Who asked: a connection id, so a vanished client's queued calls can be dropped. */
   owner?: string | undefined;
@@ -15,6 +17,7 @@ export interface JobSpec<T> {
 interface Job {
   callId: number;
   sessionId: string;
+  subject: string | undefined;
   tool: string;
   owner: string | undefined;
   enqueuedAt: number;
@@ -78,6 +81,7 @@ export class FairQueue {
       const job: Job = {
         callId: nextCallId++,
         sessionId: spec.sessionId,
+        subject: spec.subject,
         tool: spec.tool,
         owner: spec.owner,
         enqueuedAt: Date.now(),
@@ -145,7 +149,7 @@ export class FairQueue {
   }
 
   /** Drops every queued call matching the filter (a closed session, a vanished client). Running calls finish. */
-  cancelWhere(filter: (job: { sessionId: string; owner: string | undefined }) => boolean, error: TabmuxError): number {
+  cancelWhere(filter: (job: { sessionId: string; subject: string | undefined; owner: string | undefined }) => boolean, error: TabmuxError): number {
     let count = 0;
     for (const [sessionId, lane] of this.#lanes) {
       const keep: Job[] = [];
@@ -242,7 +246,10 @@ export class FairQueue {
       this.#pump();
       this.#onChange();
     };
-    job.run().then(
+    // A job that throws synchronously must still free its slot: run it inside a promise chain.
+    Promise.resolve()
+      .then(() => job.run())
+      .then(
       (value) => {
         if (!job.settled) {
           job.settled = true;

@@ -74,6 +74,7 @@ export class Router {
     const workerOptions = {
       isPaused: (sessionId: string) => this.#sessions.get(sessionId)?.paused ?? false,
       onChange: () => this.#markQueueDirty(),
+      start: (index: number) => this.#launchWorker(index),
     };
     this.#workers = Array.from({ length: Math.max(1, options.settings.workers) }, (_, index) => new Worker(index, 1, workerOptions));
     this.#calls = new SessionCalls({
@@ -89,7 +90,7 @@ export class Router {
     if (!first) {
       throw new TabmuxError('internal', 'router has no workers');
     }
-    const upstream = await first.ensureStarted(() => this.#launchWorker(0));
+    const upstream = await first.ensureStarted();
     this.#catalog = new ToolCatalog(await upstream.listTools());
     this.#reaper = setInterval(() => this.reap(), this.settings.reapIntervalMs);
     this.#reaper.unref();
@@ -105,6 +106,11 @@ export class Router {
   onEvent(listener: (event: DaemonEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Pushes an event that did not come from the router itself (the daemon's state) to subscribers. */
+  publish(event: DaemonEvent): void {
+    this.#emit(event);
   }
 
   agentTools(options: AgentToolOptions = {}): ToolInfo[] {
@@ -210,7 +216,7 @@ export class Router {
     this.#rememberEnded(id, reason);
     worker.sessions--;
     worker.queue.forget(id);
-    worker.queue.cancelWhere((job) => job.sessionId === id, new TabmuxError(reason === 'expired' ? 'session_expired' : 'session_closed', `session ${id} was ${reason}`));
+    worker.queue.cancelWhere((job) => job.sessionId === id || job.subject === id, new TabmuxError(reason === 'expired' ? 'session_expired' : 'session_closed', `session ${id} was ${reason}`));
     const closedPages: number[] = [];
     const toClose = [...session.pages.values()].filter((page) => page.origin !== 'attached').map((page) => page.pageId);
     for (const page of session.pages.values()) {
@@ -275,7 +281,7 @@ export class Router {
       throw new TabmuxError('unknown_tool', `Tool ${name} not found`);
     }
     const worker = this.#workerOf(session);
-    await worker.ensureStarted(() => this.#launchWorker(worker.index));
+    await worker.ensureStarted();
     const result = await worker.queue.enqueue({
       sessionId,
       tool: name,
@@ -308,7 +314,7 @@ export class Router {
   }
 
   release(id: string, pageId?: number): Promise<SessionPageResult> {
-    return this.#system(id, 'release', (session, worker) => Promise.resolve(this.#calls.release(session, worker, pageId)));
+    return this.#system(id, 'release', async (session, worker) => this.#calls.release(session, worker, pageId));
   }
 
   select(id: string, pageId: number, bringToFront: boolean): Promise<SessionPageResult> {
@@ -321,7 +327,7 @@ export class Router {
     if (!worker) {
       return [];
     }
-    await worker.ensureStarted(() => this.#launchWorker(0));
+    await worker.ensureStarted();
     const tabs = await worker.queue.enqueue({
       sessionId: SYSTEM_LANE,
       tool: 'list_pages',
@@ -338,7 +344,7 @@ export class Router {
     if (!worker) {
       throw new TabmuxError('internal', 'router has no workers');
     }
-    await worker.ensureStarted(() => this.#launchWorker(0));
+    await worker.ensureStarted();
     return worker.queue.enqueue({
       sessionId: SYSTEM_LANE,
       tool: 'new_page',
@@ -384,9 +390,10 @@ export class Router {
   async #system<T>(id: string, tool: string, run: (session: Session, worker: Worker) => Promise<T>): Promise<T> {
     const session = this.session(id);
     const worker = this.#workerOf(session);
-    await worker.ensureStarted(() => this.#launchWorker(worker.index));
+    await worker.ensureStarted();
     const result = await worker.queue.enqueue({
       sessionId: SYSTEM_LANE,
+      subject: id,
       tool,
       timeoutMs: this.settings.callTimeoutMs,
       run: () => run(this.session(id), worker),
@@ -404,8 +411,95 @@ export class Router {
   async #launchWorker(index: number): Promise<Upstream> {
     const upstream = await this.#startUpstream(index);
     void upstream.closed.then(() => this.#onWorkerExit(index, upstream));
+    const worker = this.#workers[index];
+    if (worker && this.#catalog) {
+      try {
+        await this.#remapPages(worker, upstream);
+      } catch (error) {
+        await upstream.close();
+        throw error;
+      }
+    }
     this.#emit({ type: 'workers', profile: this.#profile, workers: this.workers() });
     return upstream;
+  }
+
+  /**
+   * A restarted upstream numbers the same tabs differently. Sessions keep their tabs (found again by Chrome tab id);
+   * their old snapshot tokens stop working, and tabs that are gone are reported to their session as lost.
+   */
+  async #remapPages(worker: Worker, upstream: Upstream): Promise<void> {
+    const sessions = [...this.#sessions.values()].filter((session) => session.worker === worker.index && session.pages.size > 0);
+    worker.owners.clear();
+    worker.tabIds.clear();
+    if (sessions.length === 0) {
+      return;
+    }
+    const previous = worker.upstream;
+    worker.upstream = upstream;
+    try {
+      const byTab = await this.#calls.tabIdMap(worker);
+      for (const session of sessions) {
+        const lost: string[] = [];
+        const pages = [...session.pages.values()];
+        // Move every page out of the way first: old and new ids may overlap.
+        session.pages.clear();
+        const current = session.currentPageId;
+        session.currentPageId = null;
+        for (const page of pages) {
+          const newId = page.tabId === null ? undefined : byTab.get(page.tabId);
+          if (newId === undefined) {
+            lost.push(`${page.pageId} (${page.url || 'no url'})`);
+            continue;
+          }
+          const wasCurrent = page.pageId === current;
+          page.pageId = newId;
+          page.snapshotEpoch = null;
+          page.snapshotUids = new Set();
+          session.pages.set(newId, page);
+          worker.owners.set(newId, session.id);
+          if (wasCurrent) {
+            session.currentPageId = newId;
+          }
+        }
+        if (session.currentPageId === null) {
+          const next = [...session.pages.values()].sort((a, b) => b.lastSelectedAt - a.lastSelectedAt)[0];
+          session.currentPageId = next?.pageId ?? null;
+        }
+        session.notes.push(
+          lost.length > 0
+            ? `Note: the browser connection was restarted; your page(s) ${lost.join(', ')} were lost. Page-scoped tools open a fresh tab if you have none. Take a new snapshot before using uids.`
+            : 'Note: the browser connection was restarted; your pages were kept but may have new ids (see list_pages). Take a new snapshot before using uids.',
+        );
+        this.#markSessionDirty(session.id);
+      }
+    } finally {
+      worker.upstream = previous;
+    }
+  }
+
+  /**
+   * Chrome went away: every tab with it. Running calls fail at once with a clear error, every session is told its
+   * pages were lost, and workers restart against the relaunched Chrome on their next call.
+   */
+  async browserLost(reason: string): Promise<void> {
+    for (const session of this.#sessions.values()) {
+      if (session.pages.size > 0) {
+        const lost = [...session.pages.values()].map((page) => `${page.pageId} (${page.url || 'no url'})`);
+        session.notes.push(`Note: Chrome restarted (${reason}); your page(s) ${lost.join(', ')} were lost. Page-scoped tools open a fresh tab. Take a new snapshot before using uids.`);
+        session.pages.clear();
+        session.currentPageId = null;
+        this.#markSessionDirty(session.id);
+      }
+    }
+    await Promise.all(
+      this.#workers.map(async (worker) => {
+        worker.owners.clear();
+        worker.selectedPageId = null;
+        await worker.stopUpstream(`Chrome exited while the call ran (${reason}); this session's pages were lost. Retry: a fresh tab will be opened once Chrome is back`);
+      }),
+    );
+    this.#emit({ type: 'workers', profile: this.#profile, workers: this.workers() });
   }
 
   #onWorkerExit(index: number, upstream: Upstream): void {
@@ -413,10 +507,8 @@ export class Router {
     if (!worker || worker.upstream !== upstream || this.#closed) {
       return;
     }
-    worker.upstream = null;
-    worker.state = 'failed';
-    worker.lastError = 'chrome-devtools-mcp exited';
-    this.#logger.warn(`upstream worker ${index} exited`);
+    worker.noteFailure('chrome-devtools-mcp exited unexpectedly');
+    this.#logger.warn(`upstream worker ${index} exited; it restarts on the next call`);
     this.#emit({ type: 'workers', profile: this.#profile, workers: this.workers() });
   }
 

@@ -2,6 +2,8 @@ import type { PageOrigin, SessionInfo, SessionPage } from '../../../shared/model
 
 export interface OwnedPage {
   pageId: number;
+  /** Chrome's tab id: the same in every upstream process, so pages can be found again after a worker restarts. */
+  tabId: string | null;
   origin: PageOrigin;
   url: string;
   title: string;
@@ -19,6 +21,8 @@ export class Session {
   epoch = 0;
   lastUsedAt: number;
   paused = false;
+  /** Notes for the agent, prepended to its next tool result (for example: its pages were lost in a crash). */
+  notes: string[] = [];
   /** Connection ids bound to this session (at most one; kept as a set so a stale unbind is harmless). */
   boundBy: string | null = null;
 
@@ -41,7 +45,7 @@ export class Session {
   }
 
   addPage(pageId: number, origin: PageOrigin, url = '', title = ''): OwnedPage {
-    const page: OwnedPage = { pageId, origin, url, title, snapshotEpoch: null, snapshotUids: new Set(), lastSelectedAt: 0 };
+    const page: OwnedPage = { pageId, tabId: null, origin, url, title, snapshotEpoch: null, snapshotUids: new Set(), lastSelectedAt: 0 };
     this.pages.set(pageId, page);
     return page;
   }
@@ -67,6 +71,20 @@ export class Session {
       }
     }
     this.currentPageId = next?.pageId ?? null;
+  }
+
+  /** Gives a page a new id (after an upstream restart renumbered the tabs); its snapshot tokens no longer apply. */
+  renumber(oldId: number, newId: number): void {
+    const page = this.pages.get(oldId);
+    if (!page || oldId === newId) {
+      return;
+    }
+    this.pages.delete(oldId);
+    page.pageId = newId;
+    this.pages.set(newId, page);
+    if (this.currentPageId === oldId) {
+      this.currentPageId = newId;
+    }
   }
 
   /** Starts a new snapshot epoch for a page; tokens of every earlier epoch stop being accepted. */

@@ -28,22 +28,75 @@ export class SessionCalls {
 
   async run(session: Session, worker: Worker, kind: ToolKind, name: string, args: Record<string, unknown>): Promise<ToolResult> {
     try {
-      switch (kind) {
-        case 'page':
-          return await this.#pageTool(session, worker, name, args);
-        case 'new_page':
-          return await this.#newPageTool(session, worker, args);
-        case 'list_pages':
-          return await this.#listPages(session, worker, args['includeUnowned'] === true);
-        case 'select_page':
-          return await this.#selectPageTool(session, worker, args);
-        case 'close_page':
-          return await this.#closePageTool(session, worker, args);
-        case 'browser':
-          return await this.#browserTool(session, worker, name, args);
-      }
+      const result = await this.#dispatch(session, worker, kind, name, args);
+      await this.learnTabIds(session, worker);
+      return withNotes(session, result);
     } finally {
       this.deps.changed(session);
+    }
+  }
+
+  /**
+   * Learns Chrome's tab id of every page the session owns that lacks one. Tab ids are the same in every upstream
+   * process, so they let the router find a session's tabs again after a worker restart renumbers them.
+   */
+  async learnTabIds(session: Session, worker: Worker): Promise<void> {
+    if (!this.deps.catalog().upstreamHas('get_tab_id')) {
+      return;
+    }
+    for (const page of session.pages.values()) {
+      if (page.tabId !== null) {
+        continue;
+      }
+      const tabId = await this.#tabIdOf(worker, page.pageId);
+      if (tabId !== undefined) {
+        page.tabId = tabId;
+      }
+    }
+  }
+
+  async #tabIdOf(worker: Worker, pageId: number): Promise<string | undefined> {
+    const cached = worker.tabIds.get(pageId);
+    if (cached !== undefined) {
+      return cached;
+    }
+    const result = await worker.call('get_tab_id', { pageId });
+    const match = /Tab ID: (\S+)/.exec(textOf(result));
+    if (result.isError || !match?.[1]) {
+      return undefined;
+    }
+    worker.tabIds.set(pageId, match[1]);
+    return match[1];
+  }
+
+  /** Maps every tab the worker lists to its Chrome tab id. */
+  async tabIdMap(worker: Worker): Promise<Map<string, number>> {
+    const map = new Map<string, number>();
+    for (const page of await this.#refreshPages(worker)) {
+      const tabId = await this.#tabIdOf(worker, page.id);
+      if (tabId !== undefined) {
+        map.set(tabId, page.id);
+      }
+    }
+    return map;
+  }
+
+  #dispatch(session: Session, worker: Worker, kind: ToolKind, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    {
+      switch (kind) {
+        case 'page':
+          return this.#pageTool(session, worker, name, args);
+        case 'new_page':
+          return this.#newPageTool(session, worker, args);
+        case 'list_pages':
+          return this.#listPages(session, worker, args['includeUnowned'] === true);
+        case 'select_page':
+          return this.#selectPageTool(session, worker, args);
+        case 'close_page':
+          return this.#closePageTool(session, worker, args);
+        case 'browser':
+          return this.#browserTool(session, worker, name, args);
+      }
     }
   }
 
@@ -130,6 +183,7 @@ export class SessionCalls {
       worker.owners.set(pageId, session.id);
     }
     session.select(pageId);
+    await this.learnTabIds(session, worker);
     return pageResult(session);
   }
 
@@ -138,6 +192,7 @@ export class SessionCalls {
     if (result.isError) {
       throw new TabmuxError('upstream_failed', textOf(result));
     }
+    await this.learnTabIds(session, worker);
     return pageResult(session);
   }
 
@@ -290,6 +345,20 @@ export class SessionCalls {
     const epoch = session.newEpoch(page, snapshotUids(text.split('\n')));
     await writeFile(filePath, rewriteOutputUids(text, (raw) => formatToken(session.short, epoch, raw)));
   }
+}
+
+/** Puts the session's pending notes in front of the result text, once. */
+function withNotes(session: Session, result: ToolResult): ToolResult {
+  if (session.notes.length === 0) {
+    return result;
+  }
+  const notes = session.notes.join('\n');
+  session.notes = [];
+  const [first, ...rest] = result.content;
+  if (first?.type === 'text' && typeof first.text === 'string') {
+    return { ...result, content: [{ ...first, text: `${notes}\n${first.text}` }, ...rest] };
+  }
+  return { ...result, content: [{ type: 'text', text: notes }, ...result.content] };
 }
 
 function requirePageId(args: Record<string, unknown>): number {

@@ -41,6 +41,11 @@ export class ToolCatalog {
     return HIDDEN.has(name) ? undefined : this.#kinds.get(name);
   }
 
+  /** Whether upstream offers a tool, hidden ones included. */
+  upstreamHas(name: string): boolean {
+    return this.#kinds.has(name);
+  }
+
   has(name: string): boolean {
     return this.kind(name) !== undefined;
   }

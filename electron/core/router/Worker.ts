@@ -17,20 +17,35 @@ export class Worker {
   readonly owners = new Map<number, string>();
   readonly queue: FairQueue;
   sessions = 0;
+  /** pageId -> Chrome tab id, learned with get_tab_id; valid until this worker's upstream restarts. */
+  readonly tabIds = new Map<number, string>();
   #starting: Promise<Upstream> | undefined;
+  /** Times of recent unexpected exits, for the restart backoff. */
+  #failures: number[] = [];
+  #retryAt = 0;
+
+  readonly #start: () => Promise<Upstream>;
 
   constructor(
     readonly index: number,
     maxInFlight: number,
-    options: { isPaused: (sessionId: string) => boolean; onChange: () => void },
+    options: { isPaused: (sessionId: string) => boolean; onChange: () => void; start: (index: number) => Promise<Upstream> },
   ) {
     this.queue = new FairQueue(index, maxInFlight, options);
+    this.#start = () => options.start(index);
   }
 
-  /** Starts the upstream once; concurrent callers share the same start. */
-  ensureStarted(start: () => Promise<Upstream>): Promise<Upstream> {
+  /** Starts the upstream once (or again after it died); concurrent callers share the same start. */
+  ensureStarted(): Promise<Upstream> {
+    const start = this.#start;
     if (this.upstream) {
       return Promise.resolve(this.upstream);
+    }
+    const wait = this.#retryAt - Date.now();
+    if (!this.#starting && wait > 0) {
+      return Promise.reject(
+        new TabmuxError('upstream_unavailable', `upstream worker ${this.index} crashed repeatedly (${this.lastError ?? 'unknown'}); next restart in ${Math.ceil(wait / 1000)} s`),
+      );
     }
     if (!this.#starting) {
       this.state = 'starting';
@@ -53,11 +68,31 @@ export class Worker {
     return this.#starting;
   }
 
-  async call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
-    const upstream = this.upstream;
-    if (!upstream) {
-      throw new TabmuxError('upstream_unavailable', `upstream worker ${this.index} is not running${this.lastError ? ` (${this.lastError})` : ''}; try again shortly`);
+  /** Records an unexpected exit; three within a minute start an exponential restart backoff (max 60 s). */
+  noteFailure(error: string): void {
+    const now = Date.now();
+    this.#failures = [...this.#failures.filter((at) => now - at < 60_000), now];
+    this.upstream = null;
+    this.state = 'failed';
+    this.lastError = error;
+    this.tabIds.clear();
+    if (this.#failures.length >= 3) {
+      this.#retryAt = now + Math.min(60_000, 1000 * 2 ** (this.#failures.length - 3));
     }
+  }
+
+  /** Stops the upstream on purpose (Chrome went away); running calls fail with `reason`. */
+  async stopUpstream(reason: string): Promise<void> {
+    const upstream = this.upstream;
+    this.upstream = null;
+    this.state = 'restarting';
+    this.tabIds.clear();
+    await upstream?.close(reason);
+  }
+
+  /** Calls upstream, restarting it first if it died since the call was queued. */
+  async call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const upstream = this.upstream ?? (await this.ensureStarted());
     return upstream.callTool(name, args);
   }
 

@@ -88,6 +88,7 @@ export function syncPages(worker: Worker, listed: readonly ListedPage[], session
     } else {
       owner.removePage(pageId);
       worker.owners.delete(pageId);
+      owner.notes.push(`Note: your page ${pageId} (${owned.url || 'no url'}) was closed outside this session and is no longer yours.`);
     }
   }
 }

@@ -1,0 +1,124 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isProcessAlive } from '../../electron/core/processes.js';
+import { html, pagesOf, startTestDaemon, uidOf, type TestDaemon } from '../helpers/daemonFixture.js';
+import { makeTestHome } from '../helpers/testHome.js';
+
+const run = promisify(execFile);
+const CLI = join(import.meta.dirname, '..', '..', 'dist', 'electron', 'bin', 'tabmux.js');
+
+async function until(check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      throw new Error('condition not reached in time');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const slow = { function: 'async () => { await new Promise((r) => setTimeout(r, 5000)); return "done"; }', waitForStableDom: false };
+
+describe('crash recovery', () => {
+  let t: TestDaemon;
+
+  beforeAll(async () => {
+    t = await startTestDaemon();
+  });
+
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('restarts a killed upstream child, fails the call in flight and keeps the session on its tab', async () => {
+    const s = await t.session('survivor');
+    const page = pagesOf(await s.text('new_page', { url: html('<button>Keep</button>', 'Kept page') })).selected!;
+    const before = await s.client.call('tabmux/status');
+    const upstreamPid = before.upstream.pid!;
+    const inFlight = s.call('evaluate_script', slow);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const killedAt = Date.now();
+    process.kill(upstreamPid, 'SIGKILL');
+    const failed = await inFlight;
+    expect(Date.now() - killedAt).toBeLessThan(3000);
+    expect(failed.isError).toBe(true);
+    expect(JSON.stringify(failed.content)).toContain('exited while the call ran');
+
+    // The next call restarts the worker; the session still owns its tab (found again by Chrome tab id).
+    const listed = await s.text('list_pages');
+    expect(listed).toContain('pages were kept');
+    expect(listed).toContain('Kept page');
+    const after = await s.client.call('tabmux/status');
+    expect(after.upstream.pid).not.toBe(upstreamPid);
+    expect(after.sessions.find((x) => x.id === s.id)?.pages.map((p) => p.title)).toEqual(['Kept page']);
+    const snapshot = await s.text('take_snapshot');
+    expect((await s.call('click', { uid: uidOf(snapshot, 'button', 'Keep') })).isError).toBeUndefined();
+    expect(typeof page).toBe('number');
+  });
+
+  it('relaunches a killed Chrome, fails the call in flight fast, and gives sessions a fresh tab', async () => {
+    const a = await t.session('crash-a');
+    const b = await t.session('crash-b');
+    await a.text('new_page', { url: html('<p>a</p>', 'A before crash') });
+    await b.text('new_page', { url: html('<p>b</p>', 'B before crash') });
+    const control = await t.connect();
+    const before = await control.call('tabmux/status');
+    const chromePid = before.chrome.pid!;
+    const inFlight = a.call('evaluate_script', slow);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const killedAt = Date.now();
+    process.kill(-chromePid, 'SIGKILL');
+    const failed = await inFlight;
+    expect(Date.now() - killedAt).toBeLessThan(3000);
+    expect(failed.isError).toBe(true);
+    // Whichever notices first words it: upstream ("Target closed") or tabmux ("Chrome exited ...").
+    expect(JSON.stringify(failed.content)).toMatch(/Chrome exited|Target closed|Connection closed/);
+
+    await until(async () => {
+      const status = await control.call('tabmux/status');
+      return status.state === 'ready' && status.chrome.pid !== chromePid && status.chrome.pid !== null;
+    });
+    const after = await control.call('tabmux/status');
+    expect(after.chrome.pid).not.toBe(chromePid);
+    expect(after.sessions.map((s) => s.id)).toEqual(expect.arrayContaining([a.id, b.id]));
+
+    const snapshot = await b.text('take_snapshot');
+    expect(snapshot).toContain('were lost');
+    expect(snapshot).toContain('about:blank');
+    expect((await a.text('evaluate_script', { function: '() => 40 + 2' }))).toContain('42');
+  });
+});
+
+describe('no orphans', () => {
+  it('a daemon killed with SIGKILL leaves nothing running forever; the next start cleans up', async () => {
+    const { env, home, cleanup } = makeTestHome();
+    const cliEnv = { ...process.env, ...env, TABMUX_HEADLESS: '1' };
+    try {
+      await run(process.execPath, [CLI, 'daemon', 'start'], { env: cliEnv });
+      const status = JSON.parse((await run(process.execPath, [CLI, 'daemon', 'status', '--json'], { env: cliEnv })).stdout) as {
+        pid: number;
+        chrome: { pid: number };
+        upstream: { pid: number };
+      };
+      process.kill(status.pid, 'SIGKILL');
+      // Upstream exits on its own when its stdin (the dead daemon) closes; Chrome's watchdog takes Chrome down.
+      await until(() => !isProcessAlive(status.upstream.pid), 15_000);
+      await until(() => !isProcessAlive(status.chrome.pid), 15_000);
+      expect(existsSync(join(home, 'run', 'default.sock'))).toBe(true);
+
+      // The next start clears the stale socket and pid file.
+      await run(process.execPath, [CLI, 'daemon', 'start'], { env: cliEnv });
+      const fresh = JSON.parse((await run(process.execPath, [CLI, 'daemon', 'status', '--json'], { env: cliEnv })).stdout) as { pid: number; chrome: { pid: number } };
+      expect(fresh.pid).not.toBe(status.pid);
+      expect(fresh.chrome.pid).not.toBe(status.chrome.pid);
+      await run(process.execPath, [CLI, 'daemon', 'stop'], { env: cliEnv });
+      expect(isProcessAlive(fresh.chrome.pid)).toBe(false);
+    } finally {
+      await run(process.execPath, [CLI, 'daemon', 'stop'], { env: cliEnv }).catch(() => undefined);
+      cleanup();
+    }
+  });
+});
