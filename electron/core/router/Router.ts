@@ -314,7 +314,7 @@ export class Router {
   }
 
   release(id: string, pageId?: number): Promise<SessionPageResult> {
-    return this.#system(id, 'release', async (session, worker) => this.#calls.release(session, worker, pageId));
+    return this.#system(id, 'release', (session, worker) => Promise.resolve().then(() => this.#calls.release(session, worker, pageId)));
   }
 
   select(id: string, pageId: number, bringToFront: boolean): Promise<SessionPageResult> {
