@@ -39,7 +39,11 @@ export const controlParams = {
   'tabmux/session.bind': z.object({ session: sessionId }),
   'tabmux/session.unbind': z.object({}).optional(),
   'tabmux/session.page': z.object({ session: sessionId }),
-  'tabmux/session.attach': z.object({ session: sessionId, pageId }),
+  'tabmux/session.attach': z.object({
+    session: sessionId,
+    pageId,
+    worker: z.number().int().nonnegative().default(0).describe('Worker whose page ids pageId uses; tabmux pages shows worker 0'),
+  }),
   'tabmux/session.newPage': z.object({
     session: sessionId,
     url: z.string().max(8192).default('about:blank'),

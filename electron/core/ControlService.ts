@@ -254,7 +254,7 @@ export class ControlService {
         return { unbound };
       },
       'tabmux/session.page': (params) => router.sessionPage(params.session),
-      'tabmux/session.attach': (params) => router.attach(params.session, params.pageId),
+      'tabmux/session.attach': (params) => router.attach(params.session, params.pageId, params.worker),
       'tabmux/session.newPage': (params) => router.newPage(params.session, params.url, params.background),
       'tabmux/session.release': (params) => router.release(params.session, params.pageId),
       'tabmux/session.select': (params) => router.select(params.session, params.pageId, params.bringToFront),

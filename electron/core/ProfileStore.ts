@@ -28,6 +28,7 @@ export const profileConfigSchema = z.object({
   sessionTtlMs: z.number().int().positive().optional(),
   reapIntervalMs: z.number().int().positive().optional(),
   callTimeoutMs: z.number().int().positive().optional(),
+  workerIdleMs: z.number().int().positive().optional(),
   createdAt: z.number().optional(),
 });
 

@@ -18,6 +18,7 @@ export function routerSettings(config: ProfileConfig, env: Env = process.env): R
     sessionTtlMs: positiveInt(env['TABMUX_SESSION_TTL_MS']) ?? config.sessionTtlMs ?? DEFAULT_SETTINGS.sessionTtlMs,
     reapIntervalMs: positiveInt(env['TABMUX_REAP_INTERVAL_MS']) ?? config.reapIntervalMs ?? DEFAULT_SETTINGS.reapIntervalMs,
     callTimeoutMs: positiveInt(env['TABMUX_CALL_TIMEOUT_MS']) ?? config.callTimeoutMs ?? DEFAULT_SETTINGS.callTimeoutMs,
+    workerIdleMs: positiveInt(env['TABMUX_WORKER_IDLE_MS']) ?? config.workerIdleMs ?? DEFAULT_SETTINGS.workerIdleMs,
   };
 }
 

@@ -5,7 +5,7 @@ let t: TestDaemon;
 
 beforeAll(async () => {
   // A short TTL and reaper period so expiry happens through the real timer within the test.
-  t = await startTestDaemon({ sessionTtlMs: 1500, reapIntervalMs: 250 });
+  t = await startTestDaemon({ sessionTtlMs: 1500, reapIntervalMs: 250, workers: 1 });
 });
 
 afterAll(async () => {

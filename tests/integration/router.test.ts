@@ -6,7 +6,8 @@ const FORM = html('<h1>Form</h1><input aria-label="Name"><button onclick="docume
 let t: TestDaemon;
 
 beforeAll(async () => {
-  t = await startTestDaemon();
+  // One upstream worker: the single-child routing semantics; tests/integration/pool.test.ts covers several.
+  t = await startTestDaemon({ workers: 1 });
 });
 
 afterAll(async () => {

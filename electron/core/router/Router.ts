@@ -17,12 +17,15 @@ export interface RouterSettings {
   sessionTtlMs: number;
   reapIntervalMs: number;
   callTimeoutMs: number;
+  /** How long an extra worker (not the first) may have no sessions before it is stopped. */
+  workerIdleMs: number;
   /** Per-tool timeouts that override callTimeoutMs. */
   toolTimeoutsMs?: Readonly<Record<string, number>>;
 }
 
 export const DEFAULT_SETTINGS: RouterSettings = {
-  workers: 1,
+  workers: 4,
+  workerIdleMs: 5 * 60_000,
   sessionTtlMs: 30 * 60_000,
   reapIntervalMs: 60_000,
   callTimeoutMs: 120_000,
@@ -79,6 +82,7 @@ export class Router {
     this.#workers = Array.from({ length: Math.max(1, options.settings.workers) }, (_, index) => new Worker(index, 1, workerOptions));
     this.#calls = new SessionCalls({
       sessionById: (id) => this.#sessions.get(id),
+      tabOwner: (tabId) => this.#tabOwner(tabId),
       catalog: () => this.catalog,
       changed: (session) => this.#markSessionDirty(session.id),
     });
@@ -215,6 +219,9 @@ export class Router {
     this.#sessions.delete(id);
     this.#rememberEnded(id, reason);
     worker.sessions--;
+    if (worker.sessions === 0) {
+      worker.idleSince = Date.now();
+    }
     worker.queue.forget(id);
     worker.queue.cancelWhere((job) => job.sessionId === id || job.subject === id, new TabmuxError(reason === 'expired' ? 'session_expired' : 'session_closed', `session ${id} was ${reason}`));
     const closedPages: number[] = [];
@@ -267,7 +274,24 @@ export class Router {
     for (const id of expired) {
       void this.closeSession(id, 'expired');
     }
+    this.#stopIdleWorkers(now);
     return expired;
+  }
+
+  /** Extra workers cost ~190 MB each: one with no sessions for a while is stopped (it restarts on demand). */
+  #stopIdleWorkers(now: number): void {
+    for (const worker of this.#workers) {
+      if (worker.index === 0 || worker.sessions > 0 || worker.queue.size > 0 || worker.queue.inFlight > 0 || !worker.upstream) {
+        continue;
+      }
+      if (now - worker.idleSince >= this.settings.workerIdleMs) {
+        this.#logger.info(`stopping idle upstream worker ${worker.index}`);
+        void worker.stopUpstream('the worker was idle').then(() => {
+          worker.state = 'stopped';
+          this.#emit({ type: 'workers', profile: this.#profile, workers: this.workers() });
+        });
+      }
+    }
   }
 
   // ---- tool calls ----------------------------------------------------------------------------------------
@@ -305,8 +329,39 @@ export class Router {
     return this.#pageResult(this.session(id));
   }
 
-  attach(id: string, pageId: number): Promise<SessionPageResult> {
-    return this.#system(id, 'attach', (session, worker) => this.#calls.attach(session, worker, pageId));
+  /**
+   * Gives a tab to a session. `pageId` is in the terms of `fromWorker` (by default worker 0, whose ids `tabmux pages`
+   * shows); when the session lives on another worker the tab is found there by its Chrome tab id.
+   */
+  async attach(id: string, pageId: number, fromWorker = 0): Promise<SessionPageResult> {
+    const session = this.session(id);
+    let targetId = pageId;
+    if (session.worker !== fromWorker) {
+      const source = this.#workers[fromWorker];
+      if (!source) {
+        throw new TabmuxError('unknown_page', `there is no worker ${fromWorker}`);
+      }
+      await source.ensureStarted();
+      const tabId = await source.queue.enqueue({
+        sessionId: SYSTEM_LANE,
+        subject: id,
+        tool: 'get_tab_id',
+        timeoutMs: this.settings.callTimeoutMs,
+        run: () => this.#calls.tabIdOf(source, pageId),
+      });
+      if (tabId === undefined) {
+        throw new TabmuxError('unknown_page', `no tab with page id ${pageId}; list tabs with: tabmux pages`);
+      }
+      targetId = await this.#system(id, 'attach', async (_session, worker) => {
+        const map = await this.#calls.tabIdMap(worker);
+        const found = map.get(tabId);
+        if (found === undefined) {
+          throw new TabmuxError('unknown_page', `tab ${pageId} is gone; list tabs with: tabmux pages`);
+        }
+        return found;
+      });
+    }
+    return this.#system(id, 'attach', (current, worker) => this.#calls.attach(current, worker, targetId));
   }
 
   newPage(id: string, url: string, background: boolean): Promise<SessionPageResult> {
@@ -554,6 +609,17 @@ export class Router {
       }
     }
     return randomBytes(8).toString('hex');
+  }
+
+  #tabOwner(tabId: string): Session | undefined {
+    for (const session of this.#sessions.values()) {
+      for (const page of session.pages.values()) {
+        if (page.tabId === tabId) {
+          return session;
+        }
+      }
+    }
+    return undefined;
   }
 
   #rememberEnded(id: string, reason: SessionCloseReason): void {

@@ -6,7 +6,7 @@ import type { OwnedPage, Session } from './Session.js';
 import { SELECTED_PAGE_TOOLS, type ToolCatalog, type ToolKind } from './ToolCatalog.js';
 import type { Worker } from './Worker.js';
 import { pagesInResponse, type ListedPage } from './pageListText.js';
-import { rewriteResponse, syncPages, type SessionLookup } from './responseRewriter.js';
+import { rewriteResponse, syncPages, type RewriteContext, type SessionLookup } from './responseRewriter.js';
 import { textOf } from './toolResult.js';
 import { formatToken, parseToken, RAW_UID, rewriteOutputUids, snapshotUids, translateInputUids } from './uidTokens.js';
 
@@ -15,6 +15,8 @@ export const SYSTEM_LANE = 'tabmux';
 
 export interface SessionCallsDeps {
   sessionById: SessionLookup;
+  /** The session owning a Chrome tab, on whichever worker. */
+  tabOwner: (tabId: string) => Session | undefined;
   catalog: () => ToolCatalog;
   changed: (session: Session) => void;
 }
@@ -126,12 +128,44 @@ export class SessionCalls {
 
   async #listPages(session: Session, worker: Worker, includeUnowned: boolean): Promise<ToolResult> {
     const result = await worker.call('list_pages', {});
-    return rewriteResponse(result, { session, worker, page: undefined, tool: 'list_pages', includeUnowned, sessionById: this.deps.sessionById });
+    const context: RewriteContext = { session, worker, page: undefined, tool: 'list_pages', sessionById: this.deps.sessionById };
+    if (includeUnowned) {
+      context.unowned = await this.#unownedPages(worker, pagesInResponse(textOf(result)) ?? []);
+    }
+    return rewriteResponse(result, context);
+  }
+
+  /** Pages no session owns. A tab owned by a session on another worker has another id here; its tab id tells. */
+  async #unownedPages(worker: Worker, listed: readonly ListedPage[]): Promise<Set<number>> {
+    const unowned = new Set<number>();
+    for (const page of listed) {
+      if (worker.owners.has(page.id)) {
+        continue;
+      }
+      const tabId = await this.#tabIdOf(worker, page.id);
+      if (tabId === undefined || !this.deps.tabOwner(tabId)) {
+        unowned.add(page.id);
+      }
+    }
+    return unowned;
+  }
+
+  /** The session owning a page of this worker, whichever worker that session uses. */
+  async #ownerOf(worker: Worker, pageId: number): Promise<Session | undefined> {
+    const local = worker.owners.get(pageId);
+    if (local !== undefined) {
+      return this.deps.sessionById(local);
+    }
+    if (!this.deps.catalog().upstreamHas('get_tab_id')) {
+      return undefined;
+    }
+    const tabId = await this.#tabIdOf(worker, pageId);
+    return tabId === undefined ? undefined : this.deps.tabOwner(tabId);
   }
 
   async #selectPageTool(session: Session, worker: Worker, args: Record<string, unknown>): Promise<ToolResult> {
     const pageId = requirePageId(args);
-    this.#assertOwn(session, worker, pageId);
+    await this.#assertOwn(session, worker, pageId);
     if (args['bringToFront'] === true) {
       const result = await worker.call('select_page', { pageId, bringToFront: true });
       if (result.isError) {
@@ -144,7 +178,7 @@ export class SessionCalls {
 
   async #closePageTool(session: Session, worker: Worker, args: Record<string, unknown>): Promise<ToolResult> {
     const pageId = requirePageId(args);
-    this.#assertOwn(session, worker, pageId);
+    await this.#assertOwn(session, worker, pageId);
     const result = await worker.call('close_page', { pageId });
     if (!result.isError && !textOf(result).startsWith('The last open page cannot be closed')) {
       session.removePage(pageId);
@@ -174,9 +208,9 @@ export class SessionCalls {
     if (!tab) {
       throw new TabmuxError('unknown_page', `no tab with page id ${pageId}; list tabs with: tabmux pages`);
     }
-    const owner = worker.owners.get(pageId);
-    if (owner !== undefined && owner !== session.id) {
-      throw new TabmuxError('page_conflict', `page ${pageId} belongs to session ${owner}; release it there first (tabmux session release --session ${owner} --page ${pageId})`);
+    const owner = await this.#ownerOf(worker, pageId);
+    if (owner !== undefined && owner !== session) {
+      throw new TabmuxError('page_conflict', `page ${pageId} belongs to session ${owner.id}; release it there first (tabmux session release --session ${owner.id})`);
     }
     if (owner === undefined) {
       session.addPage(pageId, 'attached', tab.url, tab.title);
@@ -207,7 +241,7 @@ export class SessionCalls {
   }
 
   async select(session: Session, worker: Worker, pageId: number, bringToFront: boolean): Promise<SessionPageResult> {
-    this.#assertOwn(session, worker, pageId);
+    await this.#assertOwn(session, worker, pageId);
     if (bringToFront) {
       const result = await worker.call('select_page', { pageId, bringToFront: true });
       if (result.isError) {
@@ -220,11 +254,27 @@ export class SessionCalls {
 
   async tabs(worker: Worker): Promise<TabInfo[]> {
     const listed = await this.#refreshPages(worker);
-    return listed.map((page) => {
-      const owner = worker.owners.get(page.id) ?? null;
-      const origin = owner === null ? null : (this.deps.sessionById(owner)?.pages.get(page.id)?.origin ?? null);
-      return { pageId: page.id, worker: worker.index, url: page.url, title: page.title, owner, origin, upstreamSelected: page.selected };
-    });
+    const tabs: TabInfo[] = [];
+    for (const page of listed) {
+      const owner = await this.#ownerOf(worker, page.id);
+      const tabId = worker.tabIds.get(page.id);
+      const owned = owner ? [...owner.pages.values()].find((candidate) => (owner.worker === worker.index ? candidate.pageId === page.id : candidate.tabId === tabId)) : undefined;
+      tabs.push({
+        pageId: page.id,
+        worker: worker.index,
+        url: page.url,
+        title: page.title,
+        owner: owner?.id ?? null,
+        origin: owned?.origin ?? null,
+        upstreamSelected: page.selected,
+      });
+    }
+    return tabs;
+  }
+
+  /** Chrome tab id of a page of this worker (learned on first use). */
+  tabIdOf(worker: Worker, pageId: number): Promise<string | undefined> {
+    return this.#tabIdOf(worker, pageId);
   }
 
   async openTab(worker: Worker, url: string): Promise<TabInfo> {
@@ -300,12 +350,11 @@ export class SessionCalls {
     return listed;
   }
 
-  #assertOwn(session: Session, worker: Worker, pageId: number): void {
+  async #assertOwn(session: Session, worker: Worker, pageId: number): Promise<void> {
     if (session.pages.has(pageId)) {
       return;
     }
-    const owner = worker.owners.get(pageId);
-    if (owner !== undefined) {
+    if (worker.owners.has(pageId) || (await this.#ownerOf(worker, pageId).catch(() => undefined))) {
       throw new TabmuxError('page_conflict', `page ${pageId} belongs to another session; call list_pages to see your own pages`);
     }
     throw new TabmuxError('unknown_page', `page ${pageId} is not one of your pages; call list_pages to see them (a human can attach a tab to you with tabmux session attach)`);

@@ -17,6 +17,8 @@ export class Worker {
   readonly owners = new Map<number, string>();
   readonly queue: FairQueue;
   sessions = 0;
+  /** When the last session left (for stopping idle extra workers). */
+  idleSince = Date.now();
   /** pageId -> Chrome tab id, learned with get_tab_id; valid until this worker's upstream restarts. */
   readonly tabIds = new Map<number, string>();
   #starting: Promise<Upstream> | undefined;

@@ -20,8 +20,8 @@ export interface RewriteContext {
   /** The page the call acted on (snapshots in the response belong to it). */
   page: OwnedPage | undefined;
   tool: string;
-  /** list_pages with includeUnowned: also show tabs no session owns. */
-  includeUnowned?: boolean;
+  /** list_pages with includeUnowned: the pages (in this worker's ids) that no session on any worker owns. */
+  unowned?: ReadonlySet<number>;
   sessionById: SessionLookup;
 }
 
@@ -51,7 +51,7 @@ function rewriteText(text: string, context: RewriteContext): string {
     if (section.heading === PAGES_HEADING) {
       const listed = parsePages(section.lines);
       syncPages(worker, listed, context.sessionById);
-      section.lines = renderPages(session, worker, listed, context.includeUnowned ?? false);
+      section.lines = renderPages(session, worker, listed, context.unowned);
     } else if (section.heading === OPENED_PAGES_HEADING) {
       for (const opened of parsePages(section.lines)) {
         if (!worker.owners.has(opened.id)) {
@@ -93,13 +93,13 @@ export function syncPages(worker: Worker, listed: readonly ListedPage[], session
   }
 }
 
-export function renderPages(session: Session, worker: Worker, listed: readonly ListedPage[], includeUnowned: boolean): string[] {
+export function renderPages(session: Session, worker: Worker, listed: readonly ListedPage[], unowned: ReadonlySet<number> | undefined): string[] {
   const lines: string[] = [];
   for (const page of listed) {
     const owner = worker.owners.get(page.id);
     if (owner === session.id) {
       lines.push(formatPageLine(page, page.id === session.currentPageId));
-    } else if (includeUnowned && owner === undefined) {
+    } else if (owner === undefined && unowned?.has(page.id)) {
       lines.push(formatPageLine(page, false, ' (unowned)'));
     }
   }

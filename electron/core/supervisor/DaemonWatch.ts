@@ -77,6 +77,11 @@ export class DaemonWatch {
     return this.#closed;
   }
 
+  /** Fetches the tab list again shortly, after a call that changes tabs without any session or queue event. */
+  refreshTabsSoon(): void {
+    this.#scheduleTabs();
+  }
+
   close(): void {
     this.#clearTimer();
     this.client.close();

@@ -127,7 +127,14 @@ export class Supervisor {
     if (!watch || watch.closed) {
       throw new TabmuxError('daemon_not_running', `profile ${profile} is not running (${slot.state}); start it first`);
     }
-    return watch.client.request(method, params ?? {});
+    try {
+      return await watch.client.request(method, params ?? {});
+    } finally {
+      // Opening a tab for a human runs in the router's own lane, which pushes no event the tab list would follow.
+      if (method === 'tabmux/tabs.open' || (method.startsWith('tabmux/session.') && method !== 'tabmux/session.list' && method !== 'tabmux/session.page')) {
+        watch.refreshTabsSoon();
+      }
+    }
   }
 
   /** Stops watching; daemons keep running unless `stopDaemons` is set (the user chose to stop them on quit). */
