@@ -80,7 +80,8 @@ export function splitSections(text: string): Section[] {
     const last = sections[sections.length - 1];
     last?.lines.push(line);
   }
-  if (sections[0]?.lines.length === 0 || (sections[0]?.lines.length === 1 && sections[0].lines[0] === '' && sections.length > 1)) {
+  // Text that starts with a heading has nothing before it; keep the leading section otherwise (even an empty line).
+  if (sections[0]?.lines.length === 0) {
     sections.shift();
   }
   return sections;
