@@ -99,7 +99,7 @@ export interface DaemonStatus {
   workers: WorkerInfo[];
   sessions: SessionInfo[];
   queue: QueueEntry[];
-  settings: { sessionTtlMs: number; reapIntervalMs: number; callTimeoutMs: number; workers: number; workerIdleMs: number };
+  settings: { sessionTtlMs: number; reapIntervalMs: number; callTimeoutMs: number; workers: number; workerIdleMs: number; toolTimeoutsMs: Record<string, number> };
 }
 
 export type SessionCloseReason = 'closed' | 'expired' | 'daemon_stopped';

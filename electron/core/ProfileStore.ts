@@ -29,6 +29,7 @@ export const profileConfigSchema = z.object({
   reapIntervalMs: z.number().int().positive().optional(),
   callTimeoutMs: z.number().int().positive().optional(),
   workerIdleMs: z.number().int().positive().optional(),
+  toolTimeoutsMs: z.record(z.string(), z.number().int().positive()).optional(),
   createdAt: z.number().optional(),
 });
 

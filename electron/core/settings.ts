@@ -19,7 +19,21 @@ export function routerSettings(config: ProfileConfig, env: Env = process.env): R
     reapIntervalMs: positiveInt(env['TABMUX_REAP_INTERVAL_MS']) ?? config.reapIntervalMs ?? DEFAULT_SETTINGS.reapIntervalMs,
     callTimeoutMs: positiveInt(env['TABMUX_CALL_TIMEOUT_MS']) ?? config.callTimeoutMs ?? DEFAULT_SETTINGS.callTimeoutMs,
     workerIdleMs: positiveInt(env['TABMUX_WORKER_IDLE_MS']) ?? config.workerIdleMs ?? DEFAULT_SETTINGS.workerIdleMs,
+    toolTimeoutsMs: { ...DEFAULT_SETTINGS.toolTimeoutsMs, ...config.toolTimeoutsMs, ...toolTimeouts(env['TABMUX_TOOL_TIMEOUTS']) },
   };
+}
+
+/** `TABMUX_TOOL_TIMEOUTS="wait_for=60000,lighthouse_audit=300000"`: per-tool call timeouts in ms. */
+function toolTimeouts(value: string | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const pair of (value ?? '').split(',')) {
+    const [tool, ms] = pair.split('=');
+    const parsed = positiveInt(ms?.trim());
+    if (tool?.trim() && parsed !== undefined) {
+      out[tool.trim()] = parsed;
+    }
+  }
+  return out;
 }
 
 /** Headless when asked (flag, TABMUX_HEADLESS=1, profile config), or when a Linux machine has no display to show Chrome on. */

@@ -48,7 +48,7 @@ export function makeStatus(profile: string, overrides: Partial<DaemonStatus> = {
     workers: [makeWorker()],
     sessions: [],
     queue: [],
-    settings: { sessionTtlMs: 1_800_000, reapIntervalMs: 60_000, callTimeoutMs: 120_000, workers: 1, workerIdleMs: 300_000 },
+    settings: { sessionTtlMs: 1_800_000, reapIntervalMs: 60_000, callTimeoutMs: 120_000, workers: 1, workerIdleMs: 300_000, toolTimeoutsMs: {} },
     ...overrides,
   };
 }

@@ -20,7 +20,7 @@ export interface RouterSettings {
   /** How long an extra worker (not the first) may have no sessions before it is stopped. */
   workerIdleMs: number;
   /** Per-tool timeouts that override callTimeoutMs. */
-  toolTimeoutsMs?: Readonly<Record<string, number>>;
+  toolTimeoutsMs: Readonly<Record<string, number>>;
 }
 
 export const DEFAULT_SETTINGS: RouterSettings = {
@@ -29,6 +29,8 @@ export const DEFAULT_SETTINGS: RouterSettings = {
   sessionTtlMs: 30 * 60_000,
   reapIntervalMs: 60_000,
   callTimeoutMs: 120_000,
+  // Audits and traces legitimately run for minutes.
+  toolTimeoutsMs: { lighthouse_audit: 300_000, performance_start_trace: 300_000, performance_stop_trace: 300_000 },
 };
 
 export interface RouterOptions {
@@ -311,7 +313,7 @@ export class Router {
       tool: name,
       owner: options.owner,
       onQueued: options.onQueued,
-      timeoutMs: this.settings.toolTimeoutsMs?.[name] ?? this.settings.callTimeoutMs,
+      timeoutMs: this.settings.toolTimeoutsMs[name] ?? this.settings.callTimeoutMs,
       run: () => this.#calls.run(this.session(sessionId), worker, kind, name, args),
     });
     session.lastUsedAt = Date.now();
