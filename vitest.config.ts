@@ -24,6 +24,17 @@ export default defineConfig({
           fileParallelism: true,
         },
       },
+      {
+        test: {
+          name: 'soak',
+          sequence: { groupOrder: 2 },
+          include: ['tests/soak/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 300_000,
+          hookTimeout: 90_000,
+          maxWorkers: 1,
+        },
+      },
     ],
   },
 });
