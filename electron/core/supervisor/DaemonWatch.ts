@@ -25,6 +25,8 @@ export class DaemonWatch {
   #state: DaemonState;
   #tabsTimer: ReturnType<typeof setTimeout> | null = null;
   #closed = false;
+  #refreshing = false;
+  #refreshAgain = false;
   #lastQueueKey = '';
   readonly #tabsDebounceMs: number;
   readonly #onEvent: (event: DaemonEvent) => void;
@@ -32,7 +34,7 @@ export class DaemonWatch {
   private constructor(client: DaemonClient, status: DaemonStatus, tabs: TabInfo[], options: DaemonWatchOptions) {
     this.client = client;
     this.#state = { status, tabs };
-    this.#tabsDebounceMs = options.tabsDebounceMs ?? 150;
+    this.#tabsDebounceMs = options.tabsDebounceMs ?? 250;
     this.#onEvent = options.onEvent;
     this.#lastQueueKey = queueKey(status.queue);
     client.onEvent((event) => this.#handle(event));
@@ -90,6 +92,9 @@ export class DaemonWatch {
   #handle(event: DaemonEvent): void {
     this.#state = foldDaemonEvent(this.#state, event);
     this.#onEvent(event);
+    if (event.type === 'tabs') {
+      this.#syncUpstreamSelection(event.tabs);
+    }
     if (event.type === 'session.updated' || event.type === 'session.closed') {
       this.#scheduleTabs();
     } else if (event.type === 'queue') {
@@ -99,6 +104,26 @@ export class DaemonWatch {
         this.#lastQueueKey = key;
         this.#scheduleTabs();
       }
+    }
+  }
+
+  /**
+   * Upstream's selected page changes as a side effect of tool calls, and the daemon reports it in each tab listing
+   * rather than with a `workers` event; carry it over to the workers so the debug view stays current.
+   */
+  #syncUpstreamSelection(tabs: readonly TabInfo[]): void {
+    const { status } = this.#state;
+    let changed = false;
+    const workers = status.workers.map((worker) => {
+      const selected = tabs.find((tab) => tab.worker === worker.index && tab.upstreamSelected);
+      if (!selected || selected.pageId === worker.selectedPageId) {
+        return worker;
+      }
+      changed = true;
+      return { ...worker, selectedPageId: selected.pageId };
+    });
+    if (changed) {
+      this.#handle({ type: 'workers', profile: status.profile, workers });
     }
   }
 
@@ -113,12 +138,26 @@ export class DaemonWatch {
     }, this.#tabsDebounceMs);
   }
 
+  /** One listing at a time: each one is a call in the router's queue, and a burst of events must not pile them up. */
   async #refreshTabs(): Promise<void> {
-    let tabs: TabInfo[];
+    if (this.#refreshing) {
+      this.#refreshAgain = true;
+      return;
+    }
+    this.#refreshing = true;
+    let tabs: TabInfo[] | undefined;
     try {
       ({ tabs } = await this.client.call('tabmux/tabs.list'));
     } catch {
       // The daemon is stopping or busy restarting a worker; the next change schedules another try.
+    } finally {
+      this.#refreshing = false;
+    }
+    if (this.#refreshAgain) {
+      this.#refreshAgain = false;
+      this.#scheduleTabs();
+    }
+    if (!tabs) {
       return;
     }
     // The daemon pushes a `tabs` event for every listing, usually before this reply; relay only what it did not.
