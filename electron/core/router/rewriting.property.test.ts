@@ -11,7 +11,7 @@ const rawUid = fc.tuple(fc.nat(99_999), fc.nat(99_999)).map(([a, b]) => `${a}_${
 const short = fc.stringMatching(/^[0-9a-f]{8}$/);
 
 function worker(): Worker {
-  return new Worker(0, 1, { isPaused: () => false, onChange: () => undefined, start: () => Promise.reject(new Error('no upstream in unit tests')) as Promise<Upstream> });
+  return new Worker(0, 1, { isPaused: () => false, onChange: () => undefined, start: () => Promise.reject<Upstream>(new Error('no upstream in unit tests')) });
 }
 
 describe('uid tokens (property)', () => {
