@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { socketPath } from '../../electron/core/paths.js';
+import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
+import { cliEntryPoint } from '../../electron/core/version.js';
+import type { BenchHome } from './benchHome.js';
+import type { Teardown } from './Teardown.js';
+
+/**
+ * `tabmux daemon run` as its own process, so its memory can be read apart from the bench's own heap, Chrome and the
+ * upstream workers (each of which is a separate process too).
+ */
+export class DaemonChild {
+  readonly pid: number;
+  readonly client: DaemonClient;
+
+  private constructor(pid: number, client: DaemonClient) {
+    this.pid = pid;
+    this.client = client;
+  }
+
+  static async start(teardown: Teardown, home: BenchHome, timeoutMs = 60_000): Promise<DaemonChild> {
+    const child = spawn(process.execPath, [cliEntryPoint(), 'daemon', 'run', '--headless'], {
+      env: { ...process.env, ...home.env },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    teardown.add(`stop daemon process ${String(child.pid)}`, () => stopChild(child, exited));
+    const pid = child.pid;
+    if (pid === undefined) {
+      throw new Error('could not spawn tabmux daemon run');
+    }
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) {
+        throw new Error(`tabmux daemon run exited with code ${child.exitCode}`);
+      }
+      const client = await DaemonClient.connect(socketPath(home.paths, 'default'), 'tabmux-bench').catch(() => undefined);
+      if (client) {
+        teardown.add('close bench connection', () => client.close());
+        if ((await client.call('tabmux/status')).state === 'ready') {
+          return new DaemonChild(pid, client);
+        }
+        client.close();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`tabmux daemon run was not ready within ${timeoutMs} ms`);
+  }
+}
+
+/** SIGTERM runs the daemon's own shutdown (Chrome and workers included); SIGKILL only if that hangs. */
+async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return;
+  }
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,36 @@
+import type { Summary } from './stats.js';
+
+/**
+ * How a ratio is judged. `max`: the figure may be at most `limit` times the baseline (overheads); `min`: at least
+ * `limit` times (speed-ups); `info`: reported without a goal.
+ */
+export type Goal = { kind: 'max'; limit: number } | { kind: 'min'; limit: number } | { kind: 'info' };
+
+/** One line of the results table. Ratio is figure / baseline, or baseline / figure for speed-ups (see `ratioOf`). */
+export interface Row {
+  name: string;
+  figure: Summary | number;
+  baseline: Summary | number | null;
+  unit: string;
+  ratio: number | null;
+  goal: Goal;
+  /** What the two sides were, so a reader can tell exactly what was compared. */
+  note: string;
+}
+
+export type Verdict = 'PASS' | 'MISS' | 'info';
+
+export function verdictOf(row: Row): Verdict {
+  if (row.goal.kind === 'info' || row.ratio === null || Number.isNaN(row.ratio)) {
+    return 'info';
+  }
+  return row.goal.kind === 'max' ? (row.ratio <= row.goal.limit ? 'PASS' : 'MISS') : row.ratio >= row.goal.limit ? 'PASS' : 'MISS';
+}
+
+export function goalText(goal: Goal): string {
+  return goal.kind === 'info' ? '—' : `${goal.kind === 'max' ? '≤' : '≥'} ${goal.limit.toFixed(2)}×`;
+}
+
+export function centre(value: Summary | number): number {
+  return typeof value === 'number' ? value : value.median;
+}

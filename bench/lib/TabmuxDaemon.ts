@@ -1,0 +1,51 @@
+import { Daemon } from '../../electron/core/Daemon.js';
+import { Logger } from '../../electron/core/Logger.js';
+import { asToolResult } from '../../electron/core/router/toolResult.js';
+import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
+import { makeBenchHome } from './benchHome.js';
+import type { Teardown } from './Teardown.js';
+import type { CallTool } from './toolCalls.js';
+
+export interface BoundSession {
+  id: string;
+  call: CallTool;
+}
+
+/**
+ * The measured side: a real profile daemon (its own headless Chrome, its upstream workers, the router) in this
+ * process, reached only through its Unix socket with the same client the CLI and the stdio bridge use.
+ */
+export class TabmuxDaemon {
+  readonly daemon: Daemon;
+  readonly #teardown: Teardown;
+
+  private constructor(daemon: Daemon, teardown: Teardown) {
+    this.daemon = daemon;
+    this.#teardown = teardown;
+  }
+
+  static async start(teardown: Teardown, workers: number): Promise<TabmuxDaemon> {
+    const { paths } = makeBenchHome(teardown);
+    const logger = process.env['TABMUX_BENCH_LOG'] ? Logger.toStderr('bench-daemon', 'debug') : Logger.silent();
+    const daemon = await Daemon.start({ paths, profile: { name: 'default', config: { workers, headless: true } }, logger, headless: true });
+    teardown.add('stop daemon', () => daemon.stop());
+    return new TabmuxDaemon(daemon, teardown);
+  }
+
+  /** A new connection bound to a new session, as an agent's MCP client would hold it. */
+  async session(label: string): Promise<BoundSession> {
+    const client = await DaemonClient.connect(this.daemon.socketPath, 'tabmux-bench');
+    this.#teardown.add('close bench connection', () => client.close());
+    const info = await client.call('tabmux/session.create', { label });
+    await client.call('tabmux/session.bind', { session: info.id });
+    return { id: info.id, call: async (name, args) => asToolResult(await client.request('tools/call', { name, arguments: args })) };
+  }
+
+  /** Upstream worker pids as the daemon reports them; a worker that has not started yet has none. */
+  workerPids(): number[] {
+    return this.daemon
+      .status()
+      .workers.map((worker) => worker.pid)
+      .filter((pid): pid is number => pid !== null);
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * Runs two measured sides in alternating ABBA order (A B, B A, A B, ...), so slow drift of the machine (a warming
+ * cache, a background process) falls on both sides alike. Returns the samples of each side.
+ */
+export async function interleavePairs(iterations: number, a: () => Promise<number>, b: () => Promise<number>): Promise<{ a: number[]; b: number[] }> {
+  const samples: { a: number[]; b: number[] } = { a: [], b: [] };
+  for (let index = 0; index < iterations; index++) {
+    if (index % 2 === 0) {
+      samples.a.push(await a());
+      samples.b.push(await b());
+    } else {
+      samples.b.push(await b());
+      samples.a.push(await a());
+    }
+  }
+  return samples;
+}

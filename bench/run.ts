@@ -1,0 +1,105 @@
+import { loadavg } from 'node:os';
+import type { BenchContext } from './lib/BenchContext.js';
+import { DirectBrowser } from './lib/DirectBrowser.js';
+import { describeMachine, machineLines } from './lib/machine.js';
+import { bigPageHtml, PageServer } from './lib/PageServer.js';
+import { notesList, textTable } from './lib/report.js';
+import { loadLine, writeResults } from './lib/resultsFile.js';
+import type { Row } from './lib/Row.js';
+import { TabmuxDaemon } from './lib/TabmuxDaemon.js';
+import { Teardown } from './lib/Teardown.js';
+import { coldStart } from './suites/coldStart.js';
+import { memory } from './suites/memory.js';
+import { parallelThroughput } from './suites/parallelThroughput.js';
+import { rewriteCost } from './suites/rewriteCost.js';
+import { routingOverhead } from './suites/routingOverhead.js';
+import { BIG_PAGE_PATH, snapshotPath } from './suites/snapshotPath.js';
+
+/**
+ * `npm run bench`: every comparison of issue 6 side by side in one run on the system Chromium and the pinned
+ * chrome-devtools-mcp, then a table of medians and ratios on stdout and in bench/RESULTS.md. Goals are reported as
+ * PASS/MISS, never enforced: the exit code is non-zero only when something broke.
+ */
+
+/** Pool size of the daemon under test; the parallel rows compare it with four agents. */
+const WORKERS = 4;
+
+const log = (message: string): void => {
+  process.stderr.write(`[bench] ${message}\n`);
+};
+
+async function main(): Promise<number> {
+  const startedAt = new Date();
+  const loadAtStart = loadavg()[0] ?? 0;
+  const machine = describeMachine();
+  for (const line of machineLines(machine)) {
+    log(line);
+  }
+  const rows: Row[] = [];
+  const microRows: Row[] = [];
+  const failures: string[] = [];
+  const teardown = new Teardown();
+  const stopAll = async (): Promise<void> => {
+    for (const failure of await teardown.run()) {
+      log(`cleanup failed: ${failure}`);
+    }
+  };
+  // Ctrl-C must not leave Chrome, upstream children or daemons behind.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: stopping everything`);
+      void stopAll().finally(() => process.exit(130));
+    });
+  }
+
+  const attempt = async (name: string, run: () => Promise<Row[]> | Row[]): Promise<void> => {
+    try {
+      rows.push(...(await run()));
+    } catch (error) {
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      failures.push(`${name}: ${message}`);
+      log(`${name} broke: ${message}`);
+    }
+  };
+
+  let workers = WORKERS;
+  try {
+    // Pure CPU first, while no browser runs beside it; its rows go last in the table, after the end-to-end ones.
+    await attempt('rewrite cost', () => {
+      microRows.push(...rewriteCost(log));
+      return [];
+    });
+
+    log(`starting tabmux daemon (workers=${WORKERS}), a direct Chrome and a page server`);
+    const pages = await PageServer.start(teardown, { [BIG_PAGE_PATH]: bigPageHtml() });
+    const tabmux = await TabmuxDaemon.start(teardown, WORKERS);
+    workers = tabmux.daemon.router.settings.workers;
+    const direct = await DirectBrowser.launch(teardown);
+    const context: BenchContext = { teardown, tabmux, direct, pages, log };
+    // Throughput first: its four sessions are the daemon's first, so placement is not skewed by the others.
+    await attempt('parallel throughput', () => parallelThroughput(context, workers));
+    await attempt('routing overhead', () => routingOverhead(context));
+    await attempt('snapshot path', () => snapshotPath(context));
+    await attempt('memory', () => memory(context));
+  } catch (error) {
+    failures.push(`setup: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  } finally {
+    await stopAll();
+  }
+  // Cold start on a quiet machine, with its own processes: everything above is stopped by now.
+  await attempt('cold start', () => coldStart(log));
+
+  rows.push(...microRows);
+  const durationS = (Date.now() - startedAt.getTime()) / 1000;
+  const load = { start: loadAtStart, end: loadavg()[0] ?? 0 };
+  process.stdout.write(`\n${[...machineLines(machine), loadLine(load, machine.cores)].join('\n')}\n\n${textTable(rows)}\n\n${notesList(rows)}\n\n`);
+  if (failures.length > 0) {
+    process.stdout.write(`Broken (results not written):\n${failures.map((failure) => `- ${failure}`).join('\n')}\n`);
+    return 1;
+  }
+  const file = writeResults({ machine, rows, startedAt, durationS, workers, load });
+  process.stdout.write(`Wrote ${file} (${durationS.toFixed(0)} s)\n`);
+  return 0;
+}
+
+process.exitCode = await main();

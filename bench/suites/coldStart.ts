@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChromeProcess } from '../../electron/core/ChromeProcess.js';
+import { Daemon } from '../../electron/core/Daemon.js';
+import { findChrome } from '../../electron/core/findChrome.js';
+import { Logger } from '../../electron/core/Logger.js';
+import { chromeExtraArgs } from '../../electron/core/settings.js';
+import { asToolResult } from '../../electron/core/router/toolResult.js';
+import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
+import { UpstreamClient } from '../../electron/core/UpstreamClient.js';
+import { makeBenchHome } from '../lib/benchHome.js';
+import { ratio } from '../lib/report.js';
+import type { Row } from '../lib/Row.js';
+import { runCli } from '../lib/runCli.js';
+import { summarize } from '../lib/stats.js';
+import { Teardown } from '../lib/Teardown.js';
+import { okText } from '../lib/toolCalls.js';
+
+const WARM_UP = 1;
+const SAMPLES = 5;
+
+interface CliSample {
+  total: number;
+  daemonStart: number;
+  sessionCreate: number;
+  firstCall: number;
+}
+
+/** From nothing to a first answer through the CLI: `daemon start`, `session create`, `mcp call list_pages`. */
+async function tabmuxOnce(log: (message: string) => void): Promise<CliSample> {
+  const local = new Teardown();
+  try {
+    const home = makeBenchHome(local);
+    const env = { ...home.env, TABMUX_HEADLESS: '1' };
+    local.add('tabmux daemon stop', () => runCli(['daemon', 'stop'], env).then(() => undefined));
+    const t0 = performance.now();
+    await runCli(['daemon', 'start', '--headless'], env);
+    const t1 = performance.now();
+    const session = (await runCli(['session', 'create'], env)).trim();
+    const t2 = performance.now();
+    const listed = await runCli(['mcp', 'call', '--session', session, 'list_pages'], env);
+    const t3 = performance.now();
+    if (!listed.includes('Pages') && !listed.includes('No pages')) {
+      throw new Error(`unexpected list_pages output: ${listed.slice(0, 300)}`);
+    }
+    return { total: t3 - t0, daemonStart: t1 - t0, sessionCreate: t2 - t1, firstCall: t3 - t2 };
+  } finally {
+    const failures = await local.run();
+    if (failures.length > 0) {
+      log(`  cold start cleanup: ${failures.join('; ')}`);
+    }
+  }
+}
+
+/**
+ * The daemon's own share of a cold start, without the three CLI processes: Daemon.start in this process, then
+ * connect, create and bind a session, and the first list_pages over the socket.
+ */
+async function inProcessOnce(): Promise<number> {
+  const local = new Teardown();
+  try {
+    const { paths } = makeBenchHome(local);
+    const t0 = performance.now();
+    const daemon = await Daemon.start({ paths, profile: { name: 'default', config: { headless: true } }, logger: Logger.silent(), headless: true });
+    local.add('stop daemon', () => daemon.stop());
+    const client = await DaemonClient.connect(daemon.socketPath, 'tabmux-bench');
+    local.add('close connection', () => client.close());
+    const session = await client.call('tabmux/session.create', {});
+    await client.call('tabmux/session.bind', { session: session.id });
+    okText(asToolResult(await client.request('tools/call', { name: 'list_pages', arguments: {} })), 'tabmux list_pages');
+    return performance.now() - t0;
+  } finally {
+    await local.run();
+  }
+}
+
+/** The same Chrome launch and the same upstream child, driven directly: spawn both, first list_pages answered. */
+async function directOnce(): Promise<number> {
+  const local = new Teardown();
+  try {
+    const userDataDir = mkdtempSync(join(tmpdir(), 'tmxb-chrome-'));
+    local.add('remove user-data-dir', () => rmSync(userDataDir, { recursive: true, force: true }));
+    const t0 = performance.now();
+    const chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir, headless: true, extraArgs: chromeExtraArgs({}), logger: Logger.silent() });
+    local.add('stop Chrome', () => chrome.stop());
+    const child = await UpstreamClient.start({ browserUrl: chrome.browserUrl, logger: Logger.silent() });
+    local.add('stop upstream', () => child.close());
+    okText(await child.callTool('list_pages', {}), 'direct list_pages');
+    return performance.now() - t0;
+  } finally {
+    await local.run();
+  }
+}
+
+export async function coldStart(log: (message: string) => void): Promise<Row[]> {
+  log(`cold start: tabmux CLI from nothing to a first call vs Chrome + upstream to a first call, ${SAMPLES} samples each`);
+  for (let index = 0; index < WARM_UP; index++) {
+    await tabmuxOnce(log);
+    await inProcessOnce();
+    await directOnce();
+  }
+  const cli: CliSample[] = [];
+  const inProcess: number[] = [];
+  const direct: number[] = [];
+  const steps = [
+    async () => void cli.push(await tabmuxOnce(log)),
+    async () => void inProcess.push(await inProcessOnce()),
+    async () => void direct.push(await directOnce()),
+  ];
+  for (let index = 0; index < SAMPLES; index++) {
+    // Rotate the order so no side always follows the same one (page cache, a Chrome just exiting).
+    for (let step = 0; step < steps.length; step++) {
+      await steps[(index + step) % steps.length]?.();
+    }
+  }
+  const figure = summarize(cli.map((sample) => sample.total));
+  const baseline = summarize(direct);
+  const daemonOnly = summarize(inProcess);
+  const part = (pick: (sample: CliSample) => number): string => summarize(cli.map(pick)).median.toFixed(0);
+  return [
+    {
+      name: 'cold start',
+      figure,
+      baseline,
+      unit: 'ms',
+      ratio: ratio(figure, baseline),
+      goal: { kind: 'info' },
+      note: `Fresh TABMUX_HOME each time: \`tabmux daemon start --headless\` (${part((s) => s.daemonStart)} ms) + \`tabmux session create\` (${part((s) => s.sessionCreate)} ms) + \`tabmux mcp call --session ID list_pages\` (${part((s) => s.firstCall)} ms), three CLI processes. Baseline: ChromeProcess.launch on a fresh user-data-dir + chrome-devtools-mcp spawn + first list_pages, in this process. ${SAMPLES} rotated samples after ${WARM_UP} warm-up each.`,
+    },
+    {
+      name: 'cold start, daemon in process',
+      figure: daemonOnly,
+      baseline,
+      unit: 'ms',
+      ratio: ratio(daemonOnly, baseline),
+      goal: { kind: 'info' },
+      note: `The same path without CLI processes: Daemon.start (Chrome, first worker, tools/list, socket) + connect + session create/bind + first list_pages over the socket, in this process. Same baseline samples as the row above.`,
+    },
+  ];
+}

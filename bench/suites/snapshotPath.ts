@@ -1,0 +1,49 @@
+import type { BenchContext } from '../lib/BenchContext.js';
+import { interleavePairs } from '../lib/interleave.js';
+import { ratio } from '../lib/report.js';
+import type { Row } from '../lib/Row.js';
+import { summarize, timed } from '../lib/stats.js';
+import { okText, type CallTool } from '../lib/toolCalls.js';
+
+export const BIG_PAGE_PATH = '/big.html';
+const WARM_UP = 3;
+const PAIRS = 25;
+
+/**
+ * take_snapshot of a 2,000-element page: the response (~60 KB of text) is where the router does the most work per
+ * call, parsing sections, recording the epoch's uids and turning every uid into a session token.
+ */
+export async function snapshotPath(context: BenchContext): Promise<Row[]> {
+  context.log('snapshot path: take_snapshot of a 2,000-element page, tabmux vs direct');
+  const url = context.pages.url(BIG_PAGE_PATH);
+  const session = await context.tabmux.session('bench-snapshot');
+  const direct = await context.direct.page(await context.direct.childAt(1));
+  okText(await session.call('navigate_page', { type: 'url', url }), 'tabmux navigate_page');
+  okText(await direct.call('navigate_page', { type: 'url', url }), 'direct navigate_page');
+  const sizes = { tabmux: 0, direct: 0, lines: 0 };
+  const once = (call: CallTool, what: 'tabmux' | 'direct') => () =>
+    timed(async () => {
+      const text = okText(await call('take_snapshot', {}), `${what} take_snapshot`);
+      sizes[what] = Buffer.byteLength(text);
+      sizes.lines = text.split('\n').length;
+    });
+  for (let index = 0; index < WARM_UP; index++) {
+    await once(session.call, 'tabmux')();
+    await once(direct.call, 'direct')();
+  }
+  const samples = await interleavePairs(PAIRS, once(session.call, 'tabmux'), once(direct.call, 'direct'));
+  const worker = context.tabmux.daemon.router.sessionInfo(session.id).worker;
+  const figure = summarize(samples.a);
+  const baseline = summarize(samples.b);
+  return [
+    {
+      name: 'snapshot path',
+      figure,
+      baseline,
+      unit: 'ms',
+      ratio: ratio(figure, baseline),
+      goal: { kind: 'max', limit: 1.05 },
+      note: `take_snapshot of 500 × li/a/button/input served from 127.0.0.1, ${PAIRS} interleaved pairs after ${WARM_UP} warm-up calls each. Text: ${(sizes.direct / 1024).toFixed(1)} KiB direct, ${(sizes.tabmux / 1024).toFixed(1)} KiB with session tokens, ${sizes.lines} lines. Session on worker ${worker}, direct page on child 1 (the direct Chrome has as many children as the daemon has workers). Added latency: ${(figure.median - baseline.median).toFixed(2)} ms per call.`,
+    },
+  ];
+}
