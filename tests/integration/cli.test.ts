@@ -343,23 +343,26 @@ describe('tabmux session and mcp', () => {
       expect(unowned).toBeDefined();
       const pageId = unowned!.pageId;
 
-      expect(await ok(['session', 'attach', '--session', c, '--page', String(pageId)])).toBe(`session=${c} page=${pageId} url=about:blank\n`);
-      expect((await json<TabInfo[]>(['pages'])).find((tab) => tab.pageId === pageId)).toMatchObject({ owner: c, origin: 'attached' });
+      // With several workers the session may address the tab by another id (its own worker's); pages shows that id.
+      const attachedLine = await ok(['session', 'attach', '--session', c, '--page', String(pageId)]);
+      expect(attachedLine).toMatch(new RegExp(`^session=${c} page=\\d+ url=about:blank\n$`));
+      const ownId = Number(/page=(\d+)/.exec(attachedLine)![1]);
+      expect((await json<TabInfo[]>(['pages'])).find((tab) => tab.owner === c)).toMatchObject({ pageId: ownId, origin: 'attached' });
       // The attached tab is the session's current page: its calls act there.
       expect(await ok(['mcp', 'call', '-s', c, 'evaluate_script', '{"function": "() => location.href"}'])).toContain('about:blank');
 
       // Another session cannot take it.
       const taken = await tabmux(['session', 'attach', '--session', a, '--page', String(pageId)]);
       expect(taken.code).toBe(1);
-      expect(taken.stderr).toMatch(new RegExp(`page ${pageId} belongs to session ${c}`));
+      expect(taken.stderr).toMatch(new RegExp(`belongs to session ${c}`));
 
-      const released = await json<{ pageId: number | null; pages: unknown[] }>(['session', 'release', '--session', c, '--page', String(pageId)]);
+      const released = await json<{ pageId: number | null; pages: unknown[] }>(['session', 'release', '--session', c, '--page', String(ownId)]);
       expect(released).toMatchObject({ pageId: null, pages: [] });
-      expect((await json<TabInfo[]>(['pages'])).find((tab) => tab.pageId === pageId)).toMatchObject({ owner: null, origin: null });
+      expect((await json<TabInfo[]>(['pages'])).find((tab) => tab.pageId === pageId && tab.worker === 0)).toMatchObject({ owner: null, origin: null });
 
       await ok(['session', 'attach', '--session', c, '--page', String(pageId)]);
       expect(await ok(['session', 'close', '--session', c])).toBe(`closed=${c}\n`);
-      const after = (await json<TabInfo[]>(['pages'])).find((tab) => tab.pageId === pageId);
+      const after = (await json<TabInfo[]>(['pages'])).find((tab) => tab.pageId === pageId && tab.worker === 0);
       expect(after).toMatchObject({ owner: null });
     });
 

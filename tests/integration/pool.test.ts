@@ -57,7 +57,12 @@ describe('worker pool', () => {
     const { tabs } = await a.client.call('tabmux/tabs.list');
     const owners = tabs.map((tab) => tab.owner).filter((owner): owner is string => owner !== null);
     expect(owners.sort()).toEqual([a.id, b.id, c.id].sort());
-    expect(tabs.every((tab) => tab.worker === 0)).toBe(true);
+    // Owned tabs are shown as their owner addresses them: on the owner's worker.
+    for (const s of [a, b, c]) {
+      const tab = tabs.find((candidate) => candidate.owner === s.id)!;
+      expect(tab.worker).toBe(await workerOf(s));
+      expect((await s.client.call('tabmux/session.page', { session: s.id })).pageId).toBe(tab.pageId);
+    }
   });
 
   it('runs calls of sessions on different workers at the same time', async () => {
@@ -78,7 +83,7 @@ describe('worker pool', () => {
     expect(attached.pages.find((page) => page.origin === 'attached')?.title).toBe('Login tab');
     expect(await target.text('evaluate_script', { function: '() => document.title' })).toContain('Login tab');
     const { tabs } = await control.call('tabmux/tabs.list');
-    expect(tabs.find((tab) => tab.pageId === opened.tab.pageId)?.owner).toBe(target.id);
+    expect(tabs.find((tab) => tab.owner === target.id && tab.title === 'Login tab')?.pageId).toBe(attached.pageId);
     // Another session cannot take it.
     await expect(control.call('tabmux/session.attach', { session: c.id, pageId: opened.tab.pageId })).rejects.toThrow(/belongs to session/);
     await control.call('tabmux/session.release', { session: target.id, pageId: attached.pageId! });

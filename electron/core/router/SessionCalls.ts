@@ -259,9 +259,10 @@ export class SessionCalls {
       const owner = await this.#ownerOf(worker, page.id);
       const tabId = worker.tabIds.get(page.id);
       const owned = owner ? [...owner.pages.values()].find((candidate) => (owner.worker === worker.index ? candidate.pageId === page.id : candidate.tabId === tabId)) : undefined;
+      // An owned tab is shown with the id its owner uses (on its own worker), so `release --page` takes what `pages` shows.
       tabs.push({
-        pageId: page.id,
-        worker: worker.index,
+        pageId: owned && owner ? owned.pageId : page.id,
+        worker: owner?.worker ?? worker.index,
         url: page.url,
         title: page.title,
         owner: owner?.id ?? null,
