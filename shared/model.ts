@@ -42,6 +42,9 @@ export interface SessionInfo {
   running: number;
 }
 
+/** Queue entries with this session id are the router's own work (listing tabs, closing a session's pages). */
+export const SYSTEM_LANE_ID = 'tabmux';
+
 export interface QueueEntry {
   callId: number;
   sessionId: string;

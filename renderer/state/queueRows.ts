@@ -1,4 +1,4 @@
-import type { QueueEntry, SessionInfo } from '../../shared/model.js';
+import { SYSTEM_LANE_ID, type QueueEntry, type SessionInfo } from '../../shared/model.js';
 import type { ServerState } from './ServerState.js';
 import { sessionName } from './sessionRows.js';
 
@@ -13,16 +13,20 @@ export interface QueueRow {
   waitedMs: number;
   /** Time spent running so far; null while queued. */
   runningMs: number | null;
+  /** tabmux's own housekeeping (listing tabs, closing pages): shown, but not cancellable. */
+  internal: boolean;
 }
 
 /** Keeps the daemon's order, which is the order calls will run in. `now` drives the live timers. */
 export function queueRows(queue: readonly QueueEntry[] | undefined, sessions: Record<string, SessionInfo> | undefined, now: number): QueueRow[] {
   return (queue ?? []).map((entry) => {
     const session = sessions?.[entry.sessionId];
+    const internal = entry.sessionId === SYSTEM_LANE_ID;
     return {
       callId: entry.callId,
       sessionId: entry.sessionId,
-      sessionName: sessionName(session ?? { id: entry.sessionId, label: null }),
+      sessionName: internal ? 'tabmux (housekeeping)' : sessionName(session ?? { id: entry.sessionId, label: null }),
+      internal,
       tool: entry.tool,
       worker: entry.worker,
       state: entry.state,

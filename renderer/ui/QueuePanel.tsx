@@ -40,7 +40,7 @@ export function QueuePanel(props: { profile: string }) {
             </thead>
             <tbody>
               {rows.map((row) => (
-                <tr key={row.callId} data-testid={`queue-row-${row.callId}`} data-state={row.state}>
+                <tr key={row.callId} data-testid={`queue-row-${row.callId}`} data-state={row.state} className={row.internal ? 'row-internal' : undefined}>
                   <td title={row.sessionId}>{row.sessionName}</td>
                   <td className="mono">{row.tool}</td>
                   <td>
@@ -49,7 +49,7 @@ export function QueuePanel(props: { profile: string }) {
                   <td className="num mono">{formatDuration(row.waitedMs)}</td>
                   <td className="num mono">{row.runningMs === null ? '—' : formatDuration(row.runningMs)}</td>
                   <td className="row-actions">
-                    {row.state === 'queued' && (
+                    {row.state === 'queued' && !row.internal && (
                       <ActionButton
                         pendingKey={actionKey('call', row.callId, 'cancel')}
                         busyLabel="Cancelling"

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { TabmuxError } from '../../../shared/errors.js';
-import type { TabInfo } from '../../../shared/model.js';
+import { SYSTEM_LANE_ID, type TabInfo } from '../../../shared/model.js';
 import type { SessionPageResult, ToolResult } from '../../../shared/protocol.js';
 import type { OwnedPage, Session } from './Session.js';
 import { SELECTED_PAGE_TOOLS, type ToolCatalog, type ToolKind } from './ToolCatalog.js';
@@ -11,7 +11,7 @@ import { textOf } from './toolResult.js';
 import { formatToken, parseToken, RAW_UID, rewriteOutputUids, snapshotUids, translateInputUids } from './uidTokens.js';
 
 /** Queue lane for the router's own upstream work (closing pages, listing tabs, attaching). */
-export const SYSTEM_LANE = 'tabmux';
+export const SYSTEM_LANE = SYSTEM_LANE_ID;
 
 export interface SessionCallsDeps {
   sessionById: SessionLookup;
