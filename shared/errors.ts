@@ -2,84 +2,50 @@
  * The closed set of tabmux error codes. Every failure that crosses a process boundary carries one, so callers
  * (agents, scripts, the UI) can tell an expected refusal from a bug and know what to do next.
  */
-export const ERROR_CODES = [
-  'parse_error',
-  'line_too_long',
-  'invalid_request',
-  'unknown_method',
-  'invalid_params',
-  'protocol_mismatch',
-  'hello_required',
-  'not_bound',
-  'already_bound',
-  'unknown_session',
-  'session_expired',
-  'session_owned',
-  'session_closed',
-  'session_paused',
-  'bad_token',
-  'foreign_token',
-  'stale_token',
-  'page_conflict',
-  'unknown_page',
-  'no_page',
-  'unknown_tool',
-  'tool_blocked',
-  'upstream_failed',
-  'upstream_unavailable',
-  'timeout',
-  'cancelled',
-  'daemon_stopping',
-  'daemon_not_running',
-  'invalid_profile',
-  'profile_exists',
-  'chrome_not_found',
-  'chrome_failed',
-  'profile_locked',
-  'insecure_runtime_dir',
-  'internal',
-] as const;
+// Each code maps to whether it is expected (a caller's mistake or a known condition) rather than a defect.
+const CODES = {
+  parse_error: true,
+  line_too_long: true,
+  invalid_request: true,
+  unknown_method: true,
+  invalid_params: true,
+  protocol_mismatch: true,
+  hello_required: true,
+  not_bound: true,
+  already_bound: true,
+  unknown_session: true,
+  session_expired: true,
+  session_owned: true,
+  session_closed: true,
+  session_paused: true,
+  bad_token: true,
+  foreign_token: true,
+  stale_token: true,
+  page_conflict: true,
+  unknown_page: true,
+  no_page: true,
+  unknown_tool: true,
+  tool_blocked: true,
+  upstream_failed: false,
+  upstream_unavailable: false,
+  timeout: true,
+  cancelled: true,
+  daemon_stopping: true,
+  daemon_not_running: true,
+  invalid_profile: true,
+  profile_exists: true,
+  chrome_not_found: true,
+  chrome_failed: false,
+  profile_locked: true,
+  insecure_runtime_dir: true,
+  internal: false,
+} as const satisfies Record<string, boolean>;
 
-export type ErrorCode = (typeof ERROR_CODES)[number];
+export type ErrorCode = keyof typeof CODES;
 
 export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+  return typeof value === 'string' && Object.hasOwn(CODES, value);
 }
-
-/** Codes that describe a caller's mistake or an expected condition rather than a defect in tabmux. */
-const EXPECTED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'parse_error',
-  'line_too_long',
-  'invalid_request',
-  'unknown_method',
-  'invalid_params',
-  'protocol_mismatch',
-  'hello_required',
-  'not_bound',
-  'already_bound',
-  'unknown_session',
-  'session_expired',
-  'session_owned',
-  'session_closed',
-  'session_paused',
-  'bad_token',
-  'foreign_token',
-  'stale_token',
-  'page_conflict',
-  'unknown_page',
-  'no_page',
-  'unknown_tool',
-  'tool_blocked',
-  'timeout',
-  'cancelled',
-  'daemon_stopping',
-  'daemon_not_running',
-  'invalid_profile',
-  'profile_exists',
-  'chrome_not_found',
-  'profile_locked',
-  'insecure_runtime_dir',
-]);
 
 /** JSON-RPC error code used on the wire for every tabmux error; the tabmux code travels in `data.code`. */
 export const JSONRPC_TABMUX_ERROR = -32000;
@@ -110,7 +76,7 @@ export class TabmuxError extends Error {
   }
 
   get expected(): boolean {
-    return EXPECTED.has(this.code);
+    return CODES[this.code];
   }
 
   toWire(): WireError {

@@ -10,6 +10,7 @@ import { isProcessAlive } from '../../electron/core/processes.js';
 import { packageRoot } from '../../electron/core/version.js';
 import { html, uidOf } from '../helpers/daemonFixture.js';
 import { makeTestHome } from '../helpers/testHome.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 /**
  * `tabmux mcp serve` as MCP clients run it: a child process on stdio, driven by the SDK client (and by the MCP
@@ -77,22 +78,10 @@ async function cli<T>(...args: string[]): Promise<T> {
   return JSON.parse(stdout) as T;
 }
 
+const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs?: number): Promise<T> => waitFor(probe, what, timeoutMs);
 const sessions = (): Promise<SessionInfo[]> => cli<SessionInfo[]>('session', 'list');
 const tabs = (): Promise<TabInfo[]> => cli<TabInfo[]>('pages');
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 async function sessionLabelled(label: string): Promise<SessionInfo> {
   return until(`a session labelled ${label}`, async () => (await sessions()).find((session) => session.label === label));

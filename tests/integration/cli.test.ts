@@ -7,6 +7,7 @@ import type { DaemonStatus, SessionInfo, TabInfo } from '../../shared/model.js';
 import type { ToolInfo } from '../../shared/protocol.js';
 import { html } from '../helpers/daemonFixture.js';
 import { makeTestHome } from '../helpers/testHome.js';
+import { waitUntil as until } from '../helpers/waitFor.js';
 
 /**
  * The public CLI contract, driven the way scripts use it: the compiled `tabmux` bin in child processes, a fresh
@@ -75,15 +76,6 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 function tokenOf(snapshot: string, role: string, name: string): string {
   const match = new RegExp(`uid=(\\S+) ${role} "${name}"`).exec(snapshot);

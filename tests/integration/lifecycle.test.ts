@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindSession, html, pagesOf, startTestDaemon, type TestDaemon } from '../helpers/daemonFixture.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let t: TestDaemon;
 
@@ -12,19 +13,6 @@ afterAll(async () => {
   await t.stop();
 });
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error('condition not reached in time');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const slow = (ms: number): Record<string, unknown> => ({ function: `async () => { await new Promise((r) => setTimeout(r, ${ms})); return 'slept ${ms}'; }`, waitForStableDom: false });
 
@@ -42,7 +30,7 @@ describe('phase 3: lifecycle', () => {
     const ended = await waitFor(async () => {
       const { sessions } = await control.call('tabmux/session.list');
       return sessions.some((s) => s.id === created.id) ? undefined : true;
-    });
+    }, 'the session to expire', 10_000);
     expect(ended).toBe(true);
     const tabs = (await control.call('tabmux/tabs.list')).tabs;
     const ids = tabs.map((tab) => tab.pageId);

@@ -6,19 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessAlive } from '../../electron/core/processes.js';
 import { html, pagesOf, startTestDaemon, uidOf, type TestDaemon } from '../helpers/daemonFixture.js';
 import { makeTestHome } from '../helpers/testHome.js';
+import { waitUntil } from '../helpers/waitFor.js';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, '..', '..', 'dist', 'electron', 'bin', 'tabmux.js');
 
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error('condition not reached in time');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const slow = { function: 'async () => { await new Promise((r) => setTimeout(r, 5000)); return "done"; }', waitForStableDom: false };
 
@@ -77,10 +69,10 @@ describe('crash recovery', () => {
     // Whichever notices first words it: upstream ("Target closed") or tabmux ("Chrome exited ...").
     expect(JSON.stringify(failed.content)).toMatch(/Chrome exited|Target closed|Connection closed/);
 
-    await until(async () => {
+    await waitUntil(async () => {
       const status = await control.call('tabmux/status');
       return status.state === 'ready' && status.chrome.pid !== chromePid && status.chrome.pid !== null;
-    });
+    }, 'Chrome to be relaunched', 20_000);
     const after = await control.call('tabmux/status');
     expect(after.chrome.pid).not.toBe(chromePid);
     expect(after.sessions.map((s) => s.id)).toEqual(expect.arrayContaining([a.id, b.id]));
@@ -105,8 +97,8 @@ describe('no orphans', () => {
       };
       process.kill(status.pid, 'SIGKILL');
       // Upstream exits on its own when its stdin (the dead daemon) closes; Chrome's watchdog takes Chrome down.
-      await until(() => !isProcessAlive(status.upstream.pid), 15_000);
-      await until(() => !isProcessAlive(status.chrome.pid), 15_000);
+      await waitUntil(() => !isProcessAlive(status.upstream.pid), 'upstream to exit');
+      await waitUntil(() => !isProcessAlive(status.chrome.pid), 'the watchdog to stop Chrome');
       expect(existsSync(join(home, 'run', 'default.sock'))).toBe(true);
 
       // The next start clears the stale socket and pid file.

@@ -5,6 +5,7 @@ import type { DaemonStatus } from '../../shared/model.js';
 import { MAX_REQUEST_LINE_BYTES, PROTOCOL_VERSION } from '../../shared/protocol.js';
 import { isRecord } from '../../shared/jsonrpc.js';
 import { startTestDaemon, type BoundSession, type TestDaemon } from '../helpers/daemonFixture.js';
+import { waitUntil as until } from '../helpers/waitFor.js';
 
 /**
  * Bad input over the raw socket: every abuse gets a clear error reply, the offending connection keeps serving where
@@ -132,16 +133,6 @@ function toolText(message: Message): { text: string; isError: boolean } {
   return { text, isError: result['isError'] === true };
 }
 
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('daemon robustness against bad clients', () => {
   let td: TestDaemon;

@@ -11,6 +11,7 @@ import type { TabmuxPaths } from '../../electron/core/paths.js';
 import type { ProfileView, SupervisorEvent } from '../../shared/supervisor.js';
 import { runCli } from '../helpers/runCli.js';
 import { makeTestHome } from '../helpers/testHome.js';
+import { waitFor as until } from '../helpers/waitFor.js';
 
 let env: Record<string, string>;
 let paths: TabmuxPaths;
@@ -49,19 +50,6 @@ function restoreEnv(name: 'TABMUX_HOME' | 'TABMUX_HEADLESS', value: string | und
   }
 }
 
-async function until<T>(probe: () => T | undefined, what: string, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 function profileEvents(): ProfileView[] {
   return events.flatMap((event) => (event.type === 'profile' && event.profile.name === 'default' ? [event.profile] : []));

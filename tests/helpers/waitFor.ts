@@ -1,0 +1,19 @@
+/** Polls `probe` until it returns a value (not undefined); fails after `timeoutMs`, naming what it waited for. */
+export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Polls `check` until it holds; fails after `timeoutMs`, naming what it waited for. */
+export async function waitUntil(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  await waitFor(async () => ((await check()) ? true : undefined), what, timeoutMs);
+}
