@@ -72,7 +72,13 @@ export function formatStatus(status: DaemonStatus): string {
     `profile ${status.profile}: ${status.state}${status.lastError ? ` (${status.lastError})` : ''}`,
     `daemon pid ${status.pid}, up since ${new Date(status.startedAt).toISOString()}, socket ${status.socketPath}`,
     `chrome pid ${String(status.chrome.pid)}, port ${String(status.chrome.port)}, ${status.chrome.headless ? 'headless' : 'headed'}, ${status.chrome.executable}`,
-    `workers: ${status.workers.map((worker) => `#${worker.index} ${worker.state} pid ${String(worker.pid)} selected page ${String(worker.selectedPageId)}`).join('; ')}`,
+    `workers: ${status.workers
+      .map((worker) =>
+        worker.pid === null
+          ? `#${worker.index} ${worker.state === 'stopped' ? 'not running (starts with its first session)' : worker.state}`
+          : `#${worker.index} ${worker.state} pid ${worker.pid}, ${worker.sessions} session(s), upstream selected page ${String(worker.selectedPageId)}`,
+      )
+      .join('; ')}`,
     '',
     `sessions (${status.sessions.length}):`,
     formatSessions(status.sessions),
