@@ -44,15 +44,24 @@ async function main(): Promise<number> {
       log(`cleanup failed: ${failure}`);
     }
   };
-  // Ctrl-C must not leave Chrome, upstream children or daemons behind.
+  let aborted = false;
+  // Ctrl-C must not leave Chrome, upstream children or daemons behind. The suite that was running may still start
+  // something while its calls fail, so stop twice, a moment apart.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
+      aborted = true;
       log(`${signal}: stopping everything`);
-      void stopAll().finally(() => process.exit(130));
+      void stopAll()
+        .then(() => new Promise((resolve) => setTimeout(resolve, 1000)))
+        .then(stopAll)
+        .finally(() => process.exit(130));
     });
   }
 
   const attempt = async (name: string, run: () => Promise<Row[]> | Row[]): Promise<void> => {
+    if (aborted) {
+      return;
+    }
     try {
       rows.push(...(await run()));
     } catch (error) {
@@ -87,7 +96,8 @@ async function main(): Promise<number> {
     await stopAll();
   }
   // Cold start on a quiet machine, with its own processes: everything above is stopped by now.
-  await attempt('cold start', () => coldStart(log));
+  await attempt('cold start', () => coldStart(teardown, log));
+  await stopAll();
 
   rows.push(...microRows);
   const durationS = (Date.now() - startedAt.getTime()) / 1000;

@@ -4,19 +4,22 @@
  */
 export class Teardown {
   readonly #steps: { label: string; run: () => Promise<void> | void }[] = [];
+  /** Runs are chained: a Ctrl-C arriving during the normal shutdown must not remove a folder Chrome still writes. */
+  #chain: Promise<string[]> = Promise.resolve([]);
 
   add(label: string, run: () => Promise<void> | void): void {
     this.#steps.push({ label, run });
   }
 
   /** Runs and forgets every registered step, newest first; a failing step does not keep the others from running. */
-  async run(): Promise<string[]> {
+  run(): Promise<string[]> {
+    this.#chain = this.#chain.then(() => this.#drain());
+    return this.#chain;
+  }
+
+  async #drain(): Promise<string[]> {
     const failures: string[] = [];
-    while (this.#steps.length > 0) {
-      const step = this.#steps.pop();
-      if (!step) {
-        break;
-      }
+    for (let step = this.#steps.pop(); step !== undefined; step = this.#steps.pop()) {
       try {
         await step.run();
       } catch (error) {

@@ -27,9 +27,21 @@ interface CliSample {
   firstCall: number;
 }
 
-/** From nothing to a first answer through the CLI: `daemon start`, `session create`, `mcp call list_pages`. */
-async function tabmuxOnce(log: (message: string) => void): Promise<CliSample> {
+/**
+ * Each sample stops its own processes when it ends; the run's teardown also holds it, so Ctrl-C in the middle of a
+ * sample stops them too (running it again later is a no-op).
+ */
+function sampleTeardown(parent: Teardown): Teardown {
   const local = new Teardown();
+  parent.add('cold start sample', async () => {
+    await local.run();
+  });
+  return local;
+}
+
+/** From nothing to a first answer through the CLI: `daemon start`, `session create`, `mcp call list_pages`. */
+async function tabmuxOnce(parent: Teardown, log: (message: string) => void): Promise<CliSample> {
+  const local = sampleTeardown(parent);
   try {
     const home = makeBenchHome(local);
     const env = { ...home.env, TABMUX_HEADLESS: '1' };
@@ -57,8 +69,8 @@ async function tabmuxOnce(log: (message: string) => void): Promise<CliSample> {
  * The daemon's own share of a cold start, without the three CLI processes: Daemon.start in this process, then
  * connect, create and bind a session, and the first list_pages over the socket.
  */
-async function inProcessOnce(): Promise<number> {
-  const local = new Teardown();
+async function inProcessOnce(parent: Teardown): Promise<number> {
+  const local = sampleTeardown(parent);
   try {
     const { paths } = makeBenchHome(local);
     const t0 = performance.now();
@@ -76,8 +88,8 @@ async function inProcessOnce(): Promise<number> {
 }
 
 /** The same Chrome launch and the same upstream child, driven directly: spawn both, first list_pages answered. */
-async function directOnce(): Promise<number> {
-  const local = new Teardown();
+async function directOnce(parent: Teardown): Promise<number> {
+  const local = sampleTeardown(parent);
   try {
     const userDataDir = mkdtempSync(join(tmpdir(), 'tmxb-chrome-'));
     local.add('remove user-data-dir', () => rmSync(userDataDir, { recursive: true, force: true }));
@@ -93,20 +105,20 @@ async function directOnce(): Promise<number> {
   }
 }
 
-export async function coldStart(log: (message: string) => void): Promise<Row[]> {
+export async function coldStart(teardown: Teardown, log: (message: string) => void): Promise<Row[]> {
   log(`cold start: tabmux CLI from nothing to a first call vs Chrome + upstream to a first call, ${SAMPLES} samples each`);
   for (let index = 0; index < WARM_UP; index++) {
-    await tabmuxOnce(log);
-    await inProcessOnce();
-    await directOnce();
+    await tabmuxOnce(teardown, log);
+    await inProcessOnce(teardown);
+    await directOnce(teardown);
   }
   const cli: CliSample[] = [];
   const inProcess: number[] = [];
   const direct: number[] = [];
   const steps = [
-    async () => void cli.push(await tabmuxOnce(log)),
-    async () => void inProcess.push(await inProcessOnce()),
-    async () => void direct.push(await directOnce()),
+    async () => void cli.push(await tabmuxOnce(teardown, log)),
+    async () => void inProcess.push(await inProcessOnce(teardown)),
+    async () => void direct.push(await directOnce(teardown)),
   ];
   for (let index = 0; index < SAMPLES; index++) {
     // Rotate the order so no side always follows the same one (page cache, a Chrome just exiting).

@@ -1,12 +1,11 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { rewriteResponse, type RewriteContext } from '../../electron/core/router/responseRewriter.js';
-import { Session } from '../../electron/core/router/Session.js';
 import { textResult } from '../../electron/core/router/toolResult.js';
-import { Worker } from '../../electron/core/router/Worker.js';
 import type { ToolResult } from '../../shared/protocol.js';
 import type { Row } from '../lib/Row.js';
 import { summarize, type Summary } from '../lib/stats.js';
+import { pageListContext, snapshotContext } from '../lib/rewriteContexts.js';
 import { pageListText, snapshotText } from '../lib/syntheticText.js';
 
 const SAMPLES = 25;
@@ -75,40 +74,6 @@ function measure(input: ToolResult, makeContext: () => RewriteContext, gc: (() =
   }
   const msPerOp = summarize(times);
   return { kib, msPerOp, usPerKib: summarize(times.map((ms) => (ms * 1000) / kib)), bytesPerKib };
-}
-
-function snapshotContext(): RewriteContext {
-  const session = new Session('sess-00000000abcd1234', 'abcd1234', null, 0, Date.now());
-  const worker = newWorker();
-  const page = session.addPage(3, 'created', 'http://127.0.0.1:8080/big.html', 'Big page');
-  session.select(3);
-  worker.owners.set(3, session.id);
-  return { session, worker, page, tool: 'take_snapshot', sessionById: (id) => (id === session.id ? session : undefined) };
-}
-
-/** One session owning every fourth tab, another session the rest: the filter drops three lines in four. */
-function pageListContext(tabs: number): () => RewriteContext {
-  return () => {
-    const mine = new Session('sess-00000000abcd1234', 'abcd1234', null, 0, Date.now());
-    const other = new Session('sess-00000000ffff0000', 'ffff0000', null, 0, Date.now());
-    const worker = newWorker();
-    for (let id = 1; id <= tabs; id++) {
-      const owner = id % 4 === 0 ? mine : other;
-      owner.addPage(id, 'created', `http://127.0.0.1:8080/page-${id}.html`, `Tab ${id}`);
-      worker.owners.set(id, owner.id);
-    }
-    mine.select(4);
-    const sessions = new Map([mine, other].map((session) => [session.id, session]));
-    return { session: mine, worker, page: undefined, tool: 'list_pages', sessionById: (id) => sessions.get(id) };
-  };
-}
-
-function newWorker(): Worker {
-  return new Worker(0, 1, {
-    isPaused: () => false,
-    onChange: () => undefined,
-    start: () => Promise.reject(new Error('the micro-benchmark never starts an upstream')),
-  });
 }
 
 function bytes(value: Summary | undefined): string {
