@@ -392,7 +392,7 @@ export class SessionCalls {
     } catch {
       return;
     }
-    const epoch = session.newEpoch(page, snapshotUids(text.split('\n')));
+    const epoch = session.newEpoch(page, snapshotUids(text));
     await writeFile(filePath, rewriteOutputUids(text, (raw) => formatToken(session.short, epoch, raw)));
   }
 }

@@ -34,5 +34,14 @@ describe('page list text', () => {
     expect(joinSections(splitSections('## Pages\n1: a'))).toBe('## Pages\n1: a');
     expect(pagesInResponse(text)?.map((p) => p.id)).toEqual([1, 2]);
     expect(pagesInResponse('no pages')).toBeUndefined();
+    expect(joinSections([{ heading: null, body: null }, { heading: '## Pages', body: '1: a' }])).toBe('## Pages\n1: a');
+  });
+
+  it('handles a snapshot of 200,000 lines (no per-line spreading that could overflow the stack)', () => {
+    const body = Array.from({ length: 200_000 }, (_, i) => `  uid=1_${i} listitem`).join('\n');
+    const text = `## Latest page snapshot\n${body}`;
+    const sections = splitSections(text);
+    expect(sections).toHaveLength(1);
+    expect(joinSections(sections)).toBe(text);
   });
 });

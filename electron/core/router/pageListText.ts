@@ -64,38 +64,54 @@ export function formatPageLine(page: Pick<ListedPage, 'id' | 'title' | 'url' | '
   return `${page.id}: ${body}${selected ? SELECTED_SUFFIX : ''}${context}${suffix}`;
 }
 
-/** A `## ...` or `# ...` section of an upstream text response. `heading` is null for text before the first heading. */
+/**
+ * A `## ...` or `# ...` section of an upstream text response: its heading line (null for text before the first
+ * heading) and the text after it (null when the heading is the last line; a heading-less section with a null body
+ * is left out when joining). Bodies stay single strings, so a large
+ * snapshot is never split into an array of lines.
+ */
 export interface Section {
   heading: string | null;
-  lines: string[];
+  body: string | null;
 }
 
+function isHeadingAt(text: string, index: number): boolean {
+  return text.startsWith('## ', index) || text.startsWith('# ', index);
+}
+
+/** Splits at lines that start with `# ` or `## `. Linear: one scan for newlines followed by `#`. */
 export function splitSections(text: string): Section[] {
-  const sections: Section[] = [{ heading: null, lines: [] }];
-  for (const line of text.split('\n')) {
-    if (line.startsWith('## ') || line.startsWith('# ')) {
-      sections.push({ heading: line, lines: [] });
-      continue;
+  const starts: number[] = [];
+  if (isHeadingAt(text, 0)) {
+    starts.push(0);
+  }
+  for (let index = text.indexOf('\n#'); index !== -1; index = text.indexOf('\n#', index + 1)) {
+    if (isHeadingAt(text, index + 1)) {
+      starts.push(index + 1);
     }
-    const last = sections[sections.length - 1];
-    last?.lines.push(line);
   }
-  // Text that starts with a heading has nothing before it; keep the leading section otherwise (even an empty line).
-  if (sections[0]?.lines.length === 0) {
-    sections.shift();
+  const sections: Section[] = [];
+  if (starts[0] !== 0) {
+    sections.push({ heading: null, body: text.slice(0, starts.length > 0 ? (starts[0] ?? 0) - 1 : text.length) });
   }
+  starts.forEach((start, i) => {
+    const next = starts[i + 1];
+    const segment = text.slice(start, next === undefined ? text.length : next - 1);
+    const newline = segment.indexOf('\n');
+    sections.push(newline === -1 ? { heading: segment, body: null } : { heading: segment.slice(0, newline), body: segment.slice(newline + 1) });
+  });
   return sections;
 }
 
 export function joinSections(sections: readonly Section[]): string {
-  const out: string[] = [];
-  for (const section of sections) {
-    if (section.heading !== null) {
-      out.push(section.heading);
-    }
-    out.push(...section.lines);
-  }
-  return out.join('\n');
+  return sections
+    .filter((section) => section.heading !== null || section.body !== null)
+    .map((section) => (section.heading === null ? (section.body ?? '') : section.body === null ? section.heading : `${section.heading}\n${section.body}`))
+    .join('\n');
+}
+
+export function sectionLines(section: Section): string[] {
+  return section.body === null ? [] : section.body.split('\n');
 }
 
 export function parsePages(lines: readonly string[]): ListedPage[] {
@@ -116,5 +132,5 @@ export const SNAPSHOT_HEADING = '## Latest page snapshot';
 /** All pages listed in any `## Pages` section of a response, or undefined when the response has none. */
 export function pagesInResponse(text: string): ListedPage[] | undefined {
   const section = splitSections(text).find((s) => s.heading === PAGES_HEADING);
-  return section ? parsePages(section.lines) : undefined;
+  return section ? parsePages(sectionLines(section)) : undefined;
 }

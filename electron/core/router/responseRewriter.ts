@@ -8,6 +8,7 @@ import {
   PAGES_HEADING,
   parsePages,
   SNAPSHOT_HEADING,
+  sectionLines,
   splitSections,
   type ListedPage,
 } from './pageListText.js';
@@ -49,20 +50,22 @@ function rewriteText(text: string, context: RewriteContext): string {
   }
   for (const section of sections) {
     if (section.heading === PAGES_HEADING) {
-      const listed = parsePages(section.lines);
+      const listed = parsePages(sectionLines(section));
       syncPages(worker, listed, context.sessionById);
-      section.lines = renderPages(session, worker, listed, context.unowned);
+      section.body = renderPages(session, worker, listed, context.unowned).join('\n');
     } else if (section.heading === OPENED_PAGES_HEADING) {
-      for (const opened of parsePages(section.lines)) {
+      for (const opened of parsePages(sectionLines(section))) {
         if (!worker.owners.has(opened.id)) {
           session.addPage(opened.id, 'opened', opened.url, opened.title);
           worker.owners.set(opened.id, session.id);
         }
       }
     } else if (section.heading === SNAPSHOT_HEADING && page) {
-      session.newEpoch(page, snapshotUids(section.lines));
-    } else if (section.heading === null) {
-      section.lines = section.lines.filter((line) => !UPSTREAM_SELECTION_NOTE.test(line));
+      session.newEpoch(page, snapshotUids(section.body ?? ''));
+    } else if (section.heading === null && section.body?.includes('Note: the previously selected page')) {
+      const kept = sectionLines(section).filter((line) => !UPSTREAM_SELECTION_NOTE.test(line));
+      // Null drops the section, so removing the only line leaves no stray blank line.
+      section.body = kept.length > 0 ? kept.join('\n') : null;
     }
   }
   const epoch = page?.snapshotEpoch ?? session.epoch;

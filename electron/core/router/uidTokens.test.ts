@@ -39,7 +39,7 @@ describe('uid tokens', () => {
   });
 
   it('collects the uids a snapshot defines', () => {
-    expect([...snapshotUids(['uid=1_0 RootWebArea', '  uid=1_2 button "x uid=9_9"', 'no uid here'])]).toEqual(['1_0', '1_2']);
+    expect([...snapshotUids('uid=1_0 RootWebArea\n  uid=1_2 button "x uid=9_9"\nno uid here')]).toEqual(['1_0', '1_2']);
   });
 
   it('translates every uid-bearing input field and leaves others alone', () => {

@@ -36,26 +36,14 @@ export function rewriteOutputUids(text: string, toToken: (raw: string) => string
   return text.replace(OUTPUT_UID, (_match, prefix: string, raw: string) => `${prefix}${toToken(raw)}`);
 }
 
-/** Every raw uid that a snapshot section defines (`uid=<raw>` at the start of a line). */
-export function snapshotUids(lines: readonly string[]): Set<string> {
+const DEFINED_UID = /^[ \t]*uid=(\d+_\d+)/gm;
+
+/** Every raw uid that snapshot text defines (`uid=<raw>` at the start of a line, after indentation). */
+export function snapshotUids(text: string): Set<string> {
   const uids = new Set<string>();
-  for (const line of lines) {
-    const start = line.indexOf('uid=');
-    if (start === -1) {
-      continue;
-    }
-    let end = start + 4;
-    while (end < line.length) {
-      const code = line.charCodeAt(end);
-      if ((code >= 48 && code <= 57) || code === 95) {
-        end++;
-      } else {
-        break;
-      }
-    }
-    const raw = line.slice(start + 4, end);
-    if (RAW_UID.test(raw)) {
-      uids.add(raw);
+  for (const match of text.matchAll(DEFINED_UID)) {
+    if (match[1]) {
+      uids.add(match[1]);
     }
   }
   return uids;
