@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isProcessAlive } from '../../electron/core/processes.js';
+import { waitUntil } from '../helpers/waitFor.js';
 import { html, pagesOf, startTestDaemon, uidOf, type BoundSession, type TestDaemon } from '../helpers/daemonFixture.js';
 
 let t: TestDaemon;
 
 beforeAll(async () => {
-  t = await startTestDaemon({ workers: 3 });
+  t = await startTestDaemon({ workers: 3, workerIdleMs: 1000, reapIntervalMs: 250 });
 });
 
 afterAll(async () => {
@@ -108,10 +110,16 @@ describe('worker pool', () => {
     expect(await workerOf(b)).toBe(workerB);
   });
 
-  it('closes a session on another worker with its tabs', async () => {
+  it('closes a session on another worker with its tabs, then stops that idle worker', async () => {
+    const workerC = await workerOf(c);
     const closed = await c.client.call('tabmux/session.close', { session: c.id });
     expect(closed.closedPages).toHaveLength(1);
     const { tabs } = await a.client.call('tabmux/tabs.list');
     expect(tabs.some((tab) => tab.owner === c.id)).toBe(false);
+    if (workerC !== 0) {
+      const pid = (await a.client.call('tabmux/status')).workers[workerC]!.pid!;
+      await waitUntil(async () => (await a.client.call('tabmux/status')).workers[workerC]!.state === 'stopped', 'the idle worker to stop', 10_000);
+      await waitUntil(() => !isProcessAlive(pid), 'the idle worker process to exit', 10_000);
+    }
   });
 });
