@@ -1,7 +1,7 @@
 import { createConnection, type Socket } from 'node:net';
 import { TabmuxError } from '../../../shared/errors.js';
 import { asResponse, isRecord, type JsonRpcId } from '../../../shared/jsonrpc.js';
-import type { DaemonEvent } from '../../../shared/model.js';
+import { isDaemonEvent, type DaemonEvent } from '../../../shared/model.js';
 import {
   EVENT_METHOD,
   MAX_RESPONSE_LINE_BYTES,
@@ -156,8 +156,8 @@ export class DaemonClient {
     } catch {
       return;
     }
-    if (isRecord(json) && json['method'] === EVENT_METHOD && isRecord(json['params'])) {
-      const event = json['params'] as unknown as DaemonEvent;
+    if (isRecord(json) && json['method'] === EVENT_METHOD && isDaemonEvent(json['params'])) {
+      const event = json['params'];
       for (const listener of this.#eventListeners) {
         listener(event);
       }
