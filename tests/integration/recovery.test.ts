@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +110,35 @@ describe('no orphans', () => {
       expect(isProcessAlive(fresh.chrome.pid)).toBe(false);
     } finally {
       await run(process.execPath, [CLI, 'daemon', 'stop'], { env: cliEnv }).catch(() => undefined);
+      cleanup();
+    }
+  });
+});
+
+describe('a Chrome that keeps failing', () => {
+  it('backs off and shows as crashed with the last error instead of looping', async () => {
+    const { home, cleanup } = makeTestHome();
+    // Launches Chromium the first time only; every relaunch fails, like a profile that crashes Chrome at start.
+    const wrapper = join(home, 'flaky-chrome.sh');
+    writeFileSync(wrapper, `#!/bin/sh\nif [ -e "${home}/launched" ]; then echo "simulated start failure" >&2; exit 1; fi\ntouch "${home}/launched"\nexec /usr/bin/chromium "$@"\n`, { mode: 0o755 });
+    const flaky = await startTestDaemon({ chrome: wrapper, workers: 1 });
+    try {
+      const s = await flaky.session();
+      await s.text('take_snapshot');
+      const control = await flaky.connect();
+      const chromePid = (await control.call('tabmux/status')).chrome.pid!;
+      process.kill(-chromePid, 'SIGKILL');
+      await waitUntil(async () => (await control.call('tabmux/status')).state === 'crashed', 'the crashed state', 20_000);
+      const status = await control.call('tabmux/status');
+      expect(status.lastError).toMatch(/Chrome/);
+      expect(status.lastError).toMatch(/retrying every \d+ s/);
+      const startedAt = Date.now();
+      const refused = await s.call('take_snapshot');
+      expect(Date.now() - startedAt).toBeLessThan(2000);
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('Chrome is not running');
+    } finally {
+      await flaky.stop();
       cleanup();
     }
   });
