@@ -4,6 +4,7 @@ import { Logger } from '../core/Logger.js';
 import { ProfileStore } from '../core/ProfileStore.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
 import { connectOrStart, startDaemon, stopDaemon, tryConnect } from '../core/daemonProcess.js';
+import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
 import { dashboardCommands } from './dashboardCommand.js';
@@ -29,13 +30,23 @@ function requirePage(context: CommandContext, name = 'page'): number {
   return page;
 }
 
-async function withDaemon<T>(context: CommandContext, use: (client: Awaited<ReturnType<typeof connectOrStart>>) => Promise<T>): Promise<T> {
+async function withDaemon<T>(context: CommandContext, use: (client: DaemonClient) => Promise<T>): Promise<T> {
   const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli', startOptions(context));
   try {
     return await use(client);
   } finally {
     client.close();
   }
+}
+
+/** A command that makes one daemon call and prints its result: as JSON with --json, else as `text(result)`. */
+function showing<T>(call: (client: DaemonClient, context: CommandContext) => Promise<T>, text: (result: T) => string): Command['run'] {
+  return (context) =>
+    withDaemon(context, async (client) => {
+      const result = await call(client, context);
+      print(context, result, text(result));
+      return 0;
+    });
 }
 
 function startOptions(context: CommandContext): { chrome?: string; headless?: boolean } {
@@ -196,125 +207,98 @@ const sessionCommands: Command[] = [
     usage: 'tabmux session create [--label TEXT]',
     summary: 'Create a session and print its id',
     options: { label: { type: 'string' }, ...chromeOptions },
-    run: (context) =>
-      withDaemon(context, async (client) => {
-        const label = stringOption(context.values, 'label');
-        const session = await client.call('tabmux/session.create', label === undefined ? {} : { label });
-        print(context, session, session.id);
-        return 0;
-      }),
+    run: showing((client, context) => {
+      const label = stringOption(context.values, 'label');
+      return client.call('tabmux/session.create', label === undefined ? {} : { label });
+    }, (session) => session.id),
   },
   {
     words: ['session', 'list'],
     usage: 'tabmux session list [--json]',
     summary: 'List sessions with their pages',
-    run: (context) =>
-      withDaemon(context, async (client) => {
-        const { sessions } = await client.call('tabmux/session.list');
-        print(context, sessions, formatSessions(sessions));
-        return 0;
-      }),
+    run: showing(async (client) => (await client.call('tabmux/session.list')).sessions, formatSessions),
   },
   {
     words: ['session', 'close'],
     usage: 'tabmux session close --session ID',
     summary: 'Close a session and the tabs it opened (attached tabs stay open)',
     options: sessionOption,
-    run: (context) =>
-      withDaemon(context, async (client) => {
-        const result = await client.call('tabmux/session.close', { session: requireSession(context) });
-        print(context, result, `closed=${result.closed}`);
-        return 0;
-      }),
+    run: showing(
+      (client, context) => client.call('tabmux/session.close', { session: requireSession(context) }),
+      (result) => `closed=${result.closed}`,
+    ),
   },
   {
     words: ['session', 'page'],
     usage: 'tabmux session page --session ID',
     summary: "Show a session's current page",
     options: sessionOption,
-    run: (context) =>
-      withDaemon(context, async (client) => {
-        const result = await client.call('tabmux/session.page', { session: requireSession(context) });
-        print(context, result, formatPageResult(result));
-        return 0;
-      }),
+    run: showing((client, context) => client.call('tabmux/session.page', { session: requireSession(context) }), formatPageResult),
   },
   {
     words: ['session', 'attach'],
     usage: 'tabmux session attach --session ID --page PAGE',
     summary: 'Give an existing tab to a session (it stays open when the session ends)',
     options: { ...sessionOption, page: { type: 'string' } },
-    run: (context) =>
-      withDaemon(context, async (client) => {
-        const result = await client.call('tabmux/session.attach', { session: requireSession(context), pageId: requirePage(context) });
-        print(context, result, formatPageResult(result));
-        return 0;
-      }),
+    run: showing(
+      (client, context) => client.call('tabmux/session.attach', { session: requireSession(context), pageId: requirePage(context) }),
+      formatPageResult,
+    ),
   },
   {
     words: ['session', 'new-page'],
     usage: 'tabmux session new-page --session ID [--url URL] [--foreground]',
     summary: 'Open a new tab for a session',
     options: { ...sessionOption, url: { type: 'string' }, foreground: { type: 'boolean' } },
-    run: (context) =>
-      withDaemon(context, async (client) => {
-        const result = await client.call('tabmux/session.newPage', {
+    run: showing(
+      (client, context) =>
+        client.call('tabmux/session.newPage', {
           session: requireSession(context),
           url: stringOption(context.values, 'url') ?? 'about:blank',
           background: !boolOption(context.values, 'foreground'),
-        });
-        print(context, result, formatPageResult(result));
-        return 0;
-      }),
+        }),
+      formatPageResult,
+    ),
   },
   {
     words: ['session', 'release'],
     usage: 'tabmux session release --session ID [--page PAGE]',
     summary: "Take a tab away from a session, leaving it open (default: the session's current page)",
     options: { ...sessionOption, page: { type: 'string' } },
-    run: (context) =>
-      withDaemon(context, async (client) => {
-        const page = stringOption(context.values, 'page');
-        const params = page === undefined ? { session: requireSession(context) } : { session: requireSession(context), pageId: requirePage(context) };
-        const result = await client.call('tabmux/session.release', params);
-        print(context, result, formatPageResult(result));
-        return 0;
-      }),
+    run: showing(
+      (client, context) =>
+        client.call(
+          'tabmux/session.release',
+          stringOption(context.values, 'page') === undefined ? { session: requireSession(context) } : { session: requireSession(context), pageId: requirePage(context) },
+        ),
+      formatPageResult,
+    ),
   },
   {
     words: ['session', 'pause'],
     usage: 'tabmux session pause --session ID',
     summary: "Hold a session's calls so a human can use its tab",
     options: sessionOption,
-    run: (context) =>
-      withDaemon(context, async (client) => {
-        const session = await client.call('tabmux/session.pause', { session: requireSession(context) });
-        print(context, session, `paused=${session.id}`);
-        return 0;
-      }),
+    run: showing(
+      (client, context) => client.call('tabmux/session.pause', { session: requireSession(context) }),
+      (session) => `paused=${session.id}`,
+    ),
   },
   {
     words: ['session', 'resume'],
     usage: 'tabmux session resume --session ID',
     summary: "Let a paused session's calls run again",
     options: sessionOption,
-    run: (context) =>
-      withDaemon(context, async (client) => {
-        const session = await client.call('tabmux/session.resume', { session: requireSession(context) });
-        print(context, session, `resumed=${session.id}`);
-        return 0;
-      }),
+    run: showing(
+      (client, context) => client.call('tabmux/session.resume', { session: requireSession(context) }),
+      (session) => `resumed=${session.id}`,
+    ),
   },
   {
     words: ['pages'],
     usage: 'tabmux pages [--json]',
     summary: 'Every tab of the profile with its owner',
-    run: (context) =>
-      withDaemon(context, async (client) => {
-        const { tabs } = await client.call('tabmux/tabs.list');
-        print(context, tabs, formatTabs(tabs));
-        return 0;
-      }),
+    run: showing(async (client) => (await client.call('tabmux/tabs.list')).tabs, formatTabs),
   },
 ];
 
