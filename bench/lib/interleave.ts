@@ -1,3 +1,5 @@
+import { summarize, type Summary } from './stats.js';
+
 /**
  * Runs two measured sides in alternating ABBA order (A B, B A, A B, ...), so slow drift of the machine (a warming
  * cache, a background process) falls on both sides alike. Returns the samples of each side.
@@ -14,4 +16,19 @@ export async function interleavePairs(iterations: number, a: () => Promise<numbe
     }
   }
   return samples;
+}
+
+/** Warms both sides up, then measures them in interleaved pairs: `figure` is side A (tabmux), `baseline` side B. */
+export async function comparePairs(
+  warmUp: number,
+  pairs: number,
+  a: () => Promise<number>,
+  b: () => Promise<number>,
+): Promise<{ figure: Summary; baseline: Summary }> {
+  for (let index = 0; index < warmUp; index++) {
+    await a();
+    await b();
+  }
+  const samples = await interleavePairs(pairs, a, b);
+  return { figure: summarize(samples.a), baseline: summarize(samples.b) };
 }

@@ -1,8 +1,8 @@
 import type { BenchContext } from '../lib/BenchContext.js';
-import { interleavePairs } from '../lib/interleave.js';
+import { comparePairs } from '../lib/interleave.js';
 import { ratio } from '../lib/report.js';
 import type { Row } from '../lib/Row.js';
-import { summarize, timed } from '../lib/stats.js';
+import { timed } from '../lib/stats.js';
 import { okText, QUICK_EVAL, type CallTool } from '../lib/toolCalls.js';
 
 const WARM_UP = 5;
@@ -20,14 +20,8 @@ export async function routingOverhead(context: BenchContext): Promise<Row[]> {
   const viaTabmux = once(session.call, 'tabmux evaluate_script');
   const viaDirect = once(direct.call, 'direct evaluate_script');
   // The first tabmux call also opens the session's page; warm-up keeps that out of the samples.
-  for (let index = 0; index < WARM_UP; index++) {
-    await viaTabmux();
-    await viaDirect();
-  }
-  const samples = await interleavePairs(PAIRS, viaTabmux, viaDirect);
+  const { figure, baseline } = await comparePairs(WARM_UP, PAIRS, viaTabmux, viaDirect);
   const worker = context.tabmux.daemon.router.sessionInfo(session.id).worker;
-  const figure = summarize(samples.a);
-  const baseline = summarize(samples.b);
   return [
     {
       name: 'routing overhead',

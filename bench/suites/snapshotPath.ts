@@ -1,11 +1,11 @@
 import { rewriteResponse } from '../../electron/core/router/responseRewriter.js';
 import { textResult } from '../../electron/core/router/toolResult.js';
 import type { BenchContext } from '../lib/BenchContext.js';
-import { interleavePairs } from '../lib/interleave.js';
+import { comparePairs } from '../lib/interleave.js';
 import { snapshotContext } from '../lib/rewriteContexts.js';
 import { ratio } from '../lib/report.js';
 import type { Row } from '../lib/Row.js';
-import { summarize, timed } from '../lib/stats.js';
+import { timed } from '../lib/stats.js';
 import { okText, type CallTool } from '../lib/toolCalls.js';
 
 export const BIG_PAGE_PATH = '/big.html';
@@ -34,15 +34,9 @@ export async function snapshotPath(context: BenchContext): Promise<Row[]> {
       }
       sizes.lines = text.split('\n').length;
     });
-  for (let index = 0; index < WARM_UP; index++) {
-    await once(session.call, 'tabmux')();
-    await once(direct.call, 'direct')();
-  }
-  const samples = await interleavePairs(PAIRS, once(session.call, 'tabmux'), once(direct.call, 'direct'));
+  const { figure, baseline } = await comparePairs(WARM_UP, PAIRS, once(session.call, 'tabmux'), once(direct.call, 'direct'));
   const routerMs = routerWork(directText);
   const worker = context.tabmux.daemon.router.sessionInfo(session.id).worker;
-  const figure = summarize(samples.a);
-  const baseline = summarize(samples.b);
   return [
     {
       name: 'snapshot path',
