@@ -1,0 +1,170 @@
+import { isRecord, isSnapshotNode, snapshotText, type SnapshotNode } from './snapshotText.js';
+
+/**
+ * Reading a reply of the pinned upstream (chrome-devtools-mcp 1.11.0, run with `--experimentalStructuredContent`).
+ *
+ * Upstream's text embeds whatever a web page writes (titles, URLs, form values, dialog messages), so nothing here
+ * looks for headings or `uid=` inside it. The structured content says which parts a reply has; each part's exact text
+ * is rebuilt from that data and cut off the end of the reply, in the reverse of the order upstream writes them
+ * (`McpResponse.format`): ... dialog, selected-page note, `## Pages`, ..., `## Latest page snapshot`. A part whose
+ * rebuilt text is not exactly where it must be is not trusted.
+ */
+
+export const UPSTREAM_VERSION = '1.11.0';
+
+export interface ListedPage {
+  id: number;
+  url: string;
+  title: string;
+  selected: boolean;
+  isolatedContext: string | null;
+}
+
+export interface UpstreamReply {
+  /** The reply's text before its page list and snapshot, as upstream wrote it. */
+  head: string;
+  /** Every page target the worker lists (replies that carry a page list). */
+  pages: ListedPage[] | undefined;
+  /** Pages the call's action opened, from the structured data. */
+  openedPages: ListedPage[];
+  snapshot: { root: SnapshotNode; verbose: boolean } | undefined;
+  /**
+   * The reply carried a snapshot whose text could not be matched to its data: `head` is then rebuilt from the
+   * structured message alone and the snapshot is rendered from data.
+   */
+  rebuilt: boolean;
+  /** Where upstream saved a snapshot when asked to (it appends `.txt` to the path it was given). */
+  snapshotFilePath: string | undefined;
+  navigatedToUrl: string | undefined;
+  tabId: string | undefined;
+  errorMessage: string | undefined;
+}
+
+const SNAPSHOT_HEADING = '## Latest page snapshot';
+const PAGES_HEADING = '## Pages';
+const SELECTED_SUFFIX = ' [selected]';
+/** Upstream prepends this when an element is selected in DevTools' Elements panel but missing from the tree. */
+const SELECTED_ELEMENT_NOTE =
+  'Note: there is a selected element in the DevTools Elements panel but it is not included into the current a11y tree snapshot.\nGet a verbose snapshot to include all elements if you are interested in the selected element.\n\n';
+/** Process-wide selection state of a worker: it names a page id that may not be the session's. */
+const SELECTION_NOTE = /^Note: the previously selected page (?:was closed|is no longer listed)\.(?: Page \d+ is now selected\.)?$/;
+
+export function formatPageLine(page: Pick<ListedPage, 'id' | 'title' | 'url' | 'isolatedContext'>, selected: boolean, suffix = ''): string {
+  const body = page.title ? `${page.title} (${page.url})` : page.url;
+  const context = page.isolatedContext ? ` isolatedContext=${page.isolatedContext}` : '';
+  return `${page.id}: ${body}${selected ? SELECTED_SUFFIX : ''}${context}${suffix}`;
+}
+
+export function pagesBlock(lines: readonly string[]): string {
+  return [PAGES_HEADING, ...lines].join('\n');
+}
+
+export function snapshotBlock(text: string): string {
+  return `${SNAPSHOT_HEADING}\n${text}`;
+}
+
+function cutSuffix(text: string, block: string): string | undefined {
+  if (text === block) {
+    return '';
+  }
+  return text.endsWith(`\n${block}`) ? text.slice(0, text.length - block.length - 1) : undefined;
+}
+
+function listedPages(value: unknown): ListedPage[] | undefined {
+  if (!Array.isArray(value)) {
+    return undefined;
+  }
+  const pages: ListedPage[] = [];
+  for (const item of value) {
+    if (!isRecord(item)) {
+      return undefined;
+    }
+    const { id, url, title, selected, isolatedContext } = item;
+    if (typeof id !== 'number' || typeof url !== 'string' || typeof title !== 'string') {
+      return undefined;
+    }
+    pages.push({ id, url, title, selected: selected === true, isolatedContext: typeof isolatedContext === 'string' ? isolatedContext : null });
+  }
+  return pages;
+}
+
+function stringField(structured: Readonly<Record<string, unknown>>, key: string): string | undefined {
+  const value = structured[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Cuts the snapshot section off the end of `text`, trying the renderings upstream may have used. */
+function cutSnapshot(text: string, root: SnapshotNode): { rest: string; verbose: boolean } | undefined {
+  for (const verbose of [false, true]) {
+    const rendered = snapshotText(root, verbose);
+    for (const body of [rendered, SELECTED_ELEMENT_NOTE + rendered]) {
+      const rest = cutSuffix(text, snapshotBlock(body));
+      if (rest !== undefined) {
+        return { rest, verbose };
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Splits an upstream reply into the parts the router acts on. `structured` is the reply's `structuredContent`;
+ * without it (a reply of an older worker, an SDK error) the whole text is `head` and nothing is trusted from it.
+ */
+export function readUpstreamReply(text: string, structured: Readonly<Record<string, unknown>> | undefined): UpstreamReply {
+  const data = structured ?? {};
+  const reply: UpstreamReply = {
+    head: text,
+    pages: undefined,
+    openedPages: listedPages(data['openedPages']) ?? [],
+    snapshot: undefined,
+    rebuilt: false,
+    snapshotFilePath: stringField(data, 'snapshotFilePath'),
+    navigatedToUrl: stringField(data, 'navigatedToUrl'),
+    tabId: stringField(data, 'tabId'),
+    errorMessage: stringField(data, 'errorMessage'),
+  };
+  let rest = text;
+  const root = data['snapshot'];
+  if (isSnapshotNode(root)) {
+    const cut = cutSnapshot(rest, root);
+    if (cut) {
+      rest = cut.rest;
+      reply.snapshot = { root, verbose: cut.verbose };
+    } else {
+      // Fail closed: nothing of this text is trusted; the agent gets upstream's own message and the snapshot from data.
+      reply.snapshot = { root, verbose: false };
+      reply.rebuilt = true;
+      reply.head = stringField(data, 'message') ?? '';
+      reply.pages = listedPages(data['pages']);
+      return reply;
+    }
+  }
+  const pages = listedPages(data['pages']);
+  if (pages && pages.length > 0) {
+    const block = pagesBlock(pages.map((page) => formatPageLine(page, page.selected)));
+    const before = cutSuffix(rest, block);
+    if (before === undefined) {
+      throw new Error(`upstream ${UPSTREAM_VERSION} reply: its page list is not where its structured data says`);
+    }
+    reply.pages = pages;
+    rest = dropSelectionNote(before);
+  }
+  reply.head = rest;
+  return reply;
+}
+
+/** Upstream writes the selected-page note as the line right before `## Pages`; only that line is looked at. */
+function dropSelectionNote(text: string): string {
+  const newline = text.lastIndexOf('\n');
+  const last = text.slice(newline + 1);
+  if (!SELECTION_NOTE.test(last)) {
+    return text;
+  }
+  return newline === -1 ? '' : text.slice(0, newline);
+}
+
+/** Joins a reply back together the way upstream does: sections separated by one newline, empty ones left out. */
+export function joinReply(parts: ReadonlyArray<string | undefined>): string {
+  return parts.filter((part): part is string => part !== undefined && part !== '').join('\n');
+}
