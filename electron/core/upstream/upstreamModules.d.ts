@@ -5,3 +5,8 @@ declare module 'chrome-devtools-mcp/build/src/formatters/SnapshotFormatter.js' {
     toString(): string;
   }
 }
+
+/** Upstream's tool table; tests read each tool's file parameters from it. */
+declare module 'chrome-devtools-mcp/build/src/tools/tools.js' {
+  export function createTools(args: Record<string, boolean>): Array<{ name: string; verifyFilesSchema?: Record<string, unknown> }>;
+}

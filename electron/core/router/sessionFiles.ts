@@ -1,0 +1,111 @@
+import { constants, promises as fs } from 'node:fs';
+import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { TabmuxError } from '../../../shared/errors.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { FILE_PARAMS, WRITTEN_EXTENSION } from '../upstream/fileParams.js';
+
+/**
+ * The folder a session's file tools may use: `<profile files>/<session id>`. Relative paths are taken inside it;
+ * absolute paths must point inside it; no path may pass through a symbolic link, so a file written by one session
+ * (or planted by anyone) never leads a tool outside the folder.
+ */
+export function sessionFolder(filesDir: string, sessionId: string): string {
+  return join(filesDir, sessionId);
+}
+
+function isInside(folder: string, path: string): boolean {
+  const rel = relative(folder, path);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+/** Fails when any existing part of `path` below `folder` is a symbolic link. */
+async function assertNoLinks(folder: string, path: string, field: string): Promise<void> {
+  let current = folder;
+  for (const part of relative(folder, path).split(sep).filter((segment) => segment !== '')) {
+    current = join(current, part);
+    let stat;
+    try {
+      stat = await fs.lstat(current);
+    } catch {
+      return;
+    }
+    if (stat.isSymbolicLink()) {
+      throw new TabmuxError('path_denied', `${field}: ${path} passes through a symbolic link; use a plain path inside your session folder ${folder}`);
+    }
+  }
+}
+
+export function withExtension(path: string, extension: string): string {
+  const current = extname(path);
+  return `${path.slice(0, path.length - current.length)}${extension}`;
+}
+
+/** One path argument resolved inside the session folder, or a `path_denied` error that names the folder. */
+export async function confinePath(folder: string, value: string, field: string, writtenExtension?: string): Promise<string> {
+  const path = resolve(folder, value);
+  if (!isInside(folder, path)) {
+    throw new TabmuxError('path_denied', `${field}: ${value} is outside your session folder; file tools may only use paths inside ${folder} (relative paths are taken there)`);
+  }
+  await fs.mkdir(folder, { recursive: true, mode: 0o700 });
+  await assertNoLinks(folder, path, field);
+  if (writtenExtension !== undefined) {
+    await assertNoLinks(folder, withExtension(path, writtenExtension), field);
+  }
+  return path;
+}
+
+/** A path, a `file:` URL (confined as the path it names) or a remote URL (passed on: upstream refuses it itself). */
+async function confineValue(folder: string, value: string, field: string, writtenExtension: string | undefined): Promise<string> {
+  if (/^file:/i.test(value)) {
+    let path: string;
+    try {
+      path = fileURLToPath(value);
+    } catch {
+      throw new TabmuxError('path_denied', `${field}: ${value} is not a usable file URL; give a path inside your session folder ${folder}`);
+    }
+    return pathToFileURL(await confinePath(folder, path, field, writtenExtension)).href;
+  }
+  if (/^[a-z][a-z0-9+.-]+:\/\//i.test(value)) {
+    return value;
+  }
+  return confinePath(folder, value, field, writtenExtension);
+}
+
+/**
+ * Returns the arguments with every file path of the tool confined to the session folder. Strings that are URLs
+ * (install_pwa takes one) pass through; upstream refuses remote locations itself.
+ */
+export async function confineFileArgs(tool: string, args: Readonly<Record<string, unknown>>, folder: string): Promise<Record<string, unknown>> {
+  const params = FILE_PARAMS[tool];
+  if (!params) {
+    return { ...args };
+  }
+  const out: Record<string, unknown> = { ...args };
+  for (const param of params) {
+    const value = out[param];
+    if (typeof value === 'string') {
+      out[param] = await confineValue(folder, value, param, WRITTEN_EXTENSION[tool]);
+    } else if (Array.isArray(value)) {
+      const confined: unknown[] = [];
+      for (const [index, item] of value.entries()) {
+        confined.push(typeof item === 'string' ? await confineValue(folder, item, `${param}[${index}]`, undefined) : item);
+      }
+      out[param] = confined;
+    }
+  }
+  return out;
+}
+
+/**
+ * Writes a file the router produces for a session (a snapshot saved with its tokens): created 0600, never through a
+ * symbolic link, replacing a plain file of the same name.
+ */
+export async function writeSessionFile(path: string, text: string): Promise<void> {
+  await fs.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const handle = await fs.open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+  try {
+    await handle.writeFile(text, 'utf8');
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { FILE_PARAMS } from './fileParams.js';
+
+describe('FILE_PARAMS', () => {
+  it('names every file parameter of the installed upstream, with every optional tool family on', async () => {
+    const { createTools } = await import('chrome-devtools-mcp/build/src/tools/tools.js');
+    const flags = ['experimentalInteropTools', 'categoryExtensions', 'experimentalVision', 'experimentalMemory', 'memoryDebugging', 'devtoolsComments', 'categoryExperimentalThirdParty', 'categoryPwa'];
+    const tools = createTools(Object.fromEntries(flags.map((flag) => [flag, true])));
+    const upstream = Object.fromEntries(
+      tools.filter((tool) => Object.keys(tool.verifyFilesSchema ?? {}).length > 0).map((tool) => [tool.name, Object.keys(tool.verifyFilesSchema ?? {})]),
+    );
+    expect(FILE_PARAMS).toEqual(upstream);
+  });
+});
