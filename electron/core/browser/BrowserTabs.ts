@@ -1,0 +1,179 @@
+import { EventEmitter } from 'node:events';
+import type { Protocol } from 'devtools-protocol';
+import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
+
+/** What BrowserTabs needs of a CDP connection (puppeteer's `Connection`). */
+export type CdpConnection = Pick<Connection, 'send' | 'on' | 'session'>;
+
+/**
+ * One tab of the browser as the browser itself reports it. `tabId` is Chrome's tab target id: the id upstream's
+ * `get_tab_id` returns, the same in every worker process, and what ownership is keyed by.
+ */
+export interface BrowserTab {
+  tabId: string;
+  /** The tab's page target (what `openerId` of a popup names). */
+  pageTargetId: string | null;
+  /** The tab whose page opened this one (a popup, `target=_blank`), whenever it opened. */
+  openerTabId: string | null;
+  url: string;
+  title: string;
+}
+
+export interface BrowserTabsEvents {
+  /** A tab got its page: it is usable, and its opener (if any) is known. */
+  opened: [tab: BrowserTab];
+  closed: [tab: BrowserTab];
+}
+
+/**
+ * The tabs of one browser, learned from the daemon's own CDP connection, never from text a page can write. It
+ * auto-attaches to tab targets only (no domain is enabled on them, so it costs the tabs nothing) to learn which page
+ * target each tab holds; page targets carry the opener. Every attached target is let run at once.
+ */
+export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
+  readonly #tabs = new Map<string, BrowserTab>();
+  readonly #tabOfPage = new Map<string, string>();
+  /** Openers reported for page targets whose tab is not known yet. */
+  readonly #pendingOpeners = new Map<string, string>();
+  readonly #connection: CdpConnection;
+  readonly #waiters = new Map<string, Array<(tab: BrowserTab) => void>>();
+
+  private constructor(connection: CdpConnection) {
+    super();
+    this.#connection = connection;
+  }
+
+  static async watch(connection: CdpConnection): Promise<BrowserTabs> {
+    const tabs = new BrowserTabs(connection);
+    await tabs.#start();
+    return tabs;
+  }
+
+  async #start(): Promise<void> {
+    const connection = this.#connection;
+    connection.on('Target.attachedToTarget', (event: Protocol.Target.AttachedToTargetEvent) => this.#onTabAttached(event));
+    connection.on('Target.targetInfoChanged', (event: Protocol.Target.TargetInfoChangedEvent) => this.#onInfo(event.targetInfo));
+    connection.on('Target.targetDestroyed', (event: Protocol.Target.TargetDestroyedEvent) => this.#onDestroyed(event.targetId));
+    await connection.send('Target.setDiscoverTargets', { discover: true, filter: [{ type: 'tab' }, { type: 'page' }] });
+    await connection.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: 'tab' }] });
+  }
+
+  #onTabAttached(event: Protocol.Target.AttachedToTargetEvent): void {
+    const info = event.targetInfo;
+    if (info.type !== 'tab') {
+      return;
+    }
+    const session = this.#connection.session(event.sessionId);
+    if (!session) {
+      return;
+    }
+    const tab: BrowserTab = { tabId: info.targetId, pageTargetId: null, openerTabId: null, url: info.url, title: info.title };
+    this.#tabs.set(tab.tabId, tab);
+    session.on('Target.attachedToTarget', (child: Protocol.Target.AttachedToTargetEvent) => this.#onPageAttached(tab, child));
+    session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }).catch(() => undefined);
+    session.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
+  }
+
+  #onPageAttached(tab: BrowserTab, event: Protocol.Target.AttachedToTargetEvent): void {
+    const page = event.targetInfo;
+    if (page.type !== 'page') {
+      return;
+    }
+    const first = tab.pageTargetId === null;
+    if (tab.pageTargetId !== null) {
+      // The tab swapped its page (a prerendered page was activated): popups of the new page name the new id.
+      this.#tabOfPage.delete(tab.pageTargetId);
+    }
+    tab.pageTargetId = page.targetId;
+    tab.url = page.url || tab.url;
+    tab.title = page.title || tab.title;
+    this.#tabOfPage.set(page.targetId, tab.tabId);
+    // An attached popup waits to run until every auto-attaching client lets it (and its opener's `window.open` waits
+    // with it); nothing else is asked of the page session.
+    this.#connection.session(event.sessionId)?.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
+    if (!first) {
+      return;
+    }
+    const opener = page.openerId ?? this.#pendingOpeners.get(page.targetId);
+    this.#pendingOpeners.delete(page.targetId);
+    tab.openerTabId = opener === undefined ? null : (this.#tabOfPage.get(opener) ?? null);
+    this.emit('opened', tab);
+    for (const resolve of this.#waiters.get(tab.tabId) ?? []) {
+      resolve(tab);
+    }
+    this.#waiters.delete(tab.tabId);
+  }
+
+  #onInfo(info: Protocol.Target.TargetInfo): void {
+    const tabId = info.type === 'tab' ? info.targetId : this.#tabOfPage.get(info.targetId);
+    const tab = tabId === undefined ? undefined : this.#tabs.get(tabId);
+    if (!tab) {
+      if (info.type === 'page' && info.openerId !== undefined) {
+        this.#pendingOpeners.set(info.targetId, info.openerId);
+      }
+      return;
+    }
+    if (info.type === 'page') {
+      tab.url = info.url;
+      tab.title = info.title;
+    }
+  }
+
+  #onDestroyed(targetId: string): void {
+    const tab = this.#tabs.get(targetId);
+    this.#pendingOpeners.delete(targetId);
+    if (!tab) {
+      return;
+    }
+    this.#tabs.delete(targetId);
+    if (tab.pageTargetId !== null) {
+      this.#tabOfPage.delete(tab.pageTargetId);
+    }
+    this.emit('closed', tab);
+  }
+
+  get(tabId: string): BrowserTab | undefined {
+    return this.#tabs.get(tabId);
+  }
+
+  /** Tabs that hold a page (the browser's own UI surfaces are tab targets without one). */
+  list(): BrowserTab[] {
+    return [...this.#tabs.values()].filter((tab) => tab.pageTargetId !== null);
+  }
+
+  /** Resolves once the tab's page is known (a tab upstream just opened may not have reported it yet). */
+  whenOpened(tabId: string, timeoutMs = 5000): Promise<BrowserTab | undefined> {
+    const known = this.#tabs.get(tabId);
+    if (known?.pageTargetId) {
+      return Promise.resolve(known);
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), timeoutMs);
+      const waiters = this.#waiters.get(tabId) ?? [];
+      waiters.push((tab) => {
+        clearTimeout(timer);
+        resolve(tab);
+      });
+      this.#waiters.set(tabId, waiters);
+    });
+  }
+
+  async windowOf(tabId: string): Promise<number | null> {
+    try {
+      const { windowId } = await this.#connection.send('Browser.getWindowForTarget', { targetId: tabId });
+      return windowId;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Closes a tab through the browser: works whatever state the upstream workers are in. */
+  async close(tabId: string): Promise<boolean> {
+    try {
+      await this.#connection.send('Target.closeTarget', { targetId: tabId });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

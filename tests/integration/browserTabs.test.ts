@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
+import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
+import { BrowserTabs, type BrowserTab } from '../../electron/core/browser/BrowserTabs.js';
+import { ChromeProcess } from '../../electron/core/ChromeProcess.js';
+import { findChrome } from '../../electron/core/findChrome.js';
+import { Logger } from '../../electron/core/Logger.js';
+import { makeTestHome } from '../helpers/testHome.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+let chrome: ChromeProcess;
+let connection: Connection;
+let tabs: BrowserTabs;
+let cleanup: () => void;
+const opened: BrowserTab[] = [];
+const silent = (): undefined => undefined;
+const closed: string[] = [];
+
+beforeAll(async () => {
+  const home = makeTestHome();
+  cleanup = home.cleanup;
+  chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir: `${home.home}/chrome`, headless: true, extraArgs: [], logger: Logger.silent() });
+  const version = (await (await fetch(`${chrome.browserUrl}/json/version`)).json()) as { webSocketDebuggerUrl: string };
+  connection = new Connection(version.webSocketDebuggerUrl, await NodeWebSocketTransport.create(version.webSocketDebuggerUrl, undefined, silent), 0, 30_000, false, undefined, silent);
+  tabs = await BrowserTabs.watch(connection);
+  tabs.on('opened', (tab) => opened.push({ ...tab }));
+  tabs.on('closed', (tab) => closed.push(tab.tabId));
+});
+
+afterAll(async () => {
+  connection.dispose();
+  await chrome.stop();
+  cleanup();
+});
+
+async function openTab(url: string): Promise<BrowserTab> {
+  const { targetId } = await connection.send('Target.createTarget', { url, background: true });
+  const tab = await waitFor(() => tabs.list().find((candidate) => candidate.pageTargetId === targetId), `tab of ${url}`);
+  return tab;
+}
+
+describe('BrowserTabs', () => {
+  it('names each tab and its page, and the opener of popups whenever they open', async () => {
+    const parent = await openTab('about:blank?parent');
+    const { sessionId } = await connection.send('Target.attachToTarget', { targetId: parent.pageTargetId ?? '', flatten: true });
+    const page = connection.session(sessionId);
+    // A popup right away and one a moment after the script returned, as a hostile page would.
+    // (Each gesture allows one popup: opening one uses up the activation.)
+    await page?.send('Runtime.evaluate', { expression: `window.open('about:blank?now'); 1`, userGesture: true });
+    await page?.send('Runtime.evaluate', { expression: `setTimeout(() => window.open('about:blank?late'), 400); 1`, userGesture: true });
+    const now = await waitFor(() => opened.find((tab) => tab.url.endsWith('?now') || tabs.get(tab.tabId)?.url.endsWith('?now')), 'the immediate popup');
+    const late = await waitFor(() => opened.find((tab) => tabs.get(tab.tabId)?.url.endsWith('?late')), 'the late popup');
+    expect(now.openerTabId).toBe(parent.tabId);
+    expect(late.openerTabId).toBe(parent.tabId);
+    expect(opened.find((tab) => tab.tabId === parent.tabId)?.openerTabId).toBeNull();
+  });
+
+  it('closes a tab by its id and reports it closed', async () => {
+    const tab = await openTab('about:blank?doomed');
+    expect(await tabs.windowOf(tab.tabId)).toEqual(expect.any(Number));
+    expect(await tabs.close(tab.tabId)).toBe(true);
+    await waitFor(() => (closed.includes(tab.tabId) ? true : undefined), 'the close event');
+    expect(tabs.get(tab.tabId)).toBeUndefined();
+  });
+});
