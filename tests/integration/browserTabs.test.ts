@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
 import { BrowserTabs, type BrowserTab } from '../../electron/core/browser/BrowserTabs.js';
+import { ControlSurfaceGuard } from '../../electron/core/browser/ControlSurfaceGuard.js';
+import { createUrlPolicy } from '../../electron/core/browser/urlPolicy.js';
 import { ChromeProcess } from '../../electron/core/ChromeProcess.js';
 import { findChrome } from '../../electron/core/findChrome.js';
 import { Logger } from '../../electron/core/Logger.js';
@@ -12,19 +14,24 @@ let chrome: ChromeProcess;
 let connection: Connection;
 let tabs: BrowserTabs;
 let cleanup: () => void;
+let home: string;
+const refused: string[] = [];
 const opened: BrowserTab[] = [];
 const silent = (): undefined => undefined;
 const closed: string[] = [];
 
 beforeAll(async () => {
-  const home = makeTestHome();
-  cleanup = home.cleanup;
-  chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir: `${home.home}/chrome`, headless: true, extraArgs: [], logger: Logger.silent() });
+  const testHome = makeTestHome();
+  cleanup = testHome.cleanup;
+  home = testHome.home;
+  chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir: `${home}/chrome`, headless: true, extraArgs: [], logger: Logger.silent() });
   const version = (await (await fetch(`${chrome.browserUrl}/json/version`)).json()) as { webSocketDebuggerUrl: string };
   connection = new Connection(version.webSocketDebuggerUrl, await NodeWebSocketTransport.create(version.webSocketDebuggerUrl, undefined, silent), 0, 30_000, false, undefined, silent);
   tabs = await BrowserTabs.watch(connection);
   tabs.on('opened', (tab) => opened.push({ ...tab }));
   tabs.on('closed', (tab) => closed.push(tab.tabId));
+  const policy = createUrlPolicy({ debuggingPort: chrome.port, protectedRoots: [`${home}/chrome`] });
+  await ControlSurfaceGuard.install(connection, policy, chrome.port, { refused: ({ url }) => refused.push(url) });
 });
 
 afterAll(async () => {
@@ -61,5 +68,30 @@ describe('BrowserTabs', () => {
     expect(await tabs.close(tab.tabId)).toBe(true);
     await waitFor(() => (closed.includes(tab.tabId) ? true : undefined), 'the close event');
     expect(tabs.get(tab.tabId)).toBeUndefined();
+  });
+});
+
+describe('ControlSurfaceGuard', () => {
+  async function navigate(tab: BrowserTab, url: string): Promise<{ errorText?: string | undefined }> {
+    const { sessionId } = await connection.send('Target.attachToTarget', { targetId: tab.pageTargetId ?? '', flatten: true });
+    const page = connection.session(sessionId);
+    const result = await page?.send('Page.navigate', { url });
+    return { errorText: result?.errorText };
+  }
+
+  it('fails requests to the DevTools port and to its own files, whatever the host is spelled', async () => {
+    const victim = await openTab('about:blank?victim');
+    const attacker = await openTab('about:blank?attacker');
+    expect((await navigate(attacker, `http://127.0.0.1:${chrome.port}/json/list`)).errorText).toBe('net::ERR_BLOCKED_BY_CLIENT');
+    expect((await navigate(attacker, `http://localhost.:${chrome.port}/json/close/${victim.tabId}`)).errorText).toBe('net::ERR_BLOCKED_BY_CLIENT');
+    expect((await navigate(attacker, `file://${home}/chrome/DevToolsActivePort`)).errorText).toBe('net::ERR_BLOCKED_BY_CLIENT');
+    expect(tabs.get(victim.tabId)).toBeDefined();
+    expect(refused.some((url) => url.includes('/json/list'))).toBe(true);
+  });
+
+  it("sends a tab that lands on one of the browser's own pages back to about:blank", async () => {
+    const tab = await openTab('about:blank?curious');
+    await navigate(tab, 'chrome://inspect');
+    await waitFor(() => (tabs.get(tab.tabId)?.url === 'about:blank' ? true : undefined), 'the tab reset to about:blank');
   });
 });

@@ -2,6 +2,9 @@ import { EventEmitter } from 'node:events';
 import type { Protocol } from 'devtools-protocol';
 import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 
+/** The targets the daemon watches: tabs, and the page each one holds. */
+export const DISCOVERED_TARGETS: Protocol.Target.TargetFilter = [{ type: 'tab' }, { type: 'page' }];
+
 /** What BrowserTabs needs of a CDP connection (puppeteer's `Connection`). */
 export type CdpConnection = Pick<Connection, 'send' | 'on' | 'session'>;
 
@@ -54,7 +57,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     connection.on('Target.attachedToTarget', (event: Protocol.Target.AttachedToTargetEvent) => this.#onTabAttached(event));
     connection.on('Target.targetInfoChanged', (event: Protocol.Target.TargetInfoChangedEvent) => this.#onInfo(event.targetInfo));
     connection.on('Target.targetDestroyed', (event: Protocol.Target.TargetDestroyedEvent) => this.#onDestroyed(event.targetId));
-    await connection.send('Target.setDiscoverTargets', { discover: true, filter: [{ type: 'tab' }, { type: 'page' }] });
+    await connection.send('Target.setDiscoverTargets', { discover: true, filter: DISCOVERED_TARGETS });
     await connection.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: 'tab' }] });
   }
 
