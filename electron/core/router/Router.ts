@@ -10,7 +10,7 @@ import { Worker } from './Worker.js';
 import { SessionCalls, SYSTEM_LANE } from './SessionCalls.js';
 import { pagesInResponse } from './pageListText.js';
 import { syncPages } from './responseRewriter.js';
-import { textOf } from './toolResult.js';
+import { textOf } from '../../../shared/toolResult.js';
 
 export interface RouterSettings {
   workers: number;

@@ -7,7 +7,7 @@ import { SELECTED_PAGE_TOOLS, type ToolCatalog, type ToolKind } from './ToolCata
 import type { Worker } from './Worker.js';
 import { pagesInResponse, type ListedPage } from './pageListText.js';
 import { rewriteResponse, syncPages, type RewriteContext, type SessionLookup } from './responseRewriter.js';
-import { textOf } from './toolResult.js';
+import { textOf } from '../../../shared/toolResult.js';
 import { formatToken, parseToken, RAW_UID, rewriteOutputUids, snapshotUids, translateInputUids } from './uidTokens.js';
 
 /** Queue lane for the router's own upstream work (closing pages, listing tabs, attaching). */

@@ -13,7 +13,7 @@ import {
   type ListedPage,
 } from './pageListText.js';
 import { formatToken, rewriteOutputUids, snapshotUids } from './uidTokens.js';
-import { mapText } from './toolResult.js';
+import { mapText } from '../../../shared/toolResult.js';
 
 export interface RewriteContext {
   session: Session;
