@@ -139,15 +139,6 @@ export class Router {
     return this.#info(session);
   }
 
-  hasSession(id: string): boolean {
-    return this.#sessions.has(id);
-  }
-
-  /** How a session that no longer exists ended, if it is remembered. */
-  endedReason(id: string): SessionCloseReason | undefined {
-    return this.#ended.get(id);
-  }
-
   session(id: string): Session {
     const session = this.#sessions.get(id);
     if (session) {
@@ -169,12 +160,6 @@ export class Router {
 
   listSessions(): SessionInfo[] {
     return [...this.#sessions.values()].map((session) => this.#info(session));
-  }
-
-  touch(id: string): void {
-    const session = this.session(id);
-    session.lastUsedAt = Date.now();
-    this.#markSessionDirty(id);
   }
 
   bind(id: string, connectionId: string): SessionInfo {

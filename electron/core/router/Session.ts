@@ -73,20 +73,6 @@ export class Session {
     this.currentPageId = next?.pageId ?? null;
   }
 
-  /** Gives a page a new id (after an upstream restart renumbered the tabs); its snapshot tokens no longer apply. */
-  renumber(oldId: number, newId: number): void {
-    const page = this.pages.get(oldId);
-    if (!page || oldId === newId) {
-      return;
-    }
-    this.pages.delete(oldId);
-    page.pageId = newId;
-    this.pages.set(newId, page);
-    if (this.currentPageId === oldId) {
-      this.currentPageId = newId;
-    }
-  }
-
   /** Starts a new snapshot epoch for a page; tokens of every earlier epoch stop being accepted. */
   newEpoch(page: OwnedPage, uids: ReadonlySet<string>): number {
     this.epoch++;
