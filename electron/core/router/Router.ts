@@ -54,7 +54,11 @@ export class Router {
     const sessions = new SessionRegistry(settings.sessionTtlMs);
     const sessionById = (id: string): Session | undefined => sessions.find(id);
     this.#sessions = sessions;
-    this.#feed = new ChangeFeed({ profile, logger, sessionInfo: (id) => this.#infoOf(sessions.find(id)), queue: () => this.queue() });
+    const sessionInfo = (id: string): SessionInfo | undefined => {
+      const session = sessions.find(id);
+      return session && this.#info(session);
+    };
+    this.#feed = new ChangeFeed({ profile, logger, sessionInfo, queue: () => this.queue() });
     this.#pool = new WorkerPool({
       size: settings.workers,
       callTimeoutMs: settings.callTimeoutMs,
@@ -118,10 +122,6 @@ export class Router {
     const session = this.#sessions.add(label ?? null, worker.index, id);
     this.#logger.info(`session ${session.id} created${label ? ` (${label})` : ''} on worker ${worker.index}`);
     return this.#changed(session);
-  }
-
-  session(id: string): Session {
-    return this.#sessions.get(id);
   }
 
   sessionInfo(id: string): SessionInfo {
@@ -265,7 +265,10 @@ export class Router {
 
   // ---- internals -----------------------------------------------------------------------------------------
 
-  /** A restarted worker (not the first start of the router) finds its sessions' tabs again before taking calls. */
+  /**
+   * A worker started once the router is up (a restart, or an extra worker's first start) finds its sessions' tabs
+   * again before it takes calls.
+   */
   async #prepare(worker: Worker, upstream: Upstream): Promise<void> {
     if (!this.#catalog) {
       return;
@@ -285,10 +288,6 @@ export class Router {
 
   #info(session: Session): SessionInfo {
     return session.info(this.#pool.of(session).queue.countFor(session.id));
-  }
-
-  #infoOf(session: Session | undefined): SessionInfo | undefined {
-    return session ? this.#info(session) : undefined;
   }
 
   #assertOpen(): void {
