@@ -50,6 +50,16 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(CODES, value);
 }
 
+/** The codes that mean a session id no longer exists in the daemon: never known, closed, or expired. */
+const SESSION_GONE = ['unknown_session', 'session_closed', 'session_expired'] as const satisfies readonly ErrorCode[];
+
+export type SessionGoneCode = (typeof SESSION_GONE)[number];
+
+/** Whether an error code (from an error or a result's metadata) says the session is gone, so a client starts anew. */
+export function isSessionGone(code: unknown): code is SessionGoneCode {
+  return SESSION_GONE.some((gone) => gone === code);
+}
+
 /** JSON-RPC error code used on the wire for every tabmux error; the tabmux code travels in `data.code`. */
 export const JSONRPC_TABMUX_ERROR = -32000;
 

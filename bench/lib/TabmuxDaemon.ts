@@ -1,6 +1,6 @@
 import { Daemon } from '../../electron/core/Daemon.js';
 import { Logger } from '../../electron/core/Logger.js';
-import { asToolResult } from '../../electron/core/router/toolResult.js';
+import { asToolResult } from '../../shared/toolResult.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { makeBenchHome } from './benchHome.js';
 import type { Teardown } from './Teardown.js';

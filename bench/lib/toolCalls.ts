@@ -1,5 +1,5 @@
 import type { ToolResult } from '../../shared/protocol.js';
-import { textOf } from '../../electron/core/router/toolResult.js';
+import { textOf } from '../../shared/toolResult.js';
 
 /** Anything that runs one MCP tool call: a bound tabmux session or a direct upstream child on one of its pages. */
 export type CallTool = (name: string, args: Record<string, unknown>) => Promise<ToolResult>;

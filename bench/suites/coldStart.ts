@@ -6,7 +6,7 @@ import { Daemon } from '../../electron/core/Daemon.js';
 import { findChrome } from '../../electron/core/findChrome.js';
 import { Logger } from '../../electron/core/Logger.js';
 import { chromeExtraArgs } from '../../electron/core/settings.js';
-import { asToolResult } from '../../electron/core/router/toolResult.js';
+import { asToolResult } from '../../shared/toolResult.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { UpstreamClient } from '../../electron/core/UpstreamClient.js';
 import { makeBenchHome } from '../lib/benchHome.js';

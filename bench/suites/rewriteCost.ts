@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { rewriteResponse, type RewriteContext } from '../../electron/core/router/responseRewriter.js';
-import { textResult } from '../../electron/core/router/toolResult.js';
+import { textResult } from '../../shared/toolResult.js';
 import type { ToolResult } from '../../shared/protocol.js';
 import type { Row } from '../lib/Row.js';
 import { summarize, type Summary } from '../lib/stats.js';

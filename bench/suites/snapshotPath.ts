@@ -1,5 +1,5 @@
 import { rewriteResponse } from '../../electron/core/router/responseRewriter.js';
-import { textResult } from '../../electron/core/router/toolResult.js';
+import { textResult } from '../../shared/toolResult.js';
 import type { BenchContext } from '../lib/BenchContext.js';
 import { comparePairs } from '../lib/interleave.js';
 import { snapshotContext } from '../lib/rewriteContexts.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { TabmuxError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/jsonrpc.js';
 import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
-import { asToolResult } from '../core/router/toolResult.js';
+import { asToolResult } from '../../shared/toolResult.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
 import { connectOrStart } from '../core/daemonProcess.js';

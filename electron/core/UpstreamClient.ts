@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
 import { TabmuxError } from '../../shared/errors.js';
 import type { Logger } from './Logger.js';
-import { asToolResult } from './router/toolResult.js';
+import { asToolResult } from '../../shared/toolResult.js';
 
 /** The part of an upstream the router needs; tests may supply a small fake. */
 export interface Upstream {

@@ -2,7 +2,7 @@ import { Daemon } from '../../electron/core/Daemon.js';
 import { Logger } from '../../electron/core/Logger.js';
 import type { ProfileConfig } from '../../electron/core/ProfileStore.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
-import { asToolResult, textOf } from '../../electron/core/router/toolResult.js';
+import { asToolResult, textOf } from '../../shared/toolResult.js';
 import type { ToolResult } from '../../shared/protocol.js';
 import { makeTestHome } from './testHome.js';
 

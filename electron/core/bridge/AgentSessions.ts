@@ -1,14 +1,11 @@
-import { TabmuxError } from '../../../shared/errors.js';
+import { isSessionGone, TabmuxError } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/protocol.js';
 import type { Logger } from '../Logger.js';
-import { asToolResult, textResult } from '../router/toolResult.js';
+import { asToolResult, textResult } from '../../../shared/toolResult.js';
 import type { DaemonClient } from '../transport/DaemonClient.js';
 
 /** Longest agent session id accepted; it doubles as the tabmux session label, which is capped at 200 characters. */
 const MAX_AGENT_ID_LENGTH = 200;
-
-/** Router error codes that mean the tabmux session behind an agent id is gone. */
-const GONE = new Set<unknown>(['unknown_session', 'session_closed', 'session_expired']);
 
 interface AgentEntry {
   session: string;
@@ -48,7 +45,7 @@ export class AgentSessions {
     }
     const { entry, note } = await this.#resolve(client, generation, agentId);
     const result = asToolResult(await client.call('tabmux/call', { session: entry.session, name, arguments: args }));
-    if (result.isError && GONE.has(result._meta?.['tabmux/error'])) {
+    if (result.isError && isSessionGone(result._meta?.['tabmux/error'])) {
       entry.ended = true;
       return notFound(agentId);
     }
@@ -72,7 +69,7 @@ export class AgentSessions {
       this.logger.info(`agent session ${agentId} (${entry.session}) closed`);
       return textResult(`Session ${agentId} closed; ${closedPages.length} tab(s) it opened were closed. A new session_id starts a new session.`);
     } catch (error) {
-      if (error instanceof TabmuxError && GONE.has(error.code)) {
+      if (error instanceof TabmuxError && isSessionGone(error.code)) {
         return notFound(agentId);
       }
       entry.ended = false;

@@ -1,4 +1,4 @@
-import { TabmuxError } from '../../../shared/errors.js';
+import { isSessionGone, TabmuxError } from '../../../shared/errors.js';
 import type { Logger } from '../Logger.js';
 import type { DaemonClient } from '../transport/DaemonClient.js';
 import type { DaemonLink } from './DaemonLink.js';
@@ -19,9 +19,6 @@ export interface BoundSession {
   /** Set when the session had to be replaced because the daemon restarted; the agent needs to know. */
   note?: string;
 }
-
-/** Errors that mean a session id no longer exists in the daemon. */
-const GONE = new Set(['unknown_session', 'session_closed', 'session_expired']);
 
 /**
  * The session bound on the bridge's daemon connection: the agent's own session in plain mode, the default one in
@@ -73,7 +70,7 @@ export class BoundSessionSlot {
         this.#set(previous, generation, this.#created);
         return { client, session: previous };
       } catch (error) {
-        if (!(error instanceof TabmuxError) || !GONE.has(error.code)) {
+        if (!(error instanceof TabmuxError) || !isSessionGone(error.code)) {
           throw error;
         }
       }

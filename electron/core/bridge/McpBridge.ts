@@ -1,7 +1,7 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
 import type { Logger } from '../Logger.js';
-import { asToolResult } from '../router/toolResult.js';
+import { asToolResult } from '../../../shared/toolResult.js';
 import type { DaemonClient } from '../transport/DaemonClient.js';
 import { AgentSessions } from './AgentSessions.js';
 import { BoundSessionSlot } from './BoundSessionSlot.js';

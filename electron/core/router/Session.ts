@@ -14,6 +14,9 @@ export interface OwnedPage {
   lastSelectedAt: number;
 }
 
+/** Finds a live session by id (undefined once it has ended). */
+export type SessionLookup = (id: string) => Session | undefined;
+
 /** One agent session: its pages on its worker, its snapshot epoch, and bookkeeping for the reaper. */
 export class Session {
   readonly pages = new Map<number, OwnedPage>();
@@ -73,18 +76,12 @@ export class Session {
     this.currentPageId = next?.pageId ?? null;
   }
 
-  /** Gives a page a new id (after an upstream restart renumbered the tabs); its snapshot tokens no longer apply. */
-  renumber(oldId: number, newId: number): void {
-    const page = this.pages.get(oldId);
-    if (!page || oldId === newId) {
-      return;
-    }
-    this.pages.delete(oldId);
-    page.pageId = newId;
-    this.pages.set(newId, page);
-    if (this.currentPageId === oldId) {
-      this.currentPageId = newId;
-    }
+  /** Forgets every page (their tabs are gone) and returns them as `<id> (<url>)`, for a note to the agent. */
+  dropAllPages(): string[] {
+    const lost = [...this.pages.values()].map((page) => `${page.pageId} (${page.url || 'no url'})`);
+    this.pages.clear();
+    this.currentPageId = null;
+    return lost;
   }
 
   /** Starts a new snapshot epoch for a page; tokens of every earlier epoch stop being accepted. */

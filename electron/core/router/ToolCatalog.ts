@@ -46,10 +46,6 @@ export class ToolCatalog {
     return this.#kinds.has(name);
   }
 
-  has(name: string): boolean {
-    return this.kind(name) !== undefined;
-  }
-
   /** Upstream's schemas minus the routing `pageId`, with notes on the session model; optionally with `session_id`. */
   agentTools(options: AgentToolOptions = {}): ToolInfo[] {
     const tools: ToolInfo[] = [];

@@ -1,19 +1,25 @@
 import type { ToolResult } from '../../../shared/protocol.js';
-import type { OwnedPage, Session } from './Session.js';
+import { mapText } from '../../../shared/toolResult.js';
+import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
+import { syncPages } from './pageSync.js';
+import { formatToken } from './uidTokens.js';
 import {
   formatPageLine,
+  isSelectionNote,
   joinSections,
+  mayHoldSelectionNote,
+  mentionsNavigation,
   OPENED_PAGES_HEADING,
   PAGES_HEADING,
   parsePages,
+  rewriteOutputUids,
   SNAPSHOT_HEADING,
   sectionLines,
+  snapshotUids,
   splitSections,
   type ListedPage,
-} from './pageListText.js';
-import { formatToken, rewriteOutputUids, snapshotUids } from './uidTokens.js';
-import { mapText } from './toolResult.js';
+} from './upstreamText.js';
 
 export interface RewriteContext {
   session: Session;
@@ -25,11 +31,6 @@ export interface RewriteContext {
   unowned?: ReadonlySet<number>;
   sessionById: SessionLookup;
 }
-
-export type SessionLookup = (id: string) => Session | undefined;
-
-const UPSTREAM_SELECTION_NOTE = /^Note: the previously selected page was closed\. Page \d+ is now selected\.$/;
-const NAVIGATED = /^(Page navigated to |Successfully navigated )/m;
 
 /**
  * Turns an upstream response into what the session may see: only its own pages, its own current page marked as
@@ -43,7 +44,7 @@ export function rewriteResponse(result: ToolResult, context: RewriteContext): To
 function rewriteText(text: string, context: RewriteContext): string {
   const { session, worker, page } = context;
   const sections = splitSections(text);
-  if (page && NAVIGATED.test(text)) {
+  if (page && mentionsNavigation(text)) {
     // A navigation replaces the document: tokens of the old one must not reach the new one.
     page.snapshotEpoch = null;
     page.snapshotUids = new Set();
@@ -62,38 +63,14 @@ function rewriteText(text: string, context: RewriteContext): string {
       }
     } else if (section.heading === SNAPSHOT_HEADING && page) {
       session.newEpoch(page, snapshotUids(section.body ?? ''));
-    } else if (section.heading === null && section.body?.includes('Note: the previously selected page')) {
-      const kept = sectionLines(section).filter((line) => !UPSTREAM_SELECTION_NOTE.test(line));
+    } else if (section.heading === null && section.body !== null && mayHoldSelectionNote(section.body)) {
+      const kept = sectionLines(section).filter((line) => !isSelectionNote(line));
       // Null drops the section, so removing the only line leaves no stray blank line.
       section.body = kept.length > 0 ? kept.join('\n') : null;
     }
   }
   const epoch = page?.snapshotEpoch ?? session.epoch;
   return rewriteOutputUids(joinSections(sections), (raw) => formatToken(session.short, epoch, raw));
-}
-
-/**
- * Updates titles and URLs of owned pages, drops pages that are gone (closed by a human, a crash, another tool)
- * from whichever session owned them, and notes upstream's selection.
- */
-export function syncPages(worker: Worker, listed: readonly ListedPage[], sessionById: SessionLookup): void {
-  const byId = new Map(listed.map((page) => [page.id, page]));
-  worker.selectedPageId = listed.find((page) => page.selected)?.id ?? worker.selectedPageId;
-  for (const [pageId, ownerId] of [...worker.owners]) {
-    const owner = sessionById(ownerId);
-    const owned = owner?.pages.get(pageId);
-    const current = byId.get(pageId);
-    if (!owner || !owned) {
-      worker.owners.delete(pageId);
-    } else if (current) {
-      owned.url = current.url;
-      owned.title = current.title;
-    } else {
-      owner.removePage(pageId);
-      worker.owners.delete(pageId);
-      owner.notes.push(`Note: your page ${pageId} (${owned.url || 'no url'}) was closed outside this session and is no longer yours.`);
-    }
-  }
 }
 
 export function renderPages(session: Session, worker: Worker, listed: readonly ListedPage[], unowned: ReadonlySet<number> | undefined): string[] {

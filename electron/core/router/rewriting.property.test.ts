@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rewriteResponse } from './responseRewriter.js';
 import { Session } from './Session.js';
-import { formatToken, parseToken, rewriteOutputUids, translateInputUids } from './uidTokens.js';
+import { formatToken, parseToken, translateInputUids } from './uidTokens.js';
 import { Worker } from './Worker.js';
-import { joinSections, parsePageLine, splitSections } from './pageListText.js';
+import { joinSections, parsePageLine, rewriteOutputUids, splitSections } from './upstreamText.js';
 import type { Upstream } from '../UpstreamClient.js';
 
 const rawUid = fc.tuple(fc.nat(99_999), fc.nat(99_999)).map(([a, b]) => `${a}_${b}`);

@@ -1,10 +1,9 @@
 /**
  * Session uid tokens. Upstream snapshot uids (`<snapshotId>_<n>`) mean something only to the worker process and page
  * that produced them, so agents never see them: each becomes `u:<session-short>:<epoch>:<raw>`, and tokens are
- * translated back (and checked) before a call reaches upstream.
+ * translated back (and checked) before a call reaches upstream. Finding uids in upstream's text is `upstreamText`'s job.
  */
 
-export const RAW_UID = /^\d+_\d+$/;
 const TOKEN = /^u:([0-9a-f]{4,16}):(\d{1,9}):(\d+_\d+)$/;
 
 export interface ParsedToken {
@@ -23,30 +22,6 @@ export function parseToken(value: string): ParsedToken | undefined {
     return undefined;
   }
   return { short: match[1], epoch: Number.parseInt(match[2], 10), raw: match[3] };
-}
-
-// `uid=1_2`, `uid "1_2"`, `uid: "1_2"`, `uid 1_2`, `(uid: "1_2")`, `Related element uid: 1_2`.
-const OUTPUT_UID = /\b(uid(?:=|: ?"|: | "| ))(\d+_\d+)\b/g;
-
-/** Rewrites every raw uid mention in upstream text with `toToken`. Linear in the text size. */
-export function rewriteOutputUids(text: string, toToken: (raw: string) => string): string {
-  if (!text.includes('uid')) {
-    return text;
-  }
-  return text.replace(OUTPUT_UID, (_match, prefix: string, raw: string) => `${prefix}${toToken(raw)}`);
-}
-
-const DEFINED_UID = /^[ \t]*uid=(\d+_\d+)/gm;
-
-/** Every raw uid that snapshot text defines (`uid=<raw>` at the start of a line, after indentation). */
-export function snapshotUids(text: string): Set<string> {
-  const uids = new Set<string>();
-  for (const match of text.matchAll(DEFINED_UID)) {
-    if (match[1]) {
-      uids.add(match[1]);
-    }
-  }
-  return uids;
 }
 
 /** Where uids appear in tool inputs of the pinned upstream. */

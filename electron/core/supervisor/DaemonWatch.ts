@@ -1,10 +1,7 @@
-import type { DaemonEvent, DaemonStatus, QueueEntry, TabInfo } from '../../../shared/model.js';
+import { SYSTEM_LANE_ID, type DaemonEvent, type DaemonStatus, type QueueEntry, type TabInfo } from '../../../shared/model.js';
 import { socketPath, type TabmuxPaths } from '../paths.js';
 import { DaemonClient } from '../transport/DaemonClient.js';
 import { foldDaemonEvent, type DaemonState } from './foldDaemonEvent.js';
-
-/** The router's own calls (listing tabs for us, say) run in this lane; they are not a session's work. */
-const SYSTEM_LANE = 'tabmux';
 
 export interface DaemonWatchOptions {
   paths: TabmuxPaths;
@@ -176,7 +173,7 @@ export class DaemonWatch {
 
 function queueKey(queue: readonly QueueEntry[]): string {
   return queue
-    .filter((entry) => entry.sessionId !== SYSTEM_LANE)
+    .filter((entry) => entry.sessionId !== SYSTEM_LANE_ID)
     .map((entry) => `${entry.callId}:${entry.state}`)
     .join(',');
 }

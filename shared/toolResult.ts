@@ -1,4 +1,4 @@
-import type { ToolContent, ToolResult } from '../../../shared/protocol.js';
+import type { ToolContent, ToolResult } from './protocol.js';
 
 export function textOf(result: ToolResult): string {
   return result.content

@@ -1,0 +1,187 @@
+import { TabmuxError } from '../../../shared/errors.js';
+import type { ToolResult } from '../../../shared/protocol.js';
+import { textOf } from '../../../shared/toolResult.js';
+import type { PageAllocator } from './PageAllocator.js';
+import type { Session, SessionLookup } from './Session.js';
+import type { SessionRegistry } from './SessionRegistry.js';
+import type { TabIdentity } from './TabIdentity.js';
+import { SELECTED_PAGE_TOOLS, type ToolCatalog, type ToolKind } from './ToolCatalog.js';
+import type { Worker } from './Worker.js';
+import type { WorkerPool } from './WorkerPool.js';
+import { checkToken } from './checkToken.js';
+import { rewriteResponse, type RewriteContext } from './responseRewriter.js';
+import { rewriteSnapshotFile } from './snapshotFile.js';
+import { translateInputUids } from './uidTokens.js';
+import { pagesInResponse } from './upstreamText.js';
+
+export interface CallOptions {
+  /** Connection id of the caller, so its queued calls go when it vanishes. */
+  owner?: string | undefined;
+  onQueued?: ((callId: number) => void) | undefined;
+}
+
+export interface AgentToolsOptions {
+  sessions: SessionRegistry;
+  pool: WorkerPool;
+  pages: PageAllocator;
+  tabs: TabIdentity;
+  catalog: () => ToolCatalog;
+  timeoutFor: (tool: string) => number;
+  changed: (session: Session) => void;
+}
+
+/**
+ * What each tool means for an agent's session. A call runs as one job in the session's lane of its worker's queue,
+ * so its steps (open a page, inject its id, rewrite the answer) see a worker nobody else is using.
+ */
+export class AgentTools {
+  readonly #sessionById: SessionLookup;
+
+  constructor(private readonly options: AgentToolsOptions) {
+    this.#sessionById = (id) => options.sessions.find(id);
+  }
+
+  async call(sessionId: string, name: string, args: Record<string, unknown>, callOptions: CallOptions = {}): Promise<ToolResult> {
+    const { sessions, pool } = this.options;
+    const session = sessions.get(sessionId);
+    session.lastUsedAt = Date.now();
+    const kind = this.options.catalog().kind(name);
+    if (!kind) {
+      throw new TabmuxError('unknown_tool', `Tool ${name} not found`);
+    }
+    const worker = pool.of(session);
+    await worker.ensureStarted();
+    const result = await worker.queue.enqueue({
+      sessionId,
+      tool: name,
+      owner: callOptions.owner,
+      onQueued: callOptions.onQueued,
+      timeoutMs: this.options.timeoutFor(name),
+      run: () => this.#run(sessions.get(sessionId), worker, kind, name, args),
+    });
+    session.lastUsedAt = Date.now();
+    this.options.changed(session);
+    return result;
+  }
+
+  async #run(session: Session, worker: Worker, kind: ToolKind, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    try {
+      const result = await this.#dispatch(session, worker, kind, name, args);
+      await this.options.tabs.learn(session, worker);
+      return withNotes(session, result);
+    } finally {
+      this.options.changed(session);
+    }
+  }
+
+  #dispatch(session: Session, worker: Worker, kind: ToolKind, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    switch (kind) {
+      case 'page':
+        return this.#pageTool(session, worker, name, args);
+      case 'new_page':
+        return this.#newPage(session, worker, args);
+      case 'list_pages':
+        return this.#listPages(session, worker, args['includeUnowned'] === true);
+      case 'select_page':
+        return this.#selectPage(session, worker, args);
+      case 'close_page':
+        return this.#closePage(session, worker, args);
+      case 'browser':
+        return this.#browserTool(session, worker, name, args);
+    }
+  }
+
+  async #pageTool(session: Session, worker: Worker, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    if ('pageId' in args) {
+      throw new TabmuxError('invalid_params', `${name} acts on your current page; tabmux sets pageId itself. Remove pageId and use select_page to switch pages`);
+    }
+    // Tokens are checked before a page is opened, so a bad token never causes side effects.
+    const pendingPage = session.currentPage;
+    const translated = translateInputUids(args, (token, field) => checkToken(session, pendingPage, token, field));
+    const page = await this.options.pages.current(session, worker);
+    const result = await worker.call(name, { ...translated, pageId: page.pageId });
+    const rewritten = rewriteResponse(result, this.#context(session, worker, page, name));
+    if (name === 'take_snapshot' && !result.isError && typeof args['filePath'] === 'string') {
+      await rewriteSnapshotFile(session, page, args['filePath']);
+    }
+    return rewritten;
+  }
+
+  async #newPage(session: Session, worker: Worker, args: Record<string, unknown>): Promise<ToolResult> {
+    const url = typeof args['url'] === 'string' ? args['url'] : 'about:blank';
+    const { result } = await this.options.pages.open(session, worker, { url, background: true, agentArgs: args });
+    return rewriteResponse(result, this.#context(session, worker, session.currentPage, 'new_page'));
+  }
+
+  async #listPages(session: Session, worker: Worker, includeUnowned: boolean): Promise<ToolResult> {
+    const result = await worker.call('list_pages', {});
+    const context = this.#context(session, worker, undefined, 'list_pages');
+    if (includeUnowned) {
+      const listed = pagesInResponse(textOf(result)) ?? [];
+      context.unowned = await this.options.tabs.unowned(
+        worker,
+        listed.map((page) => page.id),
+      );
+    }
+    return rewriteResponse(result, context);
+  }
+
+  async #selectPage(session: Session, worker: Worker, args: Record<string, unknown>): Promise<ToolResult> {
+    const pageId = requirePageId(args);
+    await this.options.tabs.assertOwn(session, worker, pageId);
+    if (args['bringToFront'] === true) {
+      const result = await worker.call('select_page', { pageId, bringToFront: true });
+      if (result.isError) {
+        return result;
+      }
+    }
+    session.select(pageId);
+    return this.#listPages(session, worker, false);
+  }
+
+  async #closePage(session: Session, worker: Worker, args: Record<string, unknown>): Promise<ToolResult> {
+    const pageId = requirePageId(args);
+    await this.options.tabs.assertOwn(session, worker, pageId);
+    const result = await this.options.pages.close(session, worker, pageId);
+    return rewriteResponse(result, this.#context(session, worker, undefined, 'close_page'));
+  }
+
+  async #browserTool(session: Session, worker: Worker, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    if (SELECTED_PAGE_TOOLS.has(name)) {
+      // These act on upstream's selected page: make it this session's page first, inside the same queue slot.
+      const page = await this.options.pages.current(session, worker);
+      const selected = await worker.call('select_page', { pageId: page.pageId });
+      if (selected.isError) {
+        return selected;
+      }
+    }
+    const result = await worker.call(name, args);
+    return rewriteResponse(result, this.#context(session, worker, session.currentPage, name));
+  }
+
+  #context(session: Session, worker: Worker, page: RewriteContext['page'], tool: string): RewriteContext {
+    return { session, worker, page, tool, sessionById: this.#sessionById };
+  }
+}
+
+/** Puts the session's pending notes in front of the result text, once. */
+function withNotes(session: Session, result: ToolResult): ToolResult {
+  if (session.notes.length === 0) {
+    return result;
+  }
+  const notes = session.notes.join('\n');
+  session.notes = [];
+  const [first, ...rest] = result.content;
+  if (first?.type === 'text' && typeof first.text === 'string') {
+    return { ...result, content: [{ ...first, text: `${notes}\n${first.text}` }, ...rest] };
+  }
+  return { ...result, content: [{ type: 'text', text: notes }, ...result.content] };
+}
+
+function requirePageId(args: Record<string, unknown>): number {
+  const pageId = args['pageId'];
+  if (typeof pageId !== 'number' || !Number.isInteger(pageId)) {
+    throw new TabmuxError('invalid_params', 'pageId must be the number of one of your pages, as list_pages shows it');
+  }
+  return pageId;
+}

@@ -1,0 +1,134 @@
+import { TabmuxError } from '../../../shared/errors.js';
+import type { TabInfo } from '../../../shared/model.js';
+import type { ToolResult } from '../../../shared/protocol.js';
+import { textOf } from '../../../shared/toolResult.js';
+import type { OwnedPage, Session, SessionLookup } from './Session.js';
+import type { Worker } from './Worker.js';
+import { listPages, syncPages } from './pageSync.js';
+import { isLastPageRefusal, pagesInResponse, type ListedPage } from './upstreamText.js';
+
+/** A page a session asks for. */
+export interface PageRequest {
+  url: string;
+  /** Opens without bringing the tab to the front; sessions get background pages unless they ask otherwise. */
+  background: boolean;
+  /**
+   * The rest of an agent's `new_page` arguments (isolatedContext, timeout), handed to upstream as they are; an
+   * agent's own `background` wins over the default, and upstream validates it.
+   */
+  agentArgs?: Readonly<Record<string, unknown>>;
+}
+
+export interface OpenedPage {
+  /** Upstream's answer, for the agent (rewritten) or for an error message. */
+  result: ToolResult;
+  /** The session's new page, now its current one; undefined when opening failed. */
+  page: OwnedPage | undefined;
+}
+
+interface Created {
+  result: ToolResult;
+  /** Whether upstream opened a tab and listed the pages after it. */
+  opened: boolean;
+  /** The tab upstream opened: it always selects a new page, even in the background. */
+  selected: ListedPage | undefined;
+  /** Any tab that was not there before, when the selected one is not new. */
+  other: ListedPage | undefined;
+}
+
+/**
+ * How tabs are opened and closed for sessions, and for humans. Every new tab goes through one step (`#create`),
+ * which cleans up after upstream when opening fails, so how a tab is opened (a window per session, say) is decided
+ * here alone. Runs inside a queue slot of the worker, so nobody else's tab can appear in between.
+ */
+export class PageAllocator {
+  constructor(private readonly sessionById: SessionLookup) {}
+
+  /** The one way a session gets a new page: opens it, gives it to the session and makes it current. */
+  async open(session: Session, worker: Worker, request: PageRequest): Promise<OpenedPage> {
+    const background = request.agentArgs?.['background'] ?? request.background;
+    const { result, selected, other } = await this.#create(worker, { ...request.agentArgs, url: request.url, background });
+    const created = selected ?? other;
+    if (!created) {
+      return { result, page: undefined };
+    }
+    const page = session.addPage(created.id, 'created', created.url, created.title);
+    worker.owners.set(created.id, session.id);
+    session.select(created.id);
+    return { result, page };
+  }
+
+  /** The session's current page, opened in the background when it has none. */
+  async current(session: Session, worker: Worker): Promise<OwnedPage> {
+    const current = session.currentPage;
+    if (current) {
+      return current;
+    }
+    const { result, page } = await this.open(session, worker, { url: 'about:blank', background: true });
+    if (result.isError || !page) {
+      throw new TabmuxError('upstream_failed', `could not open a tab for this session: ${textOf(result)}`);
+    }
+    return page;
+  }
+
+  /** Opens a tab nobody owns, in the foreground, for a human (to log in, say). */
+  async openUnowned(worker: Worker, url: string): Promise<TabInfo> {
+    const { result, opened, selected } = await this.#create(worker, { url, background: false });
+    if (!opened) {
+      throw new TabmuxError('upstream_failed', textOf(result));
+    }
+    if (!selected) {
+      throw new TabmuxError('upstream_failed', 'the new tab did not show up in the page list');
+    }
+    return { pageId: selected.id, worker: worker.index, url: selected.url, title: selected.title, owner: null, origin: null, upstreamSelected: true };
+  }
+
+  /** Closes one of the session's pages; upstream's answer is returned for the agent. */
+  async close(session: Session, worker: Worker, pageId: number): Promise<ToolResult> {
+    const result = await worker.call('close_page', { pageId });
+    if (!result.isError && !isLastPageRefusal(textOf(result))) {
+      session.removePage(pageId);
+      worker.owners.delete(pageId);
+    }
+    return result;
+  }
+
+  /** Closes the tabs of a session that ended; each one closed is added to `closed`, so a failure part-way still tells. */
+  async closeAll(worker: Worker, pageIds: readonly number[], closed: number[]): Promise<void> {
+    for (const pageId of pageIds) {
+      const result = await worker.call('close_page', { pageId });
+      const text = textOf(result);
+      if (!result.isError && !isLastPageRefusal(text)) {
+        closed.push(pageId);
+      }
+      const listed = pagesInResponse(text);
+      if (listed) {
+        syncPages(worker, listed, this.sessionById);
+      }
+    }
+  }
+
+  /**
+   * Opens a tab with upstream's `new_page`. Its reply is produced under its mutex, so the `[selected]` entry is the
+   * new tab. A failed navigation leaves the tab open without listing it; it is closed here.
+   */
+  async #create(worker: Worker, args: Record<string, unknown>): Promise<Created> {
+    const before = new Set((await listPages(worker, this.sessionById)).map((page) => page.id));
+    const result = await worker.call('new_page', args);
+    const listed = pagesInResponse(textOf(result));
+    if (result.isError || !listed) {
+      await this.#closeOrphans(worker, before);
+      return { result, opened: false, selected: undefined, other: undefined };
+    }
+    syncPages(worker, listed, this.sessionById);
+    return { result, opened: true, selected: listed.find((page) => page.selected && !before.has(page.id)), other: listed.find((page) => !before.has(page.id)) };
+  }
+
+  async #closeOrphans(worker: Worker, before: ReadonlySet<number>): Promise<void> {
+    for (const page of await listPages(worker, this.sessionById)) {
+      if (!before.has(page.id) && !worker.owners.has(page.id)) {
+        await worker.call('close_page', { pageId: page.id });
+      }
+    }
+  }
+}

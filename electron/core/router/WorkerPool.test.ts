@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { TabmuxError } from '../../../shared/errors.js';
+import { SYSTEM_LANE_ID } from '../../../shared/model.js';
+import { Logger } from '../Logger.js';
+import type { Upstream } from '../UpstreamClient.js';
+import { Session } from './Session.js';
+import type { Worker } from './Worker.js';
+import { WorkerPool, type WorkerPoolOptions } from './WorkerPool.js';
+import { FakeBrowser, FakeUpstream } from './testing/FakeUpstream.js';
+
+function setup(overrides: Partial<WorkerPoolOptions> = {}) {
+  const browser = new FakeBrowser();
+  const started: FakeUpstream[] = [];
+  const prepared: number[] = [];
+  let workerEvents = 0;
+  const pool = new WorkerPool({
+    size: 3,
+    callTimeoutMs: 5_000,
+    workerIdleMs: 1_000,
+    logger: Logger.silent(),
+    startUpstream: () => {
+      const upstream = new FakeUpstream(browser);
+      started.push(upstream);
+      return Promise.resolve(upstream);
+    },
+    isPaused: () => false,
+    prepare: (worker: Worker) => {
+      prepared.push(worker.index);
+      return Promise.resolve();
+    },
+    onQueueChange: () => undefined,
+    onWorkersChange: () => workerEvents++,
+    ...overrides,
+  });
+  return { pool, started, prepared, workerEvents: () => workerEvents };
+}
+
+function sessionOn(worker: Worker, id = 'sess-00000000abcd1234'): Session {
+  return new Session(id, id.slice(5, 13), null, worker.index, Date.now());
+}
+
+describe('WorkerPool', () => {
+  it('pins each new session to the least loaded worker', () => {
+    const { pool } = setup();
+    expect([pool.pin(), pool.pin(), pool.pin(), pool.pin()].map((worker) => worker.index)).toEqual([0, 1, 2, 0]);
+    expect(pool.infos().map((info) => info.sessions)).toEqual([2, 1, 1]);
+  });
+
+  it('starts a worker on first need, prepares it, and runs the router\'s own jobs in the system lane', async () => {
+    const { pool, started, prepared, workerEvents } = setup();
+    const worker = pool.first;
+    let lane: string | undefined;
+    const result = await pool.runSystem(worker, 'list_pages', () => {
+      lane = pool.queue()[0]?.sessionId;
+      return worker.call('list_pages', {});
+    });
+    expect(result.isError).toBeUndefined();
+    expect(lane).toBe(SYSTEM_LANE_ID);
+    expect(started).toHaveLength(1);
+    expect(prepared).toEqual([0]);
+    expect(workerEvents()).toBe(1);
+    expect(pool.infos()[0]?.state).toBe('ready');
+  });
+
+  it('closes an upstream it could not prepare', async () => {
+    let closedOne = false;
+    const { pool } = setup({
+      prepare: (_worker: Worker, upstream: Upstream) => {
+        void upstream.closed.then(() => {
+          closedOne = true;
+        });
+        return Promise.reject(new TabmuxError('upstream_failed', 'could not list pages'));
+      },
+    });
+    await expect(pool.first.ensureStarted()).rejects.toMatchObject({ code: 'upstream_failed' });
+    await Promise.resolve();
+    expect(closedOne).toBe(true);
+    expect(pool.infos()[0]?.state).toBe('failed');
+  });
+
+  it('marks a worker whose upstream exits as failed, and restarts it on the next call', async () => {
+    const { pool, started } = setup();
+    const worker = pool.first;
+    await worker.ensureStarted();
+    await started[0]?.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(pool.infos()[0]).toMatchObject({ state: 'failed', lastError: 'chrome-devtools-mcp exited unexpectedly' });
+    await worker.call('list_pages', {});
+    expect(started).toHaveLength(2);
+  });
+
+  it('lets a session leave: its queued calls fail, its pages lose their owner', async () => {
+    const { pool } = setup();
+    const worker = pool.pin();
+    const session = sessionOn(worker);
+    session.addPage(1, 'created');
+    worker.owners.set(1, session.id);
+    worker.owners.set(2, 'sess-someoneelse');
+    let release: () => void = () => undefined;
+    const blocker = worker.queue.enqueue({ sessionId: 'sess-someoneelse', tool: 'click', timeoutMs: 5_000, run: () => new Promise<void>((resolve) => (release = resolve)) });
+    const queued = worker.queue.enqueue({ sessionId: session.id, tool: 'click', timeoutMs: 5_000, run: () => Promise.resolve() });
+    const left = pool.leave(session, new TabmuxError('session_closed', `session ${session.id} was closed`));
+    await expect(queued).rejects.toMatchObject({ code: 'session_closed' });
+    release();
+    await blocker;
+    expect(left).toBe(worker);
+    expect(worker.sessions).toBe(0);
+    expect([...worker.owners.keys()]).toEqual([2]);
+  });
+
+  it('stops extra workers that have been idle a while, never the first', async () => {
+    const { pool } = setup();
+    await pool.first.ensureStarted();
+    const extra = pool.at(1);
+    await extra?.ensureStarted();
+    pool.stopIdle(Date.now() + 500);
+    expect(extra?.upstream).not.toBeNull();
+    pool.stopIdle(Date.now() + 2_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(pool.infos().map((info) => info.state)).toEqual(['ready', 'stopped', 'stopped']);
+  });
+
+  it('drops a vanished client\'s queued calls and cancels single calls', async () => {
+    const { pool } = setup();
+    const worker = pool.first;
+    let release: () => void = () => undefined;
+    const running = worker.queue.enqueue({ sessionId: 'a', tool: 'x', owner: 'conn-1', timeoutMs: 5_000, run: () => new Promise<void>((resolve) => (release = resolve)) });
+    const queued = worker.queue.enqueue({ sessionId: 'b', tool: 'y', owner: 'conn-1', timeoutMs: 5_000, run: () => Promise.resolve() });
+    let callId = 0;
+    const other = worker.queue.enqueue({ sessionId: 'c', tool: 'z', timeoutMs: 5_000, run: () => Promise.resolve(), onQueued: (id) => (callId = id) });
+    expect(pool.dropOwner('conn-1')).toBe(1);
+    expect(pool.cancel(callId)).toBe(true);
+    await expect(queued).rejects.toMatchObject({ code: 'cancelled' });
+    await expect(other).rejects.toMatchObject({ code: 'cancelled' });
+    release();
+    await running;
+  });
+
+  it('refuses calls once closed and stops every upstream', async () => {
+    const { pool, started } = setup();
+    await pool.first.ensureStarted();
+    let stopped = false;
+    void started[0]?.closed.then(() => (stopped = true));
+    pool.closeQueues(new TabmuxError('daemon_stopping', 'the daemon is stopping'));
+    await expect(pool.runSystem(pool.first, 'list_pages', () => Promise.resolve(1))).rejects.toMatchObject({ code: 'daemon_stopping' });
+    await pool.stop();
+    expect(stopped).toBe(true);
+    expect(pool.infos()[0]?.state).toBe('stopped');
+  });
+
+  it('forgets every worker\'s pages when the browser is lost', async () => {
+    const { pool, workerEvents } = setup();
+    const worker = pool.first;
+    await worker.ensureStarted();
+    worker.owners.set(1, 'sess-a');
+    const before = workerEvents();
+    await pool.browserLost('Chrome exited');
+    expect(worker.owners.size).toBe(0);
+    expect(worker.upstream).toBeNull();
+    expect(pool.infos()[0]?.state).toBe('restarting');
+    expect(workerEvents()).toBe(before + 1);
+  });
+});

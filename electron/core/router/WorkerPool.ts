@@ -1,0 +1,190 @@
+import { TabmuxError } from '../../../shared/errors.js';
+import { SYSTEM_LANE_ID, type QueueEntry, type WorkerInfo } from '../../../shared/model.js';
+import type { Logger } from '../Logger.js';
+import type { Upstream } from '../UpstreamClient.js';
+import type { Session } from './Session.js';
+import { Worker } from './Worker.js';
+
+export interface WorkerPoolOptions {
+  size: number;
+  /** Timeout of the router's own upstream work (listing, opening and closing tabs for it). */
+  callTimeoutMs: number;
+  /** How long an extra worker (not the first) may have no sessions before it is stopped. */
+  workerIdleMs: number;
+  logger: Logger;
+  startUpstream: (workerIndex: number) => Promise<Upstream>;
+  isPaused: (sessionId: string) => boolean;
+  /** Runs with every freshly started upstream before it takes calls; a throw stops that upstream again. */
+  prepare: (worker: Worker, upstream: Upstream) => Promise<void>;
+  onQueueChange: () => void;
+  onWorkersChange: () => void;
+}
+
+/**
+ * The upstream workers of a profile. Each session is pinned to the least loaded worker when it is created; workers
+ * start on first need, restart after an unexpected exit, and extra ones stop when they have been idle a while.
+ */
+export class WorkerPool {
+  readonly #workers: Worker[];
+  #closed = false;
+
+  constructor(private readonly options: WorkerPoolOptions) {
+    const workerOptions = {
+      isPaused: options.isPaused,
+      onChange: options.onQueueChange,
+      start: (index: number) => this.#launch(index),
+    };
+    this.#workers = Array.from({ length: Math.max(1, options.size) }, (_, index) => new Worker(index, 1, workerOptions));
+  }
+
+  /** Worker 0: always there, started first, and the one whose page ids `tabmux pages` shows. */
+  get first(): Worker {
+    const worker = this.#workers[0];
+    if (!worker) {
+      throw new TabmuxError('internal', 'router has no workers');
+    }
+    return worker;
+  }
+
+  at(index: number): Worker | undefined {
+    return this.#workers[index];
+  }
+
+  of(session: Session): Worker {
+    const worker = this.#workers[session.worker];
+    if (!worker) {
+      throw new TabmuxError('internal', `session ${session.id} points at missing worker ${session.worker}`);
+    }
+    return worker;
+  }
+
+  /** Picks the worker a new session is pinned to: the one with the fewest sessions. */
+  pin(): Worker {
+    let best = this.first;
+    for (const worker of this.#workers) {
+      if (worker.sessions < best.sessions) {
+        best = worker;
+      }
+    }
+    best.sessions++;
+    return best;
+  }
+
+  /**
+   * A session ended: its worker no longer counts it, its queued calls and the router's jobs for it fail with
+   * `error`, and its pages there have no owner. Returns the worker, which may still have to close those pages.
+   */
+  leave(session: Session, error: TabmuxError): Worker {
+    const worker = this.of(session);
+    worker.sessions--;
+    if (worker.sessions === 0) {
+      worker.idleSince = Date.now();
+    }
+    worker.queue.forget(session.id);
+    worker.queue.cancelWhere((job) => job.sessionId === session.id || job.subject === session.id, error);
+    for (const page of session.pages.values()) {
+      if (worker.owners.get(page.pageId) === session.id) {
+        worker.owners.delete(page.pageId);
+      }
+    }
+    return worker;
+  }
+
+  /** Runs the router's own work on a worker, in its queue like any call; `subject` is the session it acts for. */
+  async runSystem<T>(worker: Worker, tool: string, run: () => Promise<T>, subject?: string): Promise<T> {
+    await worker.ensureStarted();
+    return worker.queue.enqueue({ sessionId: SYSTEM_LANE_ID, subject, tool, timeoutMs: this.options.callTimeoutMs, run });
+  }
+
+  /** A client went away: drop its queued calls. Running calls finish (upstream cannot take them back). */
+  dropOwner(connectionId: string): number {
+    let dropped = 0;
+    for (const worker of this.#workers) {
+      dropped += worker.queue.cancelWhere((job) => job.owner === connectionId, new TabmuxError('cancelled', 'the client disconnected'));
+    }
+    return dropped;
+  }
+
+  cancel(callId: number): boolean {
+    return this.#workers.some((worker) => worker.queue.cancel(callId));
+  }
+
+  queue(): QueueEntry[] {
+    return this.#workers.flatMap((worker) => worker.queue.entries());
+  }
+
+  infos(): WorkerInfo[] {
+    return this.#workers.map((worker) => worker.info());
+  }
+
+  /** Extra workers cost ~190 MB each: one with no sessions for a while is stopped (it restarts on demand). */
+  stopIdle(now: number): void {
+    for (const worker of this.#workers) {
+      if (worker.index === 0 || worker.sessions > 0 || worker.queue.size > 0 || worker.queue.inFlight > 0 || !worker.upstream) {
+        continue;
+      }
+      if (now - worker.idleSince >= this.options.workerIdleMs) {
+        this.options.logger.info(`stopping idle upstream worker ${worker.index}`);
+        void worker.stopUpstream('the worker was idle').then(() => {
+          worker.state = 'stopped';
+          this.options.onWorkersChange();
+        });
+      }
+    }
+  }
+
+  /** Chrome went away, and every tab with it: running calls fail at once, and workers restart on their next call. */
+  async browserLost(reason: string): Promise<void> {
+    await Promise.all(
+      this.#workers.map(async (worker) => {
+        worker.owners.clear();
+        worker.selectedPageId = null;
+        await worker.stopUpstream(`Chrome exited while the call ran (${reason}); this session's pages were lost. Retry: a fresh tab will be opened once Chrome is back`);
+      }),
+    );
+    this.options.onWorkersChange();
+  }
+
+  /** Refuses all queued and future calls with `reason`; `stop` then ends the upstreams. */
+  closeQueues(reason: TabmuxError): void {
+    this.#closed = true;
+    for (const worker of this.#workers) {
+      worker.queue.close(reason);
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.#workers.map(async (worker) => {
+        worker.state = 'stopped';
+        await worker.upstream?.close();
+      }),
+    );
+  }
+
+  async #launch(index: number): Promise<Upstream> {
+    const upstream = await this.options.startUpstream(index);
+    void upstream.closed.then(() => this.#onExit(index, upstream));
+    const worker = this.#workers[index];
+    if (worker) {
+      try {
+        await this.options.prepare(worker, upstream);
+      } catch (error) {
+        await upstream.close();
+        throw error;
+      }
+    }
+    this.options.onWorkersChange();
+    return upstream;
+  }
+
+  #onExit(index: number, upstream: Upstream): void {
+    const worker = this.#workers[index];
+    if (!worker || worker.upstream !== upstream || this.#closed) {
+      return;
+    }
+    worker.noteFailure('chrome-devtools-mcp exited unexpectedly');
+    this.options.logger.warn(`upstream worker ${index} exited; it restarts on the next call`);
+    this.options.onWorkersChange();
+  }
+}

@@ -1,0 +1,30 @@
+import { TabmuxError } from '../../../shared/errors.js';
+import type { OwnedPage, Session } from './Session.js';
+import { parseToken } from './uidTokens.js';
+import { RAW_UID } from './upstreamText.js';
+
+/**
+ * Turns a session's uid token back into upstream's raw uid, refusing anything that is not from this session's latest
+ * snapshot of its current page. `field` names the argument in the error, so the agent knows which one to fix.
+ */
+export function checkToken(session: Session, current: OwnedPage | undefined, token: string, field: string): string {
+  const parsed = parseToken(token);
+  if (!parsed) {
+    const hint = RAW_UID.test(token) ? ' It looks like a raw upstream uid;' : '';
+    throw new TabmuxError('bad_token', `${field}: ${JSON.stringify(token)} is not a uid token.${hint} use the u:… uids from your latest take_snapshot`);
+  }
+  if (parsed.short !== session.short) {
+    throw new TabmuxError('foreign_token', `${field}: uid token ${token} belongs to another session; call take_snapshot in this session and use its uids`);
+  }
+  const page = session.pageForEpoch(parsed.epoch);
+  if (!page) {
+    throw new TabmuxError('stale_token', `${field}: uid token ${token} is from an older snapshot or the page has navigated since; call take_snapshot again and use the new uids`);
+  }
+  if (page !== current) {
+    throw new TabmuxError('stale_token', `${field}: uid token ${token} belongs to page ${page.pageId}, not your current page ${String(current?.pageId ?? 'none')}; select_page ${page.pageId} first or take_snapshot here`);
+  }
+  if (!page.snapshotUids.has(parsed.raw)) {
+    throw new TabmuxError('bad_token', `${field}: uid token ${token} is not in your latest snapshot; call take_snapshot again`);
+  }
+  return parsed.raw;
+}

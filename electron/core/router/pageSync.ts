@@ -1,0 +1,41 @@
+import { TabmuxError } from '../../../shared/errors.js';
+import { textOf } from '../../../shared/toolResult.js';
+import type { SessionLookup } from './Session.js';
+import type { Worker } from './Worker.js';
+import { pagesInResponse, type ListedPage } from './upstreamText.js';
+
+/**
+ * Keeps the router's view of a worker's pages in step with what upstream lists: titles and URLs of owned pages are
+ * updated, pages that are gone (closed by a human, a crash, another tool) leave whichever session owned them, and
+ * upstream's own selection is noted for the debug view.
+ */
+export function syncPages(worker: Worker, listed: readonly ListedPage[], sessionById: SessionLookup): void {
+  const byId = new Map(listed.map((page) => [page.id, page]));
+  worker.selectedPageId = listed.find((page) => page.selected)?.id ?? worker.selectedPageId;
+  for (const [pageId, ownerId] of [...worker.owners]) {
+    const owner = sessionById(ownerId);
+    const owned = owner?.pages.get(pageId);
+    const current = byId.get(pageId);
+    if (!owner || !owned) {
+      worker.owners.delete(pageId);
+    } else if (current) {
+      owned.url = current.url;
+      owned.title = current.title;
+    } else {
+      owner.removePage(pageId);
+      worker.owners.delete(pageId);
+      owner.notes.push(`Note: your page ${pageId} (${owned.url || 'no url'}) was closed outside this session and is no longer yours.`);
+    }
+  }
+}
+
+/** Every tab the worker sees, in its ids; the router's view is brought up to date on the way. */
+export async function listPages(worker: Worker, sessionById: SessionLookup): Promise<ListedPage[]> {
+  const result = await worker.call('list_pages', {});
+  const listed = pagesInResponse(textOf(result));
+  if (result.isError || !listed) {
+    throw new TabmuxError('upstream_failed', `could not list pages: ${textOf(result)}`);
+  }
+  syncPages(worker, listed, sessionById);
+  return listed;
+}

@@ -1,0 +1,191 @@
+import type { ToolInfo, ToolResult } from '../../../../shared/protocol.js';
+import { textResult } from '../../../../shared/toolResult.js';
+import type { Upstream } from '../../UpstreamClient.js';
+import { Worker } from '../Worker.js';
+
+/**
+ * A small stand-in for chrome-devtools-mcp in unit tests: a browser of tabs that several fake upstream processes
+ * share, each with its own page ids, selected page and snapshot counter, answering in upstream's text formats (see
+ * `upstreamText.ts`). It does only what the router's parts need; the real upstream is used by the integration tests.
+ */
+
+export interface FakeTab {
+  readonly tabId: string;
+  url: string;
+  title: string;
+}
+
+/** Tabs of one browser, seen by every fake upstream on it. */
+export class FakeBrowser {
+  readonly tabs: FakeTab[] = [];
+  #nextTab = 1;
+
+  constructor(urls: readonly string[] = ['about:blank']) {
+    for (const url of urls) {
+      this.open(url);
+    }
+  }
+
+  open(url: string, title = ''): FakeTab {
+    const tab = { tabId: `TAB${String(this.#nextTab++).padStart(4, '0')}`, url, title };
+    this.tabs.push(tab);
+    return tab;
+  }
+
+  close(tabId: string): void {
+    const index = this.tabs.findIndex((tab) => tab.tabId === tabId);
+    if (index !== -1) {
+      this.tabs.splice(index, 1);
+    }
+  }
+}
+
+const PAGE_ID = { pageId: { type: 'number' } };
+
+/** The tools the fake answers: the page tools carry `pageId`, as with upstream's page-id routing. */
+export const FAKE_TOOLS: readonly ToolInfo[] = [
+  { name: 'list_pages', inputSchema: { type: 'object', properties: {} } },
+  { name: 'new_page', inputSchema: { type: 'object', properties: { url: { type: 'string' }, background: { type: 'boolean' } } } },
+  { name: 'select_page', inputSchema: { type: 'object', properties: { ...PAGE_ID, bringToFront: { type: 'boolean' } } } },
+  { name: 'close_page', inputSchema: { type: 'object', properties: PAGE_ID } },
+  { name: 'get_tab_id', inputSchema: { type: 'object', properties: PAGE_ID } },
+  { name: 'take_snapshot', inputSchema: { type: 'object', properties: { ...PAGE_ID, filePath: { type: 'string' } } } },
+  { name: 'click', inputSchema: { type: 'object', properties: { ...PAGE_ID, uid: { type: 'string' } } } },
+  { name: 'navigate_page', inputSchema: { type: 'object', properties: { ...PAGE_ID, url: { type: 'string' } } } },
+  { name: 'list_extensions', inputSchema: { type: 'object', properties: {} } },
+];
+
+export interface Call {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export class FakeUpstream implements Upstream {
+  readonly pid = null;
+  readonly closed: Promise<void>;
+  /** Every call, in order. */
+  readonly calls: Call[] = [];
+  /** URLs whose navigation fails after the tab opened, as a refused connection does. */
+  readonly failingUrls = new Set<string>();
+  #ids = new Map<string, number>();
+  #nextId = 1;
+  #selected: number | undefined;
+  #nextSnapshot = 1;
+  #snapshots = new Map<number, Set<string>>();
+  #exit: () => void = () => undefined;
+
+  constructor(
+    readonly browser: FakeBrowser,
+    readonly tools: readonly ToolInfo[] = FAKE_TOOLS,
+  ) {
+    this.closed = new Promise((resolve) => {
+      this.#exit = resolve;
+    });
+  }
+
+  listTools(): Promise<ToolInfo[]> {
+    return Promise.resolve([...this.tools]);
+  }
+
+  /** This process's id for a tab, assigned when it first sees the tab. */
+  pageIdOf(tab: FakeTab): number {
+    let id = this.#ids.get(tab.tabId);
+    if (id === undefined) {
+      id = this.#nextId++;
+      this.#ids.set(tab.tabId, id);
+    }
+    return id;
+  }
+
+  callTool(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    this.calls.push({ name, args });
+    return Promise.resolve(this.#answer(name, args));
+  }
+
+  close(): Promise<void> {
+    this.#exit();
+    return Promise.resolve();
+  }
+
+  #answer(name: string, args: Record<string, unknown>): ToolResult {
+    if (name === 'list_pages') {
+      return textResult(this.#pageList());
+    }
+    if (name === 'new_page') {
+      const url = typeof args['url'] === 'string' ? args['url'] : 'about:blank';
+      const tab = this.browser.open(url);
+      this.#selected = this.pageIdOf(tab);
+      return this.failingUrls.has(url) ? textResult(`Error: net::ERR_CONNECTION_REFUSED at ${url}`, true) : textResult(this.#pageList());
+    }
+    if (name === 'list_extensions') {
+      return textResult('No extensions installed.');
+    }
+    const pageId = args['pageId'];
+    const tab = this.#tabs().find((candidate) => this.pageIdOf(candidate) === pageId);
+    if (typeof pageId !== 'number' || !tab) {
+      return textResult('Error: No page found', true);
+    }
+    return this.#onPage(name, pageId, tab, args);
+  }
+
+  #onPage(name: string, pageId: number, tab: FakeTab, args: Record<string, unknown>): ToolResult {
+    switch (name) {
+      case 'select_page':
+        this.#selected = pageId;
+        return textResult(this.#pageList());
+      case 'close_page':
+        return textResult(this.#closePage(pageId, tab));
+      case 'get_tab_id':
+        return textResult(`Tab ID: ${tab.tabId}`);
+      case 'take_snapshot': {
+        const id = this.#nextSnapshot++;
+        this.#snapshots.set(pageId, new Set([`${id}_0`, `${id}_1`]));
+        return textResult(`## Latest page snapshot\nuid=${id}_0 RootWebArea "${tab.title}" url="${tab.url}"\n  uid=${id}_1 button "Go"`);
+      }
+      case 'click': {
+        const uid = typeof args['uid'] === 'string' ? args['uid'] : '';
+        if (!this.#snapshots.get(pageId)?.has(uid)) {
+          return textResult(`Error: Element uid "${uid}" not found on page ${pageId}.`, true);
+        }
+        return textResult('Successfully clicked on the element');
+      }
+      case 'navigate_page':
+        tab.url = typeof args['url'] === 'string' ? args['url'] : tab.url;
+        this.#snapshots.delete(pageId);
+        return textResult(`Successfully navigated to ${tab.url}.\n${this.#pageList()}`);
+      default:
+        return textResult(`Error: the fake upstream has no tool ${name}`, true);
+    }
+  }
+
+  #closePage(pageId: number, tab: FakeTab): string {
+    if (this.#tabs().length === 1) {
+      return `The last open page cannot be closed. It is fine to keep it open.\n${this.#pageList()}`;
+    }
+    this.browser.close(tab.tabId);
+    if (this.#selected !== pageId) {
+      return this.#pageList();
+    }
+    const first = this.#tabs()[0];
+    this.#selected = first ? this.pageIdOf(first) : undefined;
+    return `Note: the previously selected page was closed. Page ${String(this.#selected)} is now selected.\n${this.#pageList()}`;
+  }
+
+  #tabs(): FakeTab[] {
+    return this.browser.tabs;
+  }
+
+  #pageList(): string {
+    const lines = this.#tabs().map((tab) => {
+      const id = this.pageIdOf(tab);
+      const body = tab.title ? `${tab.title} (${tab.url})` : tab.url;
+      return `${id}: ${body}${id === this.#selected ? ' [selected]' : ''}`;
+    });
+    return ['## Pages', ...lines].join('\n');
+  }
+}
+
+/** A worker whose upstream is `upstream`, started on its first call. */
+export function fakeWorker(upstream: FakeUpstream, index = 0): Worker {
+  return new Worker(index, 1, { isPaused: () => false, onChange: () => undefined, start: () => Promise.resolve(upstream) });
+}

@@ -1,0 +1,39 @@
+import type { ToolInfo } from '../../../../shared/protocol.js';
+import { Logger } from '../../Logger.js';
+import { PageAllocator } from '../PageAllocator.js';
+import type { Session } from '../Session.js';
+import { SessionRegistry } from '../SessionRegistry.js';
+import { TabIdentity } from '../TabIdentity.js';
+import { ToolCatalog } from '../ToolCatalog.js';
+import { WorkerPool } from '../WorkerPool.js';
+import { FAKE_TOOLS, FakeBrowser, FakeUpstream } from './FakeUpstream.js';
+
+/** The router's parts wired over fake upstreams on one fake browser, as the Router wires them. */
+export function fakeParts(options: { workers?: number; urls?: readonly string[]; tools?: readonly ToolInfo[] } = {}) {
+  const browser = new FakeBrowser(options.urls);
+  const tools = options.tools ?? FAKE_TOOLS;
+  const upstreams: FakeUpstream[] = [];
+  const sessions = new SessionRegistry(60_000);
+  const sessionById = (id: string): Session | undefined => sessions.find(id);
+  const catalog = new ToolCatalog(tools);
+  const pool = new WorkerPool({
+    size: options.workers ?? 1,
+    callTimeoutMs: 5_000,
+    workerIdleMs: 60_000,
+    logger: Logger.silent(),
+    startUpstream: (index) => {
+      const upstream = new FakeUpstream(browser, tools);
+      upstreams[index] = upstream;
+      return Promise.resolve(upstream);
+    },
+    isPaused: (id) => sessions.isPaused(id),
+    prepare: () => Promise.resolve(),
+    onQueueChange: () => undefined,
+    onWorkersChange: () => undefined,
+  });
+  const pages = new PageAllocator(sessionById);
+  const tabs = new TabIdentity({ available: () => catalog.upstreamHas('get_tab_id'), sessions: () => sessions.all(), sessionById });
+  /** A new session on the least loaded worker. */
+  const createSession = (label: string | null = null): Session => sessions.add(label, pool.pin().index);
+  return { browser, upstreams, sessions, pool, pages, tabs, catalog, createSession };
+}
