@@ -66,6 +66,7 @@ export class Daemon {
       settings: routerSettings(profile.config),
       logger: options.logger.child('router'),
       startUpstream: (index) => this.#startUpstream(index),
+      filesDir: profileFilesDir(paths, profile.name),
     });
   }
 

@@ -71,6 +71,8 @@ export class UpstreamClient implements Upstream {
       '--no-usage-statistics',
       '--no-performance-crux',
       '--experimentalInteropTools',
+      // Page lists, snapshots and tab ids as data: the router never reads them out of text a page can write.
+      '--experimentalStructuredContent',
     ];
     if (options.workspace) {
       args.push('--workspace', options.workspace);

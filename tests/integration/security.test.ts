@@ -92,16 +92,18 @@ describe('security', () => {
     expect(status.chrome.browserUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
-  it('confines file-writing tools to the profile folder', async () => {
+  it("confines file tools to the session's own folder in the profile", async () => {
     const s = await t.session();
     await s.text('new_page', { url: html('<h1>shot</h1>') });
     const outside = await s.call('take_screenshot', { filePath: '/etc/tabmux-should-not-exist.png' });
     expect(outside.isError).toBe(true);
     expect(existsSync('/etc/tabmux-should-not-exist.png')).toBe(false);
-    const inside = join(profileFilesDir({ configDir: '', dataDir: join(t.home, 'data'), runtimeDir: '' }, 'default'), 'shot.png');
-    const saved = await s.call('take_screenshot', { filePath: inside });
+    const filesDir = profileFilesDir({ configDir: '', dataDir: join(t.home, 'data'), runtimeDir: '' }, 'default');
+    const profileLevel = await s.call('take_screenshot', { filePath: join(filesDir, 'shot.png') });
+    expect(profileLevel.isError).toBe(true);
+    const saved = await s.call('take_screenshot', { filePath: 'shot.png' });
     expect(saved.isError).toBeUndefined();
-    expect(existsSync(inside)).toBe(true);
+    expect(existsSync(join(filesDir, s.id, 'shot.png'))).toBe(true);
   });
 });
 

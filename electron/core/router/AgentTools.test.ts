@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { textOf } from '../../../shared/toolResult.js';
 import { AgentTools } from './AgentTools.js';
@@ -103,5 +105,19 @@ describe('AgentTools', () => {
     session.notes.push('Note: something happened.');
     expect(textOf(await call(session, 'list_extensions'))).toBe('Note: something happened.\nNo extensions installed.');
     expect(textOf(await call(session, 'list_extensions'))).toBe('No extensions installed.');
+  });
+
+  it("saves a snapshot to the session's folder with its tokens, and refuses paths outside it", async () => {
+    const { createSession, call, filesDir, upstreams } = setup();
+    const session = createSession();
+    const result = await call(session, 'take_snapshot', { filePath: 'snap.md' });
+    const path = join(filesDir, session.id, 'snap.txt');
+    expect(textOf(result)).toBe(`Saved snapshot to ${path}.`);
+    const saved = readFileSync(path, 'utf8');
+    expect(tokens(saved)).toEqual([`u:${session.short}:1:1_0`, `u:${session.short}:1:1_1`]);
+    expect(upstreams[0]?.calls.find((c) => c.name === 'take_snapshot')?.args).not.toHaveProperty('filePath');
+    await expect(call(session, 'take_snapshot', { filePath: '../elsewhere.txt' })).rejects.toMatchObject({ code: 'path_denied' });
+    const clicked = await call(session, 'click', { uid: tokens(saved)[1] });
+    expect(clicked.isError).toBeUndefined();
   });
 });

@@ -1,18 +1,19 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/protocol.js';
-import { textOf } from '../../../shared/toolResult.js';
 import type { PageAllocator } from './PageAllocator.js';
-import type { Session, SessionLookup } from './Session.js';
+import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { SessionRegistry } from './SessionRegistry.js';
 import type { TabIdentity } from './TabIdentity.js';
 import { SELECTED_PAGE_TOOLS, type ToolCatalog, type ToolKind } from './ToolCatalog.js';
 import type { Worker } from './Worker.js';
 import type { WorkerPool } from './WorkerPool.js';
 import { checkToken } from './checkToken.js';
-import { rewriteResponse, type RewriteContext } from './responseRewriter.js';
-import { rewriteSnapshotFile } from './snapshotFile.js';
-import { translateInputUids } from './uidTokens.js';
-import { pagesInResponse } from './upstreamText.js';
+import { joinReply, replyOf } from '../upstream/upstreamReply.js';
+import { snapshotIds, snapshotText } from '../upstream/snapshotText.js';
+import { rewriteResponse, withText, type RewriteContext } from './responseRewriter.js';
+import { confineFileArgs, sessionFolder, withExtension, writeSessionFile } from './sessionFiles.js';
+import { checkTraceCall, noteTraceCall, TRACE_TOOLS } from './traceOwnership.js';
+import { formatToken, translateInputUids } from './uidTokens.js';
 
 export interface CallOptions {
   /** Connection id of the caller, so its queued calls go when it vanishes. */
@@ -28,6 +29,8 @@ export interface AgentToolsOptions {
   catalog: () => ToolCatalog;
   timeoutFor: (tool: string) => number;
   changed: (session: Session) => void;
+  /** The profile's folder for files tools read and write; each session gets a folder of its own inside it. */
+  filesDir: string;
 }
 
 /**
@@ -98,13 +101,42 @@ export class AgentTools {
     // Tokens are checked before a page is opened, so a bad token never causes side effects.
     const pendingPage = session.currentPage;
     const translated = translateInputUids(args, (token, field) => checkToken(session, pendingPage, token, field));
+    const confined = await confineFileArgs(name, translated, sessionFolder(this.options.filesDir, session.id));
+    const trace = TRACE_TOOLS.has(name) ? checkTraceCall(worker.trace, session, name, this.#sessionById) : undefined;
     const page = await this.options.pages.current(session, worker);
-    const result = await worker.call(name, { ...translated, pageId: page.pageId });
-    const rewritten = rewriteResponse(result, this.#context(session, worker, page, name));
-    if (name === 'take_snapshot' && !result.isError && typeof args['filePath'] === 'string') {
-      await rewriteSnapshotFile(session, page, args['filePath']);
+    if (trace?.stopOrphan) {
+      // The session that started this recording is gone: end it so the worker can record again.
+      await worker.call('performance_stop_trace', { pageId: page.pageId });
+      worker.trace.recording = false;
     }
-    return rewritten;
+    const filePath = confined['filePath'];
+    if (name === 'take_snapshot' && typeof filePath === 'string') {
+      return this.#snapshotToFile(session, worker, page, confined, filePath);
+    }
+    const result = await worker.call(name, { ...confined, pageId: page.pageId });
+    if (trace && !result.isError) {
+      noteTraceCall(worker.trace, session, name, confined);
+    }
+    return rewriteResponse(result, this.#context(session, worker, page, name));
+  }
+
+  /**
+   * A snapshot saved to a file: the router takes it inline and writes the file itself, tokens included, to the path
+   * upstream would have written (`.txt`), never through a symbolic link. The file's tokens are the session's current ones.
+   */
+  async #snapshotToFile(session: Session, worker: Worker, page: OwnedPage, args: Record<string, unknown>, filePath: string): Promise<ToolResult> {
+    const inline = { ...args };
+    delete inline['filePath'];
+    const result = await worker.call('take_snapshot', { ...inline, pageId: page.pageId });
+    const reply = replyOf(result);
+    if (result.isError || !reply.snapshot) {
+      return rewriteResponse(result, this.#context(session, worker, page, 'take_snapshot'));
+    }
+    const { root, verbose } = reply.snapshot;
+    const epoch = session.newEpoch(page, new Set(snapshotIds(root)));
+    const path = withExtension(filePath, '.txt');
+    await writeSessionFile(path, snapshotText(root, verbose, (raw) => formatToken(session.short, epoch, raw)));
+    return withText(result, joinReply([reply.head, `Saved snapshot to ${path}.`]));
   }
 
   async #newPage(session: Session, worker: Worker, args: Record<string, unknown>): Promise<ToolResult> {
@@ -117,7 +149,7 @@ export class AgentTools {
     const result = await worker.call('list_pages', {});
     const context = this.#context(session, worker, undefined, 'list_pages');
     if (includeUnowned) {
-      const listed = pagesInResponse(textOf(result)) ?? [];
+      const listed = (result.isError ? undefined : replyOf(result).pages) ?? [];
       context.unowned = await this.options.tabs.unowned(
         worker,
         listed.map((page) => page.id),
@@ -155,7 +187,8 @@ export class AgentTools {
         return selected;
       }
     }
-    const result = await worker.call(name, args);
+    const confined = await confineFileArgs(name, args, sessionFolder(this.options.filesDir, session.id));
+    const result = await worker.call(name, confined);
     return rewriteResponse(result, this.#context(session, worker, session.currentPage, name));
   }
 

@@ -5,7 +5,7 @@ import { textOf } from '../../../shared/toolResult.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
 import { listPages, syncPages } from './pageSync.js';
-import { isLastPageRefusal, pagesInResponse, type ListedPage } from './upstreamText.js';
+import { isLastPageRefusal, replyOf, type ListedPage } from '../upstream/upstreamReply.js';
 
 /** A page a session asks for. */
 export interface PageRequest {
@@ -32,14 +32,13 @@ interface Created {
   opened: boolean;
   /** The tab upstream opened: it always selects a new page, even in the background. */
   selected: ListedPage | undefined;
-  /** Any tab that was not there before, when the selected one is not new. */
-  other: ListedPage | undefined;
 }
 
 /**
  * How tabs are opened and closed for sessions, and for humans. Every new tab goes through one step (`#create`),
  * which cleans up after upstream when opening fails, so how a tab is opened (a window per session, say) is decided
- * here alone. Runs inside a queue slot of the worker, so nobody else's tab can appear in between.
+ * here alone. Runs inside a queue slot of the worker, so no other call of this worker runs in between (tabs that other
+ * workers open may appear; only the one upstream selected is this call's).
  */
 export class PageAllocator {
   constructor(private readonly sessionById: SessionLookup) {}
@@ -47,8 +46,7 @@ export class PageAllocator {
   /** The one way a session gets a new page: opens it, gives it to the session and makes it current. */
   async open(session: Session, worker: Worker, request: PageRequest): Promise<OpenedPage> {
     const background = request.agentArgs?.['background'] ?? request.background;
-    const { result, selected, other } = await this.#create(worker, { ...request.agentArgs, url: request.url, background });
-    const created = selected ?? other;
+    const { result, selected: created } = await this.#create(worker, { ...request.agentArgs, url: request.url, background });
     if (!created) {
       return { result, page: undefined };
     }
@@ -86,7 +84,7 @@ export class PageAllocator {
   /** Closes one of the session's pages; upstream's answer is returned for the agent. */
   async close(session: Session, worker: Worker, pageId: number): Promise<ToolResult> {
     const result = await worker.call('close_page', { pageId });
-    if (!result.isError && !isLastPageRefusal(textOf(result))) {
+    if (!result.isError && !isLastPageRefusal(replyOf(result))) {
       session.removePage(pageId);
       worker.owners.delete(pageId);
     }
@@ -97,38 +95,38 @@ export class PageAllocator {
   async closeAll(worker: Worker, pageIds: readonly number[], closed: number[]): Promise<void> {
     for (const pageId of pageIds) {
       const result = await worker.call('close_page', { pageId });
-      const text = textOf(result);
-      if (!result.isError && !isLastPageRefusal(text)) {
+      const reply = replyOf(result);
+      if (!result.isError && !isLastPageRefusal(reply)) {
         closed.push(pageId);
       }
-      const listed = pagesInResponse(text);
-      if (listed) {
-        syncPages(worker, listed, this.sessionById);
+      if (reply.pages) {
+        syncPages(worker, reply.pages, this.sessionById);
       }
     }
   }
 
   /**
-   * Opens a tab with upstream's `new_page`. Its reply is produced under its mutex, so the `[selected]` entry is the
-   * new tab. A failed navigation leaves the tab open without listing it; it is closed here.
+   * Opens a tab with upstream's `new_page`. Its reply is produced under its mutex, and upstream always selects the
+   * page it opens, so the selected entry of its structured page list is the new tab. A failed navigation leaves the
+   * tab open and selected without listing it; that one tab (selected, and new to this worker) is closed here, and
+   * nothing else: other sessions' new tabs are theirs.
    */
   async #create(worker: Worker, args: Record<string, unknown>): Promise<Created> {
     const before = new Set((await listPages(worker, this.sessionById)).map((page) => page.id));
     const result = await worker.call('new_page', args);
-    const listed = pagesInResponse(textOf(result));
-    if (result.isError || !listed) {
-      await this.#closeOrphans(worker, before);
-      return { result, opened: false, selected: undefined, other: undefined };
+    const listed = result.isError ? undefined : replyOf(result).pages;
+    if (!listed) {
+      await this.#closeLeftover(worker, before);
+      return { result, opened: false, selected: undefined };
     }
     syncPages(worker, listed, this.sessionById);
-    return { result, opened: true, selected: listed.find((page) => page.selected && !before.has(page.id)), other: listed.find((page) => !before.has(page.id)) };
+    return { result, opened: true, selected: listed.find((page) => page.selected && !before.has(page.id)) };
   }
 
-  async #closeOrphans(worker: Worker, before: ReadonlySet<number>): Promise<void> {
-    for (const page of await listPages(worker, this.sessionById)) {
-      if (!before.has(page.id) && !worker.owners.has(page.id)) {
-        await worker.call('close_page', { pageId: page.id });
-      }
+  async #closeLeftover(worker: Worker, before: ReadonlySet<number>): Promise<void> {
+    const leftover = (await listPages(worker, this.sessionById)).find((page) => page.selected && !before.has(page.id) && !worker.owners.has(page.id));
+    if (leftover) {
+      await worker.call('close_page', { pageId: leftover.id });
     }
   }
 }

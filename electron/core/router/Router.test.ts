@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DaemonEvent } from '../../../shared/model.js';
 import { textOf } from '../../../shared/toolResult.js';
@@ -20,6 +23,7 @@ async function setup(workers = 1) {
       upstreams[index] = upstream;
       return Promise.resolve(upstream);
     },
+    filesDir: join(mkdtempSync(join(tmpdir(), 'tabmux-router-')), 'files'),
   });
   const events: DaemonEvent[] = [];
   router.onEvent((event) => events.push(event));

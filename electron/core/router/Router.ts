@@ -23,6 +23,8 @@ export interface RouterOptions {
   settings: RouterSettings;
   logger: Logger;
   startUpstream: (workerIndex: number) => Promise<Upstream>;
+  /** The profile's folder for files tools read and write (one folder per session inside it). */
+  filesDir: string;
 }
 
 /**
@@ -75,6 +77,7 @@ export class Router {
     const parts = { sessions, pool: this.#pool, pages: this.#pages, tabs: this.#tabs };
     this.#agents = new AgentTools({
       ...parts,
+      filesDir: options.filesDir,
       catalog: () => this.catalog,
       timeoutFor: (tool) => settings.toolTimeoutsMs[tool] ?? settings.callTimeoutMs,
       changed: (session) => this.#feed.sessionChanged(session.id),

@@ -1,9 +1,8 @@
 import { TabmuxError } from '../../../shared/errors.js';
-import { textOf } from '../../../shared/toolResult.js';
 import type { Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
 import { listPages } from './pageSync.js';
-import { tabIdInText } from './upstreamText.js';
+import { replyOf } from '../upstream/upstreamReply.js';
 
 export interface TabIdentityOptions {
   /** Whether upstream can tell tab ids at all (its `get_tab_id` tool is behind a flag). */
@@ -28,7 +27,7 @@ export class TabIdentity {
       return cached;
     }
     const result = await worker.call('get_tab_id', { pageId });
-    const tabId = result.isError ? undefined : tabIdInText(textOf(result));
+    const tabId = result.isError ? undefined : replyOf(result).tabId;
     if (tabId !== undefined) {
       worker.tabIds.set(pageId, tabId);
     }

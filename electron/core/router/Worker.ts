@@ -3,6 +3,7 @@ import type { ToolResult } from '../../../shared/protocol.js';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { Upstream } from '../UpstreamClient.js';
 import { FairQueue } from './FairQueue.js';
+import type { TraceState } from './traceOwnership.js';
 
 /**
  * One upstream child and everything addressed in its terms: its queue, which session owns which of its page ids,
@@ -19,6 +20,8 @@ export class Worker {
   sessions = 0;
   /** When the last session left (for stopping idle extra workers). */
   idleSince = Date.now();
+  /** Upstream's one performance trace recording, and the session it belongs to (see traceOwnership.ts). */
+  readonly trace: TraceState = { owner: null, recording: false };
   /** pageId -> Chrome tab id, learned with get_tab_id; valid until this worker's upstream restarts. */
   readonly tabIds = new Map<number, string>();
   #starting: Promise<Upstream> | undefined;
@@ -78,6 +81,8 @@ export class Worker {
     this.state = 'failed';
     this.lastError = error;
     this.tabIds.clear();
+    this.trace.owner = null;
+    this.trace.recording = false;
     if (this.#failures.length >= 3) {
       this.#retryAt = now + Math.min(60_000, 1000 * 2 ** (this.#failures.length - 3));
     }
@@ -89,6 +94,8 @@ export class Worker {
     this.upstream = null;
     this.state = 'restarting';
     this.tabIds.clear();
+    this.trace.owner = null;
+    this.trace.recording = false;
     await upstream?.close(reason);
   }
 

@@ -1,7 +1,7 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { OwnedPage, Session } from './Session.js';
 import { parseToken } from './uidTokens.js';
-import { RAW_UID } from './upstreamText.js';
+import { RAW_UID } from '../upstream/upstreamReply.js';
 
 /**
  * Turns a session's uid token back into upstream's raw uid, refusing anything that is not from this session's latest

@@ -1,8 +1,8 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import { textOf } from '../../../shared/toolResult.js';
+import { replyOf, type ListedPage } from '../upstream/upstreamReply.js';
 import type { SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
-import { pagesInResponse, type ListedPage } from './upstreamText.js';
 
 /**
  * Keeps the router's view of a worker's pages in step with what upstream lists: titles and URLs of owned pages are
@@ -32,7 +32,7 @@ export function syncPages(worker: Worker, listed: readonly ListedPage[], session
 /** Every tab the worker sees, in its ids; the router's view is brought up to date on the way. */
 export async function listPages(worker: Worker, sessionById: SessionLookup): Promise<ListedPage[]> {
   const result = await worker.call('list_pages', {});
-  const listed = pagesInResponse(textOf(result));
+  const listed = result.isError ? undefined : replyOf(result).pages;
   if (result.isError || !listed) {
     throw new TabmuxError('upstream_failed', `could not list pages: ${textOf(result)}`);
   }

@@ -1,25 +1,10 @@
 import type { ToolResult } from '../../../shared/protocol.js';
-import { mapText } from '../../../shared/toolResult.js';
+import { snapshotIds, snapshotText } from '../upstream/snapshotText.js';
+import { formatPageLine, joinReply, pagesBlock, replyOf, snapshotBlock, type ListedPage, type UpstreamReply } from '../upstream/upstreamReply.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
 import { syncPages } from './pageSync.js';
 import { formatToken } from './uidTokens.js';
-import {
-  formatPageLine,
-  isSelectionNote,
-  joinSections,
-  mayHoldSelectionNote,
-  mentionsNavigation,
-  OPENED_PAGES_HEADING,
-  PAGES_HEADING,
-  parsePages,
-  rewriteOutputUids,
-  SNAPSHOT_HEADING,
-  sectionLines,
-  snapshotUids,
-  splitSections,
-  type ListedPage,
-} from './upstreamText.js';
 
 export interface RewriteContext {
   session: Session;
@@ -34,43 +19,56 @@ export interface RewriteContext {
 
 /**
  * Turns an upstream response into what the session may see: only its own pages, its own current page marked as
- * selected, popups attributed to it, snapshot uids replaced by session tokens of a new epoch, and upstream's
- * selected-page notes (which describe process-wide state) removed.
+ * selected, tabs its action opened given to it, the snapshot's uids replaced by session tokens of a new epoch, and
+ * upstream's notes on its process-wide selected page removed. Every decision comes from upstream's structured data;
+ * the text of the reply (which holds whatever the page wrote) is passed on as it is, except for the page list and the
+ * snapshot, which are cut off its end by their exact rebuilt text and rendered again.
  */
 export function rewriteResponse(result: ToolResult, context: RewriteContext): ToolResult {
-  return mapText(result, (text) => rewriteText(text, context));
+  const reply = replyOf(result);
+  return withText(result, rewriteReply(reply, result.isError === true, context));
 }
 
-function rewriteText(text: string, context: RewriteContext): string {
-  const { session, worker, page } = context;
-  const sections = splitSections(text);
-  if (page && mentionsNavigation(text)) {
+/** The result as agents get it: upstream's structured data (raw uids, every tab) stays inside the router. */
+export function withText(result: ToolResult, text: string): ToolResult {
+  const rest = { ...result };
+  delete rest.structuredContent;
+  let replaced = false;
+  const content = result.content.map((item) => {
+    if (item.type !== 'text' || replaced) {
+      return item;
+    }
+    replaced = true;
+    return { ...item, text };
+  });
+  return { ...rest, content: replaced ? content : [{ type: 'text', text }, ...content] };
+}
+
+function rewriteReply(reply: UpstreamReply, isError: boolean, context: RewriteContext): string {
+  const { session, worker, page, tool } = context;
+  if (page && (reply.navigatedToUrl !== undefined || (tool === 'navigate_page' && !isError))) {
     // A navigation replaces the document: tokens of the old one must not reach the new one.
     page.snapshotEpoch = null;
     page.snapshotUids = new Set();
   }
-  for (const section of sections) {
-    if (section.heading === PAGES_HEADING) {
-      const listed = parsePages(sectionLines(section));
-      syncPages(worker, listed, context.sessionById);
-      section.body = renderPages(session, worker, listed, context.unowned).join('\n');
-    } else if (section.heading === OPENED_PAGES_HEADING) {
-      for (const opened of parsePages(sectionLines(section))) {
-        if (!worker.owners.has(opened.id)) {
-          session.addPage(opened.id, 'opened', opened.url, opened.title);
-          worker.owners.set(opened.id, session.id);
-        }
-      }
-    } else if (section.heading === SNAPSHOT_HEADING && page) {
-      session.newEpoch(page, snapshotUids(section.body ?? ''));
-    } else if (section.heading === null && section.body !== null && mayHoldSelectionNote(section.body)) {
-      const kept = sectionLines(section).filter((line) => !isSelectionNote(line));
-      // Null drops the section, so removing the only line leaves no stray blank line.
-      section.body = kept.length > 0 ? kept.join('\n') : null;
+  for (const opened of reply.openedPages) {
+    if (!worker.owners.has(opened.id)) {
+      session.addPage(opened.id, 'opened', opened.url, opened.title);
+      worker.owners.set(opened.id, session.id);
     }
   }
-  const epoch = page?.snapshotEpoch ?? session.epoch;
-  return rewriteOutputUids(joinSections(sections), (raw) => formatToken(session.short, epoch, raw));
+  let pages: string | undefined;
+  if (reply.pages) {
+    syncPages(worker, reply.pages, context.sessionById);
+    pages = pagesBlock(renderPages(session, worker, reply.pages, context.unowned));
+  }
+  let snapshot: string | undefined;
+  if (reply.snapshot && page) {
+    const { root, verbose } = reply.snapshot;
+    const epoch = session.newEpoch(page, new Set(snapshotIds(root)));
+    snapshot = snapshotBlock(snapshotText(root, verbose, (raw) => formatToken(session.short, epoch, raw)));
+  }
+  return joinReply([reply.head, pages, snapshot]);
 }
 
 export function renderPages(session: Session, worker: Worker, listed: readonly ListedPage[], unowned: ReadonlySet<number> | undefined): string[] {

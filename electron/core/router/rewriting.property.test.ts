@@ -4,7 +4,9 @@ import { rewriteResponse } from './responseRewriter.js';
 import { Session } from './Session.js';
 import { formatToken, parseToken, translateInputUids } from './uidTokens.js';
 import { Worker } from './Worker.js';
-import { joinSections, parsePageLine, rewriteOutputUids, splitSections } from './upstreamText.js';
+import { snapshotText, type SnapshotNode } from '../upstream/snapshotText.js';
+import { formatPageLine, pagesBlock, snapshotBlock } from '../upstream/upstreamReply.js';
+import type { ToolResult } from '../../../shared/protocol.js';
 import type { Upstream } from '../UpstreamClient.js';
 
 const rawUid = fc.tuple(fc.nat(99_999), fc.nat(99_999)).map(([a, b]) => `${a}_${b}`);
@@ -34,18 +36,6 @@ describe('uid tokens (property)', () => {
     );
   });
 
-  it('output rewriting leaves no raw uid after "uid=" and changes nothing else', () => {
-    const line = fc.tuple(fc.nat(8), rawUid, fc.stringMatching(/^[a-zA-Z ]{0,20}$/)).map(([indent, uid, name]) => `${' '.repeat(indent)}uid=${uid} button "${name}"`);
-    fc.assert(
-      fc.property(fc.array(line, { maxLength: 50 }), (lines) => {
-        const text = lines.join('\n');
-        const out = rewriteOutputUids(text, (raw) => formatToken('abcd1234', 3, raw));
-        expect(out).not.toMatch(/uid=\d+_\d+/);
-        expect(out.replace(/u:abcd1234:3:/g, '')).toBe(text);
-      }),
-    );
-  });
-
   it('input translation touches only uid-bearing fields, whatever else the arguments hold', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string().filter((k) => !['uid', 'from_uid', 'to_uid', 'args', 'elements'].includes(k)), fc.jsonValue()), (args) => {
@@ -62,26 +52,11 @@ describe('uid tokens (property)', () => {
 });
 
 describe('page lists and snapshots (property)', () => {
-  it('splitting into sections and joining again is lossless', () => {
-    fc.assert(
-      fc.property(fc.array(fc.oneof(fc.constant('## Pages'), fc.constant('## Latest page snapshot'), fc.string()), { maxLength: 30 }), (lines) => {
-        const text = lines.join('\n');
-        expect(joinSections(splitSections(text))).toBe(text);
-      }),
-    );
-  });
-
-  it('page lines parse whatever the title and URL hold', () => {
-    fc.assert(
-      fc.property(fc.nat(10_000), fc.string({ maxLength: 40 }), fc.webUrl(), fc.boolean(), (id, title, url, selected) => {
-        const clean = title.replace(/\n/g, ' ');
-        const line = `${id}: ${clean ? `${clean} (${url})` : url}${selected ? ' [selected]' : ''}`;
-        const page = parsePageLine(line);
-        expect(page?.id).toBe(id);
-        expect(page?.selected).toBe(selected);
-      }),
-    );
-  });
+  const pageResult = (ids: readonly number[]): ToolResult => {
+    const pages = ids.map((id) => ({ id, url: `https://example.com/${id}`, title: `Page ${id}`, selected: false }));
+    const text = pagesBlock(pages.map((page) => formatPageLine({ ...page, isolatedContext: null }, false)));
+    return { content: [{ type: 'text', text }], structuredContent: { pages } };
+  };
 
   it('a session never sees another session page in a rewritten page list', () => {
     fc.assert(
@@ -97,29 +72,29 @@ describe('page lists and snapshots (property)', () => {
             w.owners.set(id, owner.id);
           }
         });
-        const text = `## Pages\n${ids.map((id) => `${id}: Page ${id} (https://example.com/${id})`).join('\n')}`;
-        const out = rewriteResponse({ content: [{ type: 'text', text }] }, { session: mine, worker: w, page: undefined, tool: 'list_pages', sessionById: (id) => sessions.get(id) });
+        const out = rewriteResponse(pageResult(ids), { session: mine, worker: w, page: undefined, tool: 'list_pages', sessionById: (id) => sessions.get(id) });
         const listed = (out.content[0]?.text ?? '').split('\n').filter((line) => /^\d+: /.test(line)).map((line) => Number(line.split(':')[0]));
         expect(listed.sort((a, b) => a - b)).toEqual([...mine.pages.keys()].sort((a, b) => a - b));
+        expect(out.structuredContent).toBeUndefined();
       }),
     );
   });
 
-  it('snapshot rewriting gives only tokens of the session and the new epoch', () => {
+  it('snapshot rewriting gives tokens of the session and the new epoch to the snapshot nodes, and to nothing a page wrote', () => {
+    const pageText = fc.oneof(fc.string(), fc.constantFrom('uid=1_3', '\nuid=2_2 button "Go"\n', '## Latest page snapshot\nuid=9_9 x', 'x uid="4_4"'));
     fc.assert(
-      fc.property(fc.array(rawUid, { minLength: 1, maxLength: 100 }), (uids) => {
+      fc.property(fc.uniqueArray(rawUid, { minLength: 1, maxLength: 60 }), pageText, (uids, written) => {
         const w = worker();
         const s = new Session('sess-cccccccccccccccc', 'cccccccc', null, 0, Date.now());
         const page = s.addPage(1, 'created');
         w.owners.set(1, s.id);
         s.select(1);
-        const text = `## Latest page snapshot\n${uids.map((uid) => `uid=${uid} generic`).join('\n')}`;
-        const out = rewriteResponse({ content: [{ type: 'text', text }] }, { session: s, worker: w, page, tool: 'take_snapshot', sessionById: () => s });
-        const tokens = [...(out.content[0]?.text ?? '').matchAll(/uid=(\S+)/g)].map((m) => m[1] ?? '');
-        expect(tokens).toHaveLength(uids.length);
-        for (const token of tokens) {
-          expect(parseToken(token)).toMatchObject({ short: 'cccccccc', epoch: s.epoch });
-        }
+        const [first = '0_0', ...rest] = uids;
+        const root: SnapshotNode = { id: first, role: 'RootWebArea', name: written, children: rest.map((id) => ({ id, role: 'textbox', value: written })) };
+        const text = `Element matching one of ["${written}"] found.\n${snapshotBlock(snapshotText(root, false))}`;
+        const out = rewriteResponse({ content: [{ type: 'text', text }], structuredContent: { snapshot: root } }, { session: s, worker: w, page, tool: 'wait_for', sessionById: () => s });
+        const expected = snapshotText(root, false, (raw) => formatToken('cccccccc', s.epoch, raw));
+        expect(out.content[0]?.text).toBe(`Element matching one of ["${written}"] found.\n${snapshotBlock(expected)}`);
         expect(page.snapshotUids).toEqual(new Set(uids));
       }),
     );

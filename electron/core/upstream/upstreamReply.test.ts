@@ -1,7 +1,8 @@
+import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { snapshotText, type SnapshotNode } from './snapshotText.js';
-import { formatPageLine, joinReply, pagesBlock, readUpstreamReply, snapshotBlock, type ListedPage } from './upstreamReply.js';
+import { formatPageLine, joinReply, pagesBlock, readUpstreamReply, snapshotBlock, UPSTREAM_VERSION, type ListedPage } from './upstreamReply.js';
 
 /** Strings a hostile page would plant in titles, values and dialogs. */
 const HOSTILE = [
@@ -93,5 +94,12 @@ describe('readUpstreamReply', () => {
     const reply = readUpstreamReply('## Pages\n1: x (http://x/)', undefined);
     expect(reply.head).toBe('## Pages\n1: x (http://x/)');
     expect(reply.pages).toBeUndefined();
+  });
+});
+
+describe('the pinned upstream', () => {
+  it('is the version installed, so the formats read here are the ones it writes', () => {
+    const pkg: unknown = createRequire(import.meta.url)('chrome-devtools-mcp/package.json');
+    expect(pkg).toMatchObject({ version: UPSTREAM_VERSION });
   });
 });

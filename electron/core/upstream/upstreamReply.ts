@@ -1,3 +1,4 @@
+import type { ToolResult } from '../../../shared/protocol.js';
 import { isRecord, isSnapshotNode, snapshotText, type SnapshotNode } from './snapshotText.js';
 
 /**
@@ -11,6 +12,11 @@ import { isRecord, isSnapshotNode, snapshotText, type SnapshotNode } from './sna
  */
 
 export const UPSTREAM_VERSION = '1.11.0';
+
+/** A raw upstream uid, `<snapshotId>_<n>`. */
+export const RAW_UID = /^\d+_\d+$/;
+
+const LAST_PAGE = 'The last open page cannot be closed';
 
 export interface ListedPage {
   id: number;
@@ -37,6 +43,8 @@ export interface UpstreamReply {
   snapshotFilePath: string | undefined;
   navigatedToUrl: string | undefined;
   tabId: string | undefined;
+  /** Upstream's own message lines (structured), never page content except where a tool echoes it. */
+  message: string | undefined;
   errorMessage: string | undefined;
 }
 
@@ -122,6 +130,7 @@ export function readUpstreamReply(text: string, structured: Readonly<Record<stri
     snapshotFilePath: stringField(data, 'snapshotFilePath'),
     navigatedToUrl: stringField(data, 'navigatedToUrl'),
     tabId: stringField(data, 'tabId'),
+    message: stringField(data, 'message'),
     errorMessage: stringField(data, 'errorMessage'),
   };
   let rest = text;
@@ -167,4 +176,15 @@ function dropSelectionNote(text: string): string {
 /** Joins a reply back together the way upstream does: sections separated by one newline, empty ones left out. */
 export function joinReply(parts: ReadonlyArray<string | undefined>): string {
   return parts.filter((part): part is string => part !== undefined && part !== '').join('\n');
+}
+
+/** The reply of a tool result: its first text item, read with its structured content. */
+export function replyOf(result: ToolResult): UpstreamReply {
+  const first = result.content.find((item) => item.type === 'text');
+  return readUpstreamReply(typeof first?.text === 'string' ? first.text : '', result.structuredContent);
+}
+
+/** Whether `close_page` was refused because the tab is the browser's last (upstream does not flag it an error). */
+export function isLastPageRefusal(reply: UpstreamReply): boolean {
+  return reply.message?.startsWith(LAST_PAGE) ?? false;
 }

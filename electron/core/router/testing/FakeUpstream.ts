@@ -2,11 +2,13 @@ import type { ToolInfo, ToolResult } from '../../../../shared/protocol.js';
 import { textResult } from '../../../../shared/toolResult.js';
 import type { Upstream } from '../../UpstreamClient.js';
 import { Worker } from '../Worker.js';
+import { snapshotText, type SnapshotNode } from '../../upstream/snapshotText.js';
+import { joinReply, snapshotBlock } from '../../upstream/upstreamReply.js';
 
 /**
  * A small stand-in for chrome-devtools-mcp in unit tests: a browser of tabs that several fake upstream processes
- * share, each with its own page ids, selected page and snapshot counter, answering in upstream's text formats (see
- * `upstreamText.ts`). It does only what the router's parts need; the real upstream is used by the integration tests.
+ * share, each with its own page ids, selected page and snapshot counter, answering in upstream's text formats with
+ * their structured data (see `upstream/upstreamReply.ts`). It does only what the router's parts need; the real upstream is used by the integration tests.
  */
 
 export interface FakeTab {
@@ -109,13 +111,13 @@ export class FakeUpstream implements Upstream {
 
   #answer(name: string, args: Record<string, unknown>): ToolResult {
     if (name === 'list_pages') {
-      return textResult(this.#pageList());
+      return this.#listed();
     }
     if (name === 'new_page') {
       const url = typeof args['url'] === 'string' ? args['url'] : 'about:blank';
       const tab = this.browser.open(url);
       this.#selected = this.pageIdOf(tab);
-      return this.failingUrls.has(url) ? textResult(`Error: net::ERR_CONNECTION_REFUSED at ${url}`, true) : textResult(this.#pageList());
+      return this.failingUrls.has(url) ? textResult(`Error: net::ERR_CONNECTION_REFUSED at ${url}`, true) : this.#listed();
     }
     if (name === 'list_extensions') {
       return textResult('No extensions installed.');
@@ -132,43 +134,51 @@ export class FakeUpstream implements Upstream {
     switch (name) {
       case 'select_page':
         this.#selected = pageId;
-        return textResult(this.#pageList());
+        return this.#listed();
       case 'close_page':
-        return textResult(this.#closePage(pageId, tab));
+        return this.#closePage(pageId, tab);
       case 'get_tab_id':
-        return textResult(`Tab ID: ${tab.tabId}`);
+        return { content: [{ type: 'text', text: `Tab ID: ${tab.tabId}` }], structuredContent: { message: `Tab ID: ${tab.tabId}`, tabId: tab.tabId } };
       case 'take_snapshot': {
         const id = this.#nextSnapshot++;
         this.#snapshots.set(pageId, new Set([`${id}_0`, `${id}_1`]));
-        return textResult(`## Latest page snapshot\nuid=${id}_0 RootWebArea "${tab.title}" url="${tab.url}"\n  uid=${id}_1 button "Go"`);
+        const root: SnapshotNode = { id: `${id}_0`, role: 'RootWebArea', name: tab.title, url: tab.url, children: [{ id: `${id}_1`, role: 'button', name: 'Go' }] };
+        return { content: [{ type: 'text', text: snapshotBlock(snapshotText(root, false)) }], structuredContent: { snapshot: root } };
       }
       case 'click': {
         const uid = typeof args['uid'] === 'string' ? args['uid'] : '';
         if (!this.#snapshots.get(pageId)?.has(uid)) {
           return textResult(`Error: Element uid "${uid}" not found on page ${pageId}.`, true);
         }
-        return textResult('Successfully clicked on the element');
+        return { content: [{ type: 'text', text: 'Successfully clicked on the element' }], structuredContent: { message: 'Successfully clicked on the element' } };
       }
       case 'navigate_page':
         tab.url = typeof args['url'] === 'string' ? args['url'] : tab.url;
         this.#snapshots.delete(pageId);
-        return textResult(`Successfully navigated to ${tab.url}.\n${this.#pageList()}`);
+        return this.#listed(`Successfully navigated to ${tab.url}.`);
       default:
         return textResult(`Error: the fake upstream has no tool ${name}`, true);
     }
   }
 
-  #closePage(pageId: number, tab: FakeTab): string {
+  #closePage(pageId: number, tab: FakeTab): ToolResult {
     if (this.#tabs().length === 1) {
-      return `The last open page cannot be closed. It is fine to keep it open.\n${this.#pageList()}`;
+      return this.#listed('The last open page cannot be closed. It is fine to keep it open.');
     }
     this.browser.close(tab.tabId);
     if (this.#selected !== pageId) {
-      return this.#pageList();
+      return this.#listed();
     }
     const first = this.#tabs()[0];
     this.#selected = first ? this.pageIdOf(first) : undefined;
-    return `Note: the previously selected page was closed. Page ${String(this.#selected)} is now selected.\n${this.#pageList()}`;
+    return this.#listed(undefined, `Note: the previously selected page was closed. Page ${String(this.#selected)} is now selected.`);
+  }
+
+  /** A reply with the page list, as upstream writes it: message, selection note, then `## Pages`; with its data. */
+  #listed(message?: string, note?: string): ToolResult {
+    const pages = this.#tabs().map((tab) => ({ id: this.pageIdOf(tab), url: tab.url, title: tab.title, selected: this.pageIdOf(tab) === this.#selected }));
+    const text = joinReply([message, note, this.#pageList()]);
+    return { content: [{ type: 'text', text }], structuredContent: { ...(message === undefined ? {} : { message }), pages } };
   }
 
   #tabs(): FakeTab[] {

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ToolInfo } from '../../../../shared/protocol.js';
 import { Logger } from '../../Logger.js';
 import { PageAllocator } from '../PageAllocator.js';
@@ -35,5 +38,6 @@ export function fakeParts(options: { workers?: number; urls?: readonly string[];
   const tabs = new TabIdentity({ available: () => catalog.upstreamHas('get_tab_id'), sessions: () => sessions.all(), sessionById });
   /** A new session on the least loaded worker. */
   const createSession = (label: string | null = null): Session => sessions.add(label, pool.pin().index);
-  return { browser, upstreams, sessions, pool, pages, tabs, catalog, createSession };
+  const filesDir = join(mkdtempSync(join(tmpdir(), 'tabmux-fake-')), 'files');
+  return { browser, upstreams, sessions, pool, pages, tabs, catalog, createSession, filesDir };
 }
