@@ -2,14 +2,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { textOf } from '../../../shared/toolResult.js';
+import { createUrlPolicy } from '../browser/urlPolicy.js';
 import { AgentTools } from './AgentTools.js';
 import type { Session } from './Session.js';
 import { fakeParts } from './testing/fakeParts.js';
 
+const policy = createUrlPolicy({ debuggingPort: 9222, protectedRoots: [] });
+
 function setup(options: Parameters<typeof fakeParts>[0] = {}) {
   const parts = fakeParts(options);
   const changed: string[] = [];
-  const agents = new AgentTools({ ...parts, catalog: () => parts.catalog, timeoutFor: () => 5_000, changed: (session: Session) => changed.push(session.id) });
+  const agents = new AgentTools({ ...parts, urlPolicy: () => policy, catalog: () => parts.catalog, timeoutFor: () => 5_000, changed: (session: Session) => changed.push(session.id) });
   const call = (session: Session, name: string, args: Record<string, unknown> = {}) => agents.call(session.id, name, args);
   return { ...parts, agents, call, changed };
 }
@@ -119,5 +122,15 @@ describe('AgentTools', () => {
     await expect(call(session, 'take_snapshot', { filePath: '../elsewhere.txt' })).rejects.toMatchObject({ code: 'path_denied' });
     const clicked = await call(session, 'click', { uid: tokens(saved)[1] });
     expect(clicked.isError).toBeUndefined();
+  });
+
+  it("refuses agents' navigations to the browser's control surface before upstream sees them", async () => {
+    const { createSession, call, upstreams } = setup();
+    const session = createSession();
+    await call(session, 'take_snapshot');
+    for (const [tool, url] of [['navigate_page', 'http://127.0.0.1:9222/json/list'], ['new_page', 'chrome://inspect'], ['navigate_page', 'devtools://devtools/bundled/inspector.html']] as const) {
+      await expect(call(session, tool, { url })).rejects.toMatchObject({ code: 'url_denied' });
+    }
+    expect(upstreams[0]?.calls.some((c) => typeof c.args['url'] === 'string' && c.args['url'].includes('9222'))).toBe(false);
   });
 });

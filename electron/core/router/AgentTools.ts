@@ -12,6 +12,7 @@ import { joinReply, replyOf } from '../upstream/upstreamReply.js';
 import { snapshotIds, snapshotText } from '../upstream/snapshotText.js';
 import { rewriteResponse, withText, type RewriteContext } from './responseRewriter.js';
 import { confineFileArgs, sessionFolder, withExtension, writeSessionFile } from './sessionFiles.js';
+import type { UrlPolicy } from '../browser/urlPolicy.js';
 import { checkTraceCall, noteTraceCall, TRACE_TOOLS } from './traceOwnership.js';
 import { formatToken, translateInputUids } from './uidTokens.js';
 
@@ -31,6 +32,8 @@ export interface AgentToolsOptions {
   changed: (session: Session) => void;
   /** The profile's folder for files tools read and write; each session gets a folder of its own inside it. */
   filesDir: string;
+  /** What agents may navigate to; undefined until the browser is known. */
+  urlPolicy: () => UrlPolicy | undefined;
 }
 
 /**
@@ -78,6 +81,7 @@ export class AgentTools {
   }
 
   #dispatch(session: Session, worker: Worker, kind: ToolKind, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    this.#checkUrl(name, args);
     switch (kind) {
       case 'page':
         return this.#pageTool(session, worker, name, args);
@@ -190,6 +194,18 @@ export class AgentTools {
     const confined = await confineFileArgs(name, args, sessionFolder(this.options.filesDir, session.id));
     const result = await worker.call(name, confined);
     return rewriteResponse(result, this.#context(session, worker, session.currentPage, name));
+  }
+
+  /** Agents' own navigations to the browser's control surface are refused before anything reaches the browser. */
+  #checkUrl(name: string, args: Record<string, unknown>): void {
+    const url = args['url'];
+    if ((name !== 'navigate_page' && name !== 'new_page') || typeof url !== 'string') {
+      return;
+    }
+    const refusal = this.options.urlPolicy()?.navigationRefusal(url);
+    if (refusal !== undefined) {
+      throw new TabmuxError('url_denied', `${url} is out of reach for agents (${refusal}); tabmux keeps the browser's own endpoints, pages and files away from tabs`);
+    }
   }
 
   #context(session: Session, worker: Worker, page: RewriteContext['page'], tool: string): RewriteContext {

@@ -1,6 +1,7 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { DaemonEvent, QueueEntry, SessionCloseReason, SessionInfo, TabInfo, WorkerInfo } from '../../../shared/model.js';
 import type { SessionPageResult, ToolInfo, ToolResult } from '../../../shared/protocol.js';
+import type { UrlPolicy } from '../browser/urlPolicy.js';
 import type { Logger } from '../Logger.js';
 import type { Upstream } from '../UpstreamClient.js';
 import { AgentTools, type CallOptions } from './AgentTools.js';
@@ -25,6 +26,8 @@ export interface RouterOptions {
   startUpstream: (workerIndex: number) => Promise<Upstream>;
   /** The profile's folder for files tools read and write (one folder per session inside it). */
   filesDir: string;
+  /** What agents may navigate to (the browser layer knows its DevTools port and the folders to protect). */
+  urlPolicy?: () => UrlPolicy | undefined;
 }
 
 /**
@@ -78,6 +81,7 @@ export class Router {
     this.#agents = new AgentTools({
       ...parts,
       filesDir: options.filesDir,
+      urlPolicy: options.urlPolicy ?? (() => undefined),
       catalog: () => this.catalog,
       timeoutFor: (tool) => settings.toolTimeoutsMs[tool] ?? settings.callTimeoutMs,
       changed: (session) => this.#feed.sessionChanged(session.id),
