@@ -170,6 +170,12 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     }
   }
 
+  /** Opens a blank background tab (so closing a session's tabs never closes the browser's last window). */
+  async openBlank(): Promise<string> {
+    const { targetId } = await this.#connection.send('Target.createTarget', { url: 'about:blank', background: true });
+    return targetId;
+  }
+
   /** Closes a tab through the browser: works whatever state the upstream workers are in. */
   async close(tabId: string): Promise<boolean> {
     try {

@@ -34,6 +34,8 @@ export interface AgentToolsOptions {
   filesDir: string;
   /** What agents may navigate to; undefined until the browser is known. */
   urlPolicy: () => UrlPolicy | undefined;
+  /** Closes what a closed session still holds; runs inside the worker's queue slot. */
+  abandoned: (session: Session, worker: Worker) => Promise<void>;
 }
 
 /**
@@ -72,10 +74,15 @@ export class AgentTools {
 
   async #run(session: Session, worker: Worker, kind: ToolKind, name: string, args: Record<string, unknown>): Promise<ToolResult> {
     try {
+      await this.options.tabs.adoptPending(session, worker);
       const result = await this.#dispatch(session, worker, kind, name, args);
       await this.options.tabs.learn(session, worker);
       return withNotes(session, result);
     } finally {
+      if (session.ended) {
+        // The session was closed while this call ran: tabs the call opened have nobody to go to.
+        await this.options.abandoned(session, worker);
+      }
       this.options.changed(session);
     }
   }

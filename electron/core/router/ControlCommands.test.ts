@@ -31,7 +31,7 @@ describe('ControlCommands', () => {
     expect(onSecond.worker).toBe(1);
     // Worker 0 uses up an id on a tab that goes away, so the two workers number later tabs differently.
     const temporary = await control.openTab('https://temporary.example/');
-    browser.close(browser.tabs.find((tab) => tab.url === temporary.url)?.tabId ?? '');
+    browser.remove(browser.tabs.find((tab) => tab.url === temporary.url)?.tabId ?? '');
     await control.newPage(onSecond.id, 'https://second.example/', true);
     const third = await control.openTab('https://third.example/');
     expect(third.pageId).toBe(4);

@@ -17,6 +17,8 @@ export interface ControlCommandsOptions {
   tabs: TabIdentity;
   changed: (sessionId: string) => void;
   tabsListed: (tabs: TabInfo[]) => void;
+  /** Closes what a closed session still holds; runs inside the worker's queue slot. */
+  abandoned: (session: Session, worker: Worker) => Promise<void>;
 }
 
 /**
@@ -110,7 +112,21 @@ export class ControlCommands {
   async #system<T>(id: string, tool: string, run: (session: Session, worker: Worker) => Promise<T>): Promise<T> {
     const { sessions, pool } = this.options;
     const worker = pool.of(sessions.get(id));
-    const result = await pool.runSystem(worker, tool, () => run(sessions.get(id), worker), id);
+    const result = await pool.runSystem(
+      worker,
+      tool,
+      async () => {
+        const session = sessions.get(id);
+        try {
+          return await run(session, worker);
+        } finally {
+          if (session.ended) {
+            await this.options.abandoned(session, worker);
+          }
+        }
+      },
+      id,
+    );
     this.options.changed(id);
     return result;
   }

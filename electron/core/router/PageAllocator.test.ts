@@ -81,7 +81,7 @@ describe('PageAllocator', () => {
 
     // Only the session's own tab left: upstream keeps it open and says so without an error flag.
     const { page: last } = await pages.open(session, worker, { url: 'https://b.example/', background: true });
-    browser.close(browser.tabs[0]?.tabId ?? '');
+    browser.remove(browser.tabs[0]?.tabId ?? '');
     const result = await pages.close(session, worker, last?.pageId ?? -1);
     expect(textOf(result)).toMatch(/^The last open page cannot be closed/);
     expect(session.currentPage).toBe(last);

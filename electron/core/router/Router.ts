@@ -11,6 +11,7 @@ import { PageAllocator } from './PageAllocator.js';
 import type { RouterSettings } from './RouterSettings.js';
 import type { Session } from './Session.js';
 import { SessionRegistry } from './SessionRegistry.js';
+import { SessionTabs, type TabSource } from './SessionTabs.js';
 import { TabIdentity } from './TabIdentity.js';
 import { ToolCatalog, type AgentToolOptions } from './ToolCatalog.js';
 import type { Worker } from './Worker.js';
@@ -45,6 +46,7 @@ export class Router {
   readonly #feed: ChangeFeed;
   readonly #pages: PageAllocator;
   readonly #tabs: TabIdentity;
+  readonly #sessionTabs: SessionTabs;
   readonly #agents: AgentTools;
   readonly #control: ControlCommands;
   #catalog: ToolCatalog | undefined;
@@ -77,7 +79,11 @@ export class Router {
     });
     this.#pages = new PageAllocator(sessionById);
     this.#tabs = new TabIdentity({ available: () => this.catalog.upstreamHas('get_tab_id'), sessions: () => sessions.all(), sessionById });
-    const parts = { sessions, pool: this.#pool, pages: this.#pages, tabs: this.#tabs };
+    this.#sessionTabs = new SessionTabs({ tabs: this.#tabs, pool: this.#pool, pages: this.#pages, logger, changed: (session) => this.#changed(session) });
+    const abandoned = async (session: Session, worker: Worker): Promise<void> => {
+      await this.#sessionTabs.closeAll(session, worker, true);
+    };
+    const parts = { sessions, pool: this.#pool, pages: this.#pages, tabs: this.#tabs, abandoned };
     this.#agents = new AgentTools({
       ...parts,
       filesDir: options.filesDir,
@@ -161,17 +167,15 @@ export class Router {
     return this.#changed(session);
   }
 
-  /** Ends a session: its queued calls fail, and the tabs it opened are closed (attached ones are left open). */
+  /**
+   * Ends a session: its queued calls fail, and the tabs it opened are closed (attached ones are left open), by their
+   * Chrome tab ids, so a worker that is down or busy with the session's last call does not keep them open.
+   */
   async closeSession(id: string, reason: SessionCloseReason = 'closed'): Promise<{ closed: string; closedPages: number[] }> {
     const session = this.#sessions.remove(id, reason);
+    session.ended = true;
     const worker = this.#pool.leave(session, new TabmuxError(reason === 'expired' ? 'session_expired' : 'session_closed', `session ${id} was ${reason}`));
-    const toClose = [...session.pages.values()].filter((page) => page.origin !== 'attached').map((page) => page.pageId);
-    const closedPages: number[] = [];
-    if (toClose.length > 0 && worker.upstream && !this.#closed) {
-      await this.#pool
-        .runSystem(worker, 'close_page', () => this.#pages.closeAll(worker, toClose, closedPages))
-        .catch((error: unknown) => this.#logger.warn(`closing pages of ${id} failed: ${TabmuxError.from(error).message}`));
-    }
+    const closedPages = this.#closed ? [] : await this.#sessionTabs.closeAll(session, worker, false);
     this.#logger.info(`session ${id} ${reason}; closed pages [${closedPages.join(', ')}]`);
     this.#feed.emit({ type: 'session.closed', profile: this.#profile, sessionId: id, reason });
     this.#feed.queueChanged();
@@ -232,6 +236,11 @@ export class Router {
   }
 
   // ---- status and lifecycle ------------------------------------------------------------------------------
+
+  /** Follows the browser's own view of its tabs (openers, closings); called again for each new browser connection. */
+  watchTabs(source: TabSource | undefined): void {
+    this.#sessionTabs.watch(source);
+  }
 
   queue(): QueueEntry[] {
     return this.#pool.queue();

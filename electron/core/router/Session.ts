@@ -28,6 +28,13 @@ export class Session {
   notes: string[] = [];
   /** Connection ids bound to this session (at most one; kept as a set so a stale unbind is harmless). */
   boundBy: string | null = null;
+  /** Set once the session is closed: a call still running for it closes whatever tabs it leaves behind. */
+  ended = false;
+  /**
+   * Chrome tab ids of tabs the session's pages opened on their own (popups opened after a call returned). The browser
+   * reported them; they become pages of the session once its worker sees them, and close with it either way.
+   */
+  readonly pendingTabs = new Set<string>();
 
   constructor(
     readonly id: string,

@@ -1,8 +1,8 @@
 import { TabmuxError } from '../../../shared/errors.js';
-import type { Session, SessionLookup } from './Session.js';
+import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
 import { listPages } from './pageSync.js';
-import { replyOf } from '../upstream/upstreamReply.js';
+import { replyOf, type ListedPage } from '../upstream/upstreamReply.js';
 
 export interface TabIdentityOptions {
   /** Whether upstream can tell tab ids at all (its `get_tab_id` tool is behind a flag). */
@@ -18,6 +18,9 @@ export interface TabIdentityOptions {
  * the key across workers and restarts. A worker caches what it learned until its upstream goes.
  */
 export class TabIdentity {
+  /** Popups whose opener's tab id was not known yet when the browser reported them: tab id -> opener's tab id. */
+  readonly #orphanPopups = new Map<string, string>();
+
   constructor(private readonly options: TabIdentityOptions) {}
 
   /** Chrome's tab id of a page of this worker, or undefined when upstream cannot tell. */
@@ -36,11 +39,16 @@ export class TabIdentity {
 
   /** Every tab the worker sees: Chrome tab id -> the worker's page id. */
   async pageIdsByTab(worker: Worker): Promise<Map<string, number>> {
-    const map = new Map<string, number>();
+    return new Map([...(await this.#listedByTab(worker))].map(([tabId, page]) => [tabId, page.id]));
+  }
+
+  /** Every tab the worker lists, by Chrome tab id. */
+  async #listedByTab(worker: Worker): Promise<Map<string, ListedPage>> {
+    const map = new Map<string, ListedPage>();
     for (const page of await listPages(worker, this.options.sessionById)) {
       const tabId = await this.tabIdOf(worker, page.id);
       if (tabId !== undefined) {
-        map.set(tabId, page.id);
+        map.set(tabId, page);
       }
     }
     return map;
@@ -58,20 +66,93 @@ export class TabIdentity {
       const tabId = await this.tabIdOf(worker, page.pageId);
       if (tabId !== undefined) {
         page.tabId = tabId;
+        this.#adoptOrphansOf(tabId, session);
       }
     }
   }
 
-  /** The session owning a Chrome tab, on whichever worker. */
+  /** The session owning a Chrome tab, on whichever worker: as one of its pages, or as a popup not yet seen by its worker. */
   sessionOwningTab(tabId: string): Session | undefined {
+    return this.pageOfTab(tabId)?.session;
+  }
+
+  /** The session and page a Chrome tab belongs to; `page` is undefined for a popup its worker has not listed yet. */
+  pageOfTab(tabId: string): { session: Session; page: OwnedPage | undefined } | undefined {
     for (const session of this.options.sessions()) {
       for (const page of session.pages.values()) {
         if (page.tabId === tabId) {
-          return session;
+          return { session, page };
         }
+      }
+      if (session.pendingTabs.has(tabId)) {
+        return { session, page: undefined };
       }
     }
     return undefined;
+  }
+
+  /**
+   * The browser reports a tab opened by another tab's page, whenever that happened: it belongs to the session that
+   * owns the opener. The browser's opener id is the truth here, never a page list a page could have written.
+   * Returns the session that now owns it.
+   */
+  popupOpened(tabId: string, openerTabId: string): Session | undefined {
+    if (this.sessionOwningTab(tabId)) {
+      return undefined;
+    }
+    const owner = this.sessionOwningTab(openerTabId);
+    if (!owner) {
+      // The opener may be a page whose tab id its session learns at the end of the call that opened it.
+      this.#orphanPopups.set(tabId, openerTabId);
+      return undefined;
+    }
+    owner.pendingTabs.add(tabId);
+    this.#adoptOrphansOf(tabId, owner);
+    return owner;
+  }
+
+  /** A tab closed: it is nobody's popup-to-be any more. */
+  tabClosed(tabId: string): void {
+    this.#orphanPopups.delete(tabId);
+    for (const session of this.options.sessions()) {
+      session.pendingTabs.delete(tabId);
+    }
+  }
+
+  /**
+   * Turns the session's pending popups that its worker now lists into pages of the session (origin `opened`), with a
+   * note for the agent. Popups upstream already reported for a call of the session are pages already.
+   */
+  async adoptPending(session: Session, worker: Worker): Promise<void> {
+    if (session.pendingTabs.size === 0 || !this.options.available()) {
+      return;
+    }
+    const byTab = await this.#listedByTab(worker);
+    for (const tabId of [...session.pendingTabs]) {
+      const listed = byTab.get(tabId);
+      if (listed === undefined) {
+        continue;
+      }
+      session.pendingTabs.delete(tabId);
+      const pageId = listed.id;
+      if (worker.owners.has(pageId) || session.pages.has(pageId)) {
+        continue;
+      }
+      const page = session.addPage(pageId, 'opened', listed.url, listed.title);
+      page.tabId = tabId;
+      worker.owners.set(pageId, session.id);
+      session.notes.push(`Note: page ${pageId} (${page.url || 'no url'}) was opened by one of your pages and is now yours; select_page to use it.`);
+    }
+  }
+
+  #adoptOrphansOf(openerTabId: string, owner: Session): void {
+    for (const [tabId, opener] of [...this.#orphanPopups]) {
+      if (opener === openerTabId) {
+        this.#orphanPopups.delete(tabId);
+        owner.pendingTabs.add(tabId);
+        this.#adoptOrphansOf(tabId, owner);
+      }
+    }
   }
 
   /** The session owning a page of this worker, whichever worker that session uses. */

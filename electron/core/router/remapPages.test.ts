@@ -40,7 +40,7 @@ describe('remapPages', () => {
     mine.select(1);
     await tabs.learn(mine, w1);
     const token = mine.newEpoch(mine.pages.get(1) ?? mine.addPage(0, 'created'), new Set(['1_0']));
-    browser.close(browser.tabs[1]?.tabId ?? '');
+    browser.remove(browser.tabs[1]?.tabId ?? '');
 
     w1.noteFailure('chrome-devtools-mcp exited unexpectedly');
     // The new process numbers tabs in browser order: blank 1, b 2.

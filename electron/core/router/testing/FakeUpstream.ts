@@ -1,3 +1,5 @@
+import { EventEmitter } from 'node:events';
+import type { BrowserTab, BrowserTabsEvents } from '../../browser/BrowserTabs.js';
 import type { ToolInfo, ToolResult } from '../../../../shared/protocol.js';
 import { textResult } from '../../../../shared/toolResult.js';
 import type { Upstream } from '../../UpstreamClient.js';
@@ -17,28 +19,49 @@ export interface FakeTab {
   title: string;
 }
 
-/** Tabs of one browser, seen by every fake upstream on it. */
-export class FakeBrowser {
+/**
+ * Tabs of one browser, seen by every fake upstream on it. It reports openings (with the opener) and closings as the
+ * daemon's own browser connection does (`BrowserTabs`).
+ */
+export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
   readonly tabs: FakeTab[] = [];
   #nextTab = 1;
 
   constructor(urls: readonly string[] = ['about:blank']) {
+    super();
     for (const url of urls) {
       this.open(url);
     }
   }
 
-  open(url: string, title = ''): FakeTab {
+  open(url: string, title = '', openerTabId: string | null = null): FakeTab {
     const tab = { tabId: `TAB${String(this.#nextTab++).padStart(4, '0')}`, url, title };
     this.tabs.push(tab);
+    this.emit('opened', { tabId: tab.tabId, pageTargetId: `PAGE-${tab.tabId}`, openerTabId, url, title });
     return tab;
   }
 
-  close(tabId: string): void {
+  /** Removes a tab at once, as upstream's close_page does. */
+  remove(tabId: string): void {
     const index = this.tabs.findIndex((tab) => tab.tabId === tabId);
-    if (index !== -1) {
-      this.tabs.splice(index, 1);
+    const [tab] = index === -1 ? [] : this.tabs.splice(index, 1);
+    if (tab) {
+      this.emit('closed', { tabId, pageTargetId: `PAGE-${tabId}`, openerTabId: null, url: tab.url, title: tab.title });
     }
+  }
+
+  list(): BrowserTab[] {
+    return this.tabs.map((tab) => ({ tabId: tab.tabId, pageTargetId: `PAGE-${tab.tabId}`, openerTabId: null, url: tab.url, title: tab.title }));
+  }
+
+  close(tabId: string): Promise<boolean> {
+    const known = this.tabs.some((tab) => tab.tabId === tabId);
+    this.remove(tabId);
+    return Promise.resolve(known);
+  }
+
+  openBlank(): Promise<string> {
+    return Promise.resolve(this.open('about:blank').tabId);
   }
 }
 
@@ -165,7 +188,7 @@ export class FakeUpstream implements Upstream {
     if (this.#tabs().length === 1) {
       return this.#listed('The last open page cannot be closed. It is fine to keep it open.');
     }
-    this.browser.close(tab.tabId);
+    this.browser.remove(tab.tabId);
     if (this.#selected !== pageId) {
       return this.#listed();
     }

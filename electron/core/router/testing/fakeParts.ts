@@ -6,6 +6,8 @@ import { Logger } from '../../Logger.js';
 import { PageAllocator } from '../PageAllocator.js';
 import type { Session } from '../Session.js';
 import { SessionRegistry } from '../SessionRegistry.js';
+import { SessionTabs } from '../SessionTabs.js';
+import type { Worker } from '../Worker.js';
 import { TabIdentity } from '../TabIdentity.js';
 import { ToolCatalog } from '../ToolCatalog.js';
 import { WorkerPool } from '../WorkerPool.js';
@@ -36,8 +38,13 @@ export function fakeParts(options: { workers?: number; urls?: readonly string[];
   });
   const pages = new PageAllocator(sessionById);
   const tabs = new TabIdentity({ available: () => catalog.upstreamHas('get_tab_id'), sessions: () => sessions.all(), sessionById });
+  const sessionTabs = new SessionTabs({ tabs, pool, pages, logger: Logger.silent(), changed: () => undefined });
+  sessionTabs.watch(browser);
+  const abandoned = async (session: Session, worker: Worker): Promise<void> => {
+    await sessionTabs.closeAll(session, worker, true);
+  };
   /** A new session on the least loaded worker. */
   const createSession = (label: string | null = null): Session => sessions.add(label, pool.pin().index);
   const filesDir = join(mkdtempSync(join(tmpdir(), 'tabmux-fake-')), 'files');
-  return { browser, upstreams, sessions, pool, pages, tabs, catalog, createSession, filesDir };
+  return { browser, upstreams, sessions, pool, pages, tabs, sessionTabs, abandoned, catalog, createSession, filesDir };
 }
