@@ -43,7 +43,7 @@ export interface PeerHandle {
   close(): void;
 }
 
-type Handlers = { [M in ControlMethod]: (params: ControlParams<M>, peer: Peer, state: PeerState) => Promise<ControlResults[M]> | ControlResults[M] };
+type Handlers = { [M in ControlMethod]: (params: ControlParams<M>, peer: Peer, state: PeerState, requestId: JsonRpcId | undefined) => Promise<ControlResults[M]> | ControlResults[M] };
 
 /**
  * The one dispatcher behind every transport: `tabmux/*` control methods, and MCP for a connection bound to a
@@ -111,26 +111,26 @@ export class ControlService {
   async #dispatch(peer: Peer, state: PeerState, request: JsonRpcRequest): Promise<unknown> {
     const { method, params } = request;
     if (method === 'tabmux/hello') {
-      return this.#dispatchControl(method, params, peer, state);
+      return this.#dispatchControl(method, params, peer, state, request.id);
     }
     if (!state.hello) {
       throw new TabmuxError('hello_required', `send tabmux/hello with protocolVersion ${PROTOCOL_VERSION} before ${method}`);
     }
     if (isControlMethod(method)) {
-      return this.#dispatchControl(method, params, peer, state);
+      return this.#dispatchControl(method, params, peer, state, request.id);
     }
     return this.#dispatchMcp(method, params, request.id, peer, state);
   }
 
-  #dispatchControl(method: ControlMethod, params: unknown, peer: Peer, state: PeerState): Promise<unknown> {
+  #dispatchControl(method: ControlMethod, params: unknown, peer: Peer, state: PeerState, requestId?: JsonRpcId): Promise<unknown> {
     const parsed = controlParams[method].safeParse(params ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
       return Promise.reject(new TabmuxError('invalid_params', `invalid params for ${method}: ${where}${issue?.message ?? 'malformed'}`));
     }
-    const handler = this.#handlers[method] as (params: unknown, peer: Peer, state: PeerState) => unknown;
-    return Promise.resolve(handler(parsed.data, peer, state));
+    const handler = this.#handlers[method] as (params: unknown, peer: Peer, state: PeerState, requestId: JsonRpcId | undefined) => unknown;
+    return Promise.resolve(handler(parsed.data, peer, state, requestId));
   }
 
   async #dispatchMcp(method: string, params: unknown, id: JsonRpcId | undefined, peer: Peer, state: PeerState): Promise<unknown> {
@@ -260,7 +260,8 @@ export class ControlService {
       'tabmux/session.select': (params) => router.select(params.session, params.pageId, params.bringToFront),
       'tabmux/session.pause': (params) => router.setPaused(params.session, true),
       'tabmux/session.resume': (params) => router.setPaused(params.session, false),
-      'tabmux/call': (params, peer, state) => this.#callTool(params.session, params.name, params.arguments, peer, state),
+      // The request id lets notifications/cancelled reach the queued call, as for tools/call.
+      'tabmux/call': (params, peer, state, requestId) => this.#callTool(params.session, params.name, params.arguments, peer, state, requestId),
       'tabmux/queue.cancel': (params) => ({ cancelled: router.cancel(params.callId) }),
     };
   }

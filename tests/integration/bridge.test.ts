@@ -234,6 +234,29 @@ describe('tabmux mcp serve', () => {
     expect((await bridge.call('list_pages', { session_id: 'browser_three' })).isError).toBe(false);
   });
 
+  it('drops a call the MCP client cancelled in session_id mode before it runs', async () => {
+    const bridge = await startBridge('cancelling', ['--session-arg']);
+    await bridge.call('new_page', { session_id: 'canceller', url: html('<p>start</p>', 'Cancel-Start') });
+    const slow = bridge.call('evaluate_script', { session_id: 'canceller', function: 'async () => { await new Promise((r) => setTimeout(r, 1500)); return "slept"; }' });
+    const abort = new AbortController();
+    const cancelled = bridge.client.callTool(
+      { name: 'evaluate_script', arguments: { session_id: 'canceller', function: '() => { document.title = "should not run"; return 1; }' } },
+      undefined,
+      { signal: abort.signal },
+    );
+    const session = await sessionLabelled('canceller');
+    await until('the second call to wait in the queue', async () => {
+      const status = await cli<{ queue: Array<{ sessionId: string; state: string }> }>('daemon', 'status');
+      return status.queue.some((entry) => entry.sessionId === session.id && entry.state === 'queued') ? true : undefined;
+    });
+    abort.abort();
+    await expect(cancelled).rejects.toThrow();
+    expect((await slow).text).toContain('slept');
+    const title = await bridge.call('evaluate_script', { session_id: 'canceller', function: '() => document.title' });
+    expect(title.text).toContain('Cancel-Start');
+    expect(title.text).not.toContain('should not run');
+  });
+
   it('works with the MCP Inspector CLI', async () => {
     const inspector = (...args: string[]): Promise<{ stdout: string }> =>
       execFileAsync(

@@ -20,6 +20,8 @@ export interface AgentCall {
   agentId: string;
   name: string;
   args: Record<string, unknown>;
+  /** The MCP client's cancellation of this call: the daemon drops it from the queue. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -38,13 +40,13 @@ export class AgentSessions {
   ) {}
 
   /** Runs one tool call in the agent id's session. Router refusals come back as tool errors, like upstream's own. */
-  async call({ client, generation, agentId, name, args }: AgentCall): Promise<ToolResult> {
+  async call({ client, generation, agentId, name, args, signal }: AgentCall): Promise<ToolResult> {
     checkAgentId(agentId);
     if (this.#entries.get(agentId)?.ended) {
       return notFound(agentId);
     }
     const { entry, note } = await this.#resolve(client, generation, agentId);
-    const result = asToolResult(await client.call('tabmux/call', { session: entry.session, name, arguments: args }));
+    const result = asToolResult(await cancellable(client, signal, () => client.call('tabmux/call', { session: entry.session, name, arguments: args })));
     if (result.isError && isSessionGone(result._meta?.['tabmux/error'])) {
       entry.ended = true;
       return notFound(agentId);
@@ -126,4 +128,19 @@ function checkAgentId(agentId: string): void {
 function notFound(agentId: string): ToolResult {
   const text = `Session not found: ${agentId} (closed or expired); use a new session_id`;
   return { content: [{ type: 'text', text }], isError: true, _meta: { 'tabmux/error': 'session_closed' } };
+}
+
+/**
+ * Runs one daemon request that the MCP client may cancel: the daemon numbers requests per connection, so the id of
+ * the next one is what notifications/cancelled names.
+ */
+export async function cancellable<T>(client: DaemonClient, signal: AbortSignal | undefined, request: () => Promise<T>): Promise<T> {
+  const requestId = client.nextRequestId;
+  const cancel = (): void => client.notify('notifications/cancelled', { requestId, reason: 'the MCP client cancelled the call' });
+  signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    return await request();
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+  }
 }

@@ -3,7 +3,7 @@ import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
 import type { Logger } from '../Logger.js';
 import { asToolResult } from '../../../shared/toolResult.js';
 import type { DaemonClient } from '../transport/DaemonClient.js';
-import { AgentSessions } from './AgentSessions.js';
+import { AgentSessions, cancellable } from './AgentSessions.js';
 import { BoundSessionSlot } from './BoundSessionSlot.js';
 import { DaemonLink } from './DaemonLink.js';
 
@@ -124,7 +124,7 @@ export class McpBridge {
         return await this.#callBound(name, rest, options);
       }
       const client = await this.#link.client();
-      return await this.#agents.call({ client, generation: this.#link.generation, agentId, name, args: rest });
+      return await this.#agents.call({ client, generation: this.#link.generation, agentId, name, args: rest, signal: options.signal });
     } catch (error) {
       return this.#failure(error);
     }
@@ -155,17 +155,9 @@ export class McpBridge {
 
   async #callBound(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult> {
     const { client, note } = await this.#bound.ensure();
-    // The daemon numbers requests per connection; knowing the id lets a client's cancel reach the queued call.
-    const requestId = client.nextRequestId;
-    const cancel = (): void => client.notify('notifications/cancelled', { requestId, reason: 'the MCP client cancelled the call' });
-    options.signal?.addEventListener('abort', cancel, { once: true });
-    try {
-      const params = { name, arguments: args, ...(options.progressToken === undefined ? {} : { _meta: { progressToken: options.progressToken } }) };
-      const result = asToolResult(await client.request('tools/call', params));
-      return note === undefined ? result : { ...result, content: [{ type: 'text', text: note }, ...result.content] };
-    } finally {
-      options.signal?.removeEventListener('abort', cancel);
-    }
+    const params = { name, arguments: args, ...(options.progressToken === undefined ? {} : { _meta: { progressToken: options.progressToken } }) };
+    const result = asToolResult(await cancellable(client, options.signal, () => client.request('tools/call', params)));
+    return note === undefined ? result : { ...result, content: [{ type: 'text', text: note }, ...result.content] };
   }
 
   #failure(error: unknown): ToolResult {
