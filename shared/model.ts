@@ -78,8 +78,11 @@ export interface ChromeInfo {
 }
 
 export interface TabInfo {
+  /** The tab's one id in `tabmux pages` and the dashboard (the first worker's page id): what attach takes. */
   pageId: number;
   worker: number;
+  /** The id the owning session knows the tab by on its own worker (its page list, release --page); null when unowned. */
+  ownerPageId: number | null;
   url: string;
   title: string;
   owner: string | null;

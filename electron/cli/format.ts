@@ -62,7 +62,8 @@ export function formatTabs(tabs: readonly TabInfo[]): string {
   }
   const rows = [['PAGE', 'OWNER', 'ORIGIN', 'TITLE', 'URL']];
   for (const tab of tabs) {
-    rows.push([String(tab.pageId), tab.owner ?? '(unowned)', tab.origin ?? '-', truncate(tab.title || '-', 40), truncate(tab.url, 80)]);
+    const owner = tab.owner === null ? '(unowned)' : tab.ownerPageId !== null && tab.ownerPageId !== tab.pageId ? `${tab.owner} (its page ${tab.ownerPageId})` : tab.owner;
+    rows.push([String(tab.pageId), owner, tab.origin ?? '-', truncate(tab.title || '-', 40), truncate(tab.url, 80)]);
   }
   return table(rows);
 }

@@ -151,8 +151,10 @@ export function createActions(host: Host, store: TabmuxStore, options: ActionOpt
 
     attachPage: (profile, id, pageId) =>
       run(actionKey('page', pageId, 'attach'), confirmTimeoutMs, async () => {
-        await daemon({ profile, method: 'tabmux/session.attach', params: { session: id, pageId } });
-        return (state) => session(state, profile, id)?.pages.some((page) => page.pageId === pageId) ?? true;
+        const result = await daemon({ profile, method: 'tabmux/session.attach', params: { session: id, pageId } });
+        // The session knows the tab by its own worker's id, which the reply names.
+        const attached = isRecord(result) && typeof result['pageId'] === 'number' ? result['pageId'] : pageId;
+        return (state) => session(state, profile, id)?.pages.some((page) => page.pageId === attached) ?? true;
       }),
 
     openTab: (profile, url) =>

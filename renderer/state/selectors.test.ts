@@ -87,10 +87,13 @@ describe('tabRows', () => {
     expect(tabRows(tabs, sessions)[2]?.owner).toEqual({ id: C, name: 'cccccccc' });
   });
 
-  it('offers only sessions on the tab worker for attach', () => {
+  it('offers every session for attach, whatever its worker', () => {
     const rows = tabRows(tabs, sessions);
-    expect(rows[0]?.attachTo).toEqual([{ id: A, name: 'claude' }]);
-    expect(rows[3]?.attachTo).toEqual([{ id: B, name: 'bbbbbbbb' }]);
+    // Oldest session first.
+    expect(rows[0]?.attachTo).toEqual([
+      { id: B, name: 'bbbbbbbb' },
+      { id: A, name: 'claude' },
+    ]);
   });
 
   it('does not reorder its input', () => {

@@ -17,7 +17,7 @@ export interface TabRow {
   owner: SessionOption | null;
   origin: PageOrigin | null;
   upstreamSelected: boolean;
-  /** Sessions this tab can be attached to: page ids are in a worker's terms, so only sessions on the same worker. */
+  /** Sessions this tab can be attached to: any session (the daemon finds the tab on the session's own worker). */
   attachTo: SessionOption[];
 }
 
@@ -41,7 +41,7 @@ export function tabRows(tabs: readonly TabInfo[] | undefined, sessions: Record<s
         owner: tab.owner === null ? null : { id: tab.owner, name: owner ? sessionName(owner) : sessionName({ id: tab.owner, label: null }) },
         origin: tab.origin,
         upstreamSelected: tab.upstreamSelected,
-        attachTo: all.filter((session) => session.worker === tab.worker).map((session) => ({ id: session.id, name: sessionName(session) })),
+        attachTo: all.map((session) => ({ id: session.id, name: sessionName(session) })),
       };
     });
 }

@@ -55,7 +55,7 @@ export function TabRowView(props: { profile: string; row: TabRow; showWorker: bo
             data-testid={`tab-attach-${id}`}
             value=""
             disabled={attaching || row.attachTo.length === 0}
-            title={row.attachTo.length === 0 ? `No session runs on worker ${row.worker}; create one first` : 'Give this tab to a session'}
+            title={row.attachTo.length === 0 ? `No session yet; create one first` : 'Give this tab to a session'}
             onChange={(event) => {
               if (event.target.value) {
                 void actions.attachPage(profile, event.target.value, row.pageId);

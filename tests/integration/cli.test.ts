@@ -321,10 +321,13 @@ describe('tabmux session and mcp', () => {
       const tabs = await json<TabInfo[]>(['pages']);
       const page = await json<{ session: string; pageId: number; url: string }>(['session', 'page', '--session', a]);
       expect(page).toMatchObject({ session: a, url: FORM });
-      expect(tabs.find((tab) => tab.pageId === page.pageId)).toMatchObject({ owner: a, origin: 'created', url: FORM });
+      expect(tabs.find((tab) => tab.ownerPageId === page.pageId && tab.owner === a)).toMatchObject({ origin: 'created', url: FORM });
+      // One id per tab, whatever worker its owner uses.
+      expect(new Set(tabs.map((tab) => tab.pageId)).size).toBe(tabs.length);
       const text = await ok(['pages']);
       expect(text).toMatch(/^PAGE\s+OWNER/);
-      expect(text).toMatch(new RegExp(`^${page.pageId}\\s+${a}\\s+created`, 'm'));
+      const listedA = tabs.find((tab) => tab.owner === a);
+      expect(text).toMatch(new RegExp(`^${listedA?.pageId}\\s+${a}.*\\s+created`, 'm'));
       expect(text).toMatch(/\(unowned\)/);
       expect(await ok(['session', 'page', '--session', a])).toBe(`session=${a} page=${page.pageId} url=${FORM}\n`);
     });
@@ -335,11 +338,11 @@ describe('tabmux session and mcp', () => {
       expect(unowned).toBeDefined();
       const pageId = unowned!.pageId;
 
-      // With several workers the session may address the tab by another id (its own worker's); pages shows that id.
+      // With several workers the session may address the tab by another id (its own worker's); pages shows it beside the tab's own.
       const attachedLine = await ok(['session', 'attach', '--session', c, '--page', String(pageId)]);
       expect(attachedLine).toMatch(new RegExp(`^session=${c} page=\\d+ url=about:blank\n$`));
       const ownId = Number(/page=(\d+)/.exec(attachedLine)![1]);
-      expect((await json<TabInfo[]>(['pages'])).find((tab) => tab.owner === c)).toMatchObject({ pageId: ownId, origin: 'attached' });
+      expect((await json<TabInfo[]>(['pages'])).find((tab) => tab.owner === c)).toMatchObject({ pageId, ownerPageId: ownId, origin: 'attached' });
       // The attached tab is the session's current page: its calls act there.
       expect(await ok(['mcp', 'call', '-s', c, 'evaluate_script', '{"function": "() => location.href"}'])).toContain('about:blank');
 

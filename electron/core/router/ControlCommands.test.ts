@@ -38,8 +38,10 @@ describe('ControlCommands', () => {
     const result = await control.attach(onSecond.id, third.pageId);
     expect(result.pages.find((page) => page.origin === 'attached')).toMatchObject({ pageId: 3, url: 'https://third.example/', current: true });
     expect(upstreams[0]?.calls.some((call) => call.name === 'get_tab_id')).toBe(true);
-    // `tabmux pages` shows an owned tab with the id its owner uses.
-    expect((await control.tabs()).find((tab) => tab.url === 'https://third.example/')).toMatchObject({ pageId: 3, worker: 1, owner: onSecond.id });
+    // `tabmux pages` shows every tab with one id (the first worker's), and the id its owner uses beside it.
+    const listed = await control.tabs();
+    expect(listed.find((tab) => tab.url === 'https://third.example/')).toMatchObject({ pageId: 4, worker: 0, owner: onSecond.id, ownerPageId: 3 });
+    expect(new Set(listed.map((tab) => tab.pageId)).size).toBe(listed.length);
     await expect(control.attach(onSecond.id, 1, 7)).rejects.toMatchObject({ code: 'unknown_page' });
   });
 

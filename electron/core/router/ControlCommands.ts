@@ -155,10 +155,12 @@ export class ControlCommands {
       const owner = await this.options.tabs.ownerOf(worker, page.id);
       const tabId = worker.tabIds.get(page.id);
       const owned = owner ? [...owner.pages.values()].find((candidate) => (owner.worker === worker.index ? candidate.pageId === page.id : candidate.tabId === tabId)) : undefined;
-      // An owned tab is shown with the id its owner uses (on its own worker), so `release --page` takes what `pages` shows.
+      // Every tab is listed with the first worker's id, so no two tabs share a number and attach takes what is shown;
+      // the id the owner uses on its own worker comes along.
       tabs.push({
-        pageId: owned && owner ? owned.pageId : page.id,
-        worker: owner?.worker ?? worker.index,
+        pageId: page.id,
+        worker: worker.index,
+        ownerPageId: owned?.pageId ?? null,
         url: page.url,
         title: page.title,
         owner: owner?.id ?? null,
