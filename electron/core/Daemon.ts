@@ -71,7 +71,10 @@ export class Daemon {
       prepare: (run) => this.#prepare(run),
     });
     this.#browser.on('state', (state, lastError) => this.#onBrowserState(state, lastError));
-    this.#browser.on('lost', (reason) => void this.router.browserLost(reason));
+    this.#browser.on('lost', (reason) => {
+      this.#tabs = undefined;
+      void this.router.browserLost(reason);
+    });
     this.#browser.on('back', () => void this.#writePidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`)));
     this.router = new Router({
       profile: profile.name,
