@@ -169,6 +169,10 @@ export class LaunchedBrowser extends EventEmitter<ProfileBrowserEvents> implemen
       }
       try {
         const next = await this.#launch();
+        if (this.#closing) {
+          // close() waited for this launch and closes the run it left.
+          return;
+        }
         logger.info(`Chrome relaunched (pid ${next.chrome.pid})`);
         this.#setState('ready', null);
         this.emit('back', { connection: next.connection, debuggingPort: next.chrome.port });
