@@ -68,6 +68,24 @@ export interface WorkerInfo {
   lastError: string | null;
 }
 
+/**
+ * The browser a profile drives, by kind. `launched`: a Chrome tabmux started on the profile's own user-data-dir
+ * (pid and port are null while it is being relaunched). Other kinds (a browser tabmux connects to) join the union.
+ */
+export type BrowserInfo = LaunchedBrowserInfo;
+
+export interface LaunchedBrowserInfo {
+  kind: 'launched';
+  pid: number | null;
+  port: number | null;
+  browserUrl: string | null;
+  userDataDir: string;
+  headless: boolean;
+  /** The Chrome binary, once it was found (at start). */
+  executable: string | null;
+}
+
+/** The launched Chrome's fields in the shape scripts have read since the first release (`chrome.port`, `chrome.pid`). */
 export interface ChromeInfo {
   pid: number | null;
   port: number | null;
@@ -99,6 +117,8 @@ export interface DaemonStatus {
   startedAt: number;
   state: DaemonState;
   lastError: string | null;
+  browser: BrowserInfo;
+  /** The same facts in the shape scripts read (`chrome.port`); kept as long as the JSON output is a contract. */
   chrome: ChromeInfo;
   /** The first worker's process; kept as a top-level field because scripts read `upstream.pid`. */
   upstream: { pid: number | null };

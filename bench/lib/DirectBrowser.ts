@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChromeProcess } from '../../electron/core/ChromeProcess.js';
-import { findChrome } from '../../electron/core/findChrome.js';
+import { ChromeProcess } from '../../electron/core/browser/ChromeProcess.js';
+import { findChrome } from '../../electron/core/browser/findChrome.js';
 import { Logger } from '../../electron/core/Logger.js';
 import { chromeExtraArgs } from '../../electron/core/settings.js';
 import { UpstreamClient } from '../../electron/core/UpstreamClient.js';
@@ -41,12 +41,12 @@ export class DirectBrowser {
       extraArgs: chromeExtraArgs({}),
       logger: Logger.silent(),
     });
-    teardown.add(`stop Chrome ${chrome.pid}`, () => chrome.stop());
+    teardown.add(`stop Chrome ${chrome.pid}`, () => chrome.close());
     return new DirectBrowser(chrome, teardown);
   }
 
   async child(): Promise<UpstreamClient> {
-    const child = await UpstreamClient.start({ browserUrl: this.chrome.browserUrl, logger: Logger.silent() });
+    const child = await UpstreamClient.start({ endpoint: { kind: 'browserUrl', url: this.chrome.browserUrl }, logger: Logger.silent() });
     this.#teardown.add(`stop upstream ${String(child.pid)}`, () => child.close());
     this.#children.push(child);
     return child;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, release, totalmem, type as osType } from 'node:os';
 import { join } from 'node:path';
-import { findChrome } from '../../electron/core/findChrome.js';
+import { findChrome } from '../../electron/core/browser/findChrome.js';
 import { packageRoot, tabmuxVersion } from '../../electron/core/version.js';
 
 export interface Machine {

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChromeProcess } from '../../electron/core/ChromeProcess.js';
+import { ChromeProcess } from '../../electron/core/browser/ChromeProcess.js';
 import { Daemon } from '../../electron/core/Daemon.js';
-import { findChrome } from '../../electron/core/findChrome.js';
+import { findChrome } from '../../electron/core/browser/findChrome.js';
 import { Logger } from '../../electron/core/Logger.js';
 import { chromeExtraArgs } from '../../electron/core/settings.js';
 import { asToolResult } from '../../shared/toolResult.js';
@@ -95,8 +95,8 @@ async function directOnce(parent: Teardown): Promise<number> {
     local.add('remove user-data-dir', () => rmSync(userDataDir, { recursive: true, force: true }));
     const t0 = performance.now();
     const chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir, headless: true, extraArgs: chromeExtraArgs({}), logger: Logger.silent() });
-    local.add('stop Chrome', () => chrome.stop());
-    const child = await UpstreamClient.start({ browserUrl: chrome.browserUrl, logger: Logger.silent() });
+    local.add('stop Chrome', () => chrome.close());
+    const child = await UpstreamClient.start({ endpoint: { kind: 'browserUrl', url: chrome.browserUrl }, logger: Logger.silent() });
     local.add('stop upstream', () => child.close());
     okText(await child.callTool('list_pages', {}), 'direct list_pages');
     return performance.now() - t0;

@@ -1,18 +1,22 @@
 import { promises as fs } from 'node:fs';
-import { z } from 'zod';
 import { TabmuxError } from '../../shared/errors.js';
 import type { DaemonState, DaemonStatus } from '../../shared/model.js';
 import { PROTOCOL_VERSION } from '../../shared/protocol.js';
-import { ChromeProcess } from './ChromeProcess.js';
+import { BrowserTabs } from './browser/BrowserTabs.js';
+import { browserForProfile } from './browser/browserForProfile.js';
+import { ControlSurfaceGuard } from './browser/ControlSurfaceGuard.js';
+import type { BrowserRun, BrowserState, ProfileBrowser } from './browser/ProfileBrowser.js';
+import { stopLeftoverChrome } from './browser/stopLeftoverChrome.js';
+import { createUrlPolicy, type UrlPolicy } from './browser/urlPolicy.js';
 import { ControlService } from './ControlService.js';
-import { findChrome } from './findChrome.js';
 import type { Logger } from './Logger.js';
-import { pidFilePath, profileDataDir, profileFilesDir, profileUserDataDir, socketPath, type TabmuxPaths } from './paths.js';
+import { pidFilePath, profileDataDir, profileFilesDir, profileTempDir, profileUserDataDir, socketPath, type TabmuxPaths } from './paths.js';
+import { readPidFile, writePidFile } from './pidFile.js';
 import type { ProfileEntry } from './ProfileStore.js';
-import { isProcessAlive, killProcessGroup } from './processes.js';
+import { isProcessAlive } from './processes.js';
 import { Router } from './router/Router.js';
-import { ensureSecureDir, readFileNoFollow, removeIfExists, writeFileNoFollow } from './secureFs.js';
-import { chromeExtraArgs, resolveHeadless, routerSettings } from './settings.js';
+import { ensureSecureDir, removeIfExists } from './secureFs.js';
+import { routerSettings } from './settings.js';
 import { SocketServer } from './transport/SocketServer.js';
 import { UpstreamClient } from './UpstreamClient.js';
 import { tabmuxVersion } from './version.js';
@@ -21,16 +25,19 @@ export interface DaemonOptions {
   paths: TabmuxPaths;
   profile: ProfileEntry;
   logger: Logger;
+  /** `--chrome`: overrides the profile's Chrome binary. */
   chrome?: string | undefined;
+  /** `--headless` / `--no-headless`: overrides the profile and the environment. */
   headless?: boolean | undefined;
 }
 
-const pidFileSchema = z.object({ pid: z.number().int(), chromePid: z.number().int().nullable(), userDataDir: z.string(), startedAt: z.number() });
-type PidFile = z.infer<typeof pidFileSchema>;
+/** The browser's state as the daemon's, once the daemon is up. */
+const FROM_BROWSER: Partial<Record<BrowserState, DaemonState>> = { ready: 'ready', degraded: 'degraded', crashed: 'crashed' };
 
 /**
- * One profile's daemon: its Chrome, its upstream worker(s), the router, and the socket that agents and UIs reach it
- * through. It outlives its clients; `stop()` tears everything down in reverse order of creation.
+ * One profile's daemon: the composition root that wires its browser, its router (with the upstream workers) and
+ * the socket that agents and UIs reach it through. It outlives its clients; `stop()` tears everything down in
+ * reverse order of creation.
  */
 export class Daemon {
   state: DaemonState = 'starting';
@@ -40,33 +47,43 @@ export class Daemon {
   readonly #options: DaemonOptions;
   readonly #socketPath: string;
   readonly #pidFile: string;
-  readonly #userDataDir: string;
-  readonly #headless: boolean;
-  readonly #executable: string;
-  #chrome: ChromeProcess | undefined;
+  readonly #browser: ProfileBrowser;
+  /** The current browser run's tabs and URL policy; replaced on every relaunch. */
+  #tabs: BrowserTabs | undefined;
+  #policy: UrlPolicy | undefined;
   #server: SocketServer | undefined;
   #stopping: Promise<void> | undefined;
-  #crashes: number[] = [];
   readonly #stopped: Promise<void>;
   #resolveStopped: () => void = () => undefined;
 
   private constructor(options: DaemonOptions) {
     this.#options = options;
-    const { paths, profile } = options;
+    const { paths, profile, logger } = options;
     this.#socketPath = socketPath(paths, profile.name);
     this.#pidFile = pidFilePath(paths, profile.name);
-    this.#userDataDir = profileUserDataDir(paths, profile.name);
-    this.#headless = resolveHeadless(options.headless, profile.config);
-    this.#executable = findChrome(options.chrome ?? profile.config.chrome);
     this.#stopped = new Promise((resolve) => {
       this.#resolveStopped = resolve;
     });
+    this.#browser = browserForProfile(paths, profile, {
+      logger: logger.child('browser'),
+      chrome: options.chrome,
+      headless: options.headless,
+      prepare: (run) => this.#prepare(run),
+    });
+    this.#browser.on('state', (state, lastError) => this.#onBrowserState(state, lastError));
+    this.#browser.on('lost', (reason) => {
+      this.#tabs = undefined;
+      void this.router.browserLost(reason);
+    });
+    this.#browser.on('back', () => void this.#writePidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`)));
     this.router = new Router({
       profile: profile.name,
       settings: routerSettings(profile.config),
-      logger: options.logger.child('router'),
+      logger: logger.child('router'),
       startUpstream: (index) => this.#startUpstream(index),
       filesDir: profileFilesDir(paths, profile.name),
+      urlPolicy: () => this.#policy,
+      browserTabs: () => this.#tabs,
     });
   }
 
@@ -97,10 +114,12 @@ export class Daemon {
   async #start(): Promise<void> {
     const { paths, profile, logger } = this.#options;
     await ensureSecureDir(paths.runtimeDir);
-    await fs.mkdir(profileDataDir(paths, profile.name), { recursive: true, mode: 0o700 });
-    await fs.mkdir(profileFilesDir(paths, profile.name), { recursive: true, mode: 0o700 });
+    for (const dir of [profileDataDir(paths, profile.name), profileFilesDir(paths, profile.name), profileTempDir(paths, profile.name)]) {
+      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    }
     await this.#claimPidFile();
-    await this.#launchChrome();
+    await this.#browser.start();
+    await this.#writePidFile();
     await this.router.start();
     const service = new ControlService({
       router: this.router,
@@ -111,57 +130,41 @@ export class Daemon {
       logger: logger.child('control'),
     });
     this.#server = await SocketServer.listen(this.#socketPath, service, logger.child('socket'));
-    this.#setState('ready', null);
-    logger.info(`ready on ${this.#socketPath} (Chrome pid ${String(this.#chrome?.pid)}, port ${String(this.#chrome?.port)})`);
-  }
-
-  async #launchChrome(): Promise<void> {
-    const { profile, logger } = this.#options;
-    const chrome = await ChromeProcess.launch({
-      executable: this.#executable,
-      userDataDir: this.#userDataDir,
-      headless: this.#headless,
-      extraArgs: chromeExtraArgs(profile.config),
-      logger: logger.child('chrome'),
-    });
-    this.#chrome = chrome;
-    await this.#writePidFile();
-    void chrome.exited.then((exit) => this.#onChromeExit(chrome, exit.signal ?? `code ${String(exit.code)}`));
+    this.#setState(FROM_BROWSER[this.#browser.state] ?? 'degraded', this.#browser.lastError);
+    const browser = this.#browser.info();
+    logger.info(`ready on ${this.#socketPath} (Chrome pid ${String(browser.pid)}, port ${String(browser.port)})`);
   }
 
   /**
-   * Chrome died under us: tell the router (running calls fail at once, sessions learn their pages are lost), then
-   * relaunch on the same user-data-dir with backoff. Repeated crashes show as `crashed` with the last error and are
-   * retried at the longest backoff, never in a busy loop.
+   * Every browser run, before anyone is served on it: the tabs from the daemon's own connection, and the guard that
+   * keeps every tab away from the browser's control surface and tabmux's files. A guard that cannot be installed
+   * fails the run; agents are never served on an unguarded browser.
    */
-  async #onChromeExit(chrome: ChromeProcess, how: string): Promise<void> {
-    if (this.#stopping !== undefined || chrome !== this.#chrome) {
-      return;
+  async #prepare(run: BrowserRun): Promise<void> {
+    const { paths, logger } = this.#options;
+    this.#tabs = undefined;
+    this.#policy = undefined;
+    const policy = createUrlPolicy({ debuggingPort: run.debuggingPort, protectedRoots: [paths.configDir, paths.dataDir, paths.runtimeDir] });
+    const guardLog = logger.child('guard');
+    try {
+      await ControlSurfaceGuard.install(run.connection, policy, run.debuggingPort, {
+        refused: ({ url, reason, kind }) => guardLog.info(`refused ${kind} to ${url}: ${reason}`),
+      });
+    } catch (error) {
+      throw new TabmuxError(
+        'browser_unavailable',
+        `could not guard the browser's DevTools endpoint and tabmux's files (${TabmuxError.from(error).message}); nothing is served on an unguarded browser. Check the daemon log and start again`,
+        { cause: error },
+      );
     }
-    const { logger } = this.#options;
-    const now = Date.now();
-    this.#crashes = [...this.#crashes.filter((at) => now - at < 120_000), now];
-    this.#setState('degraded', `Chrome exited unexpectedly (${how})`);
-    logger.error(this.lastError ?? 'Chrome exited');
-    await this.router.browserLost(`Chrome exited: ${how}`);
-    for (let attempt = this.#crashes.length - 1; this.#stopping === undefined; attempt++) {
-      const delay = Math.min(30_000, 500 * 2 ** attempt);
-      if (attempt >= 3) {
-        this.#setState('crashed', `${this.lastError ?? 'Chrome keeps exiting'}; retrying every ${Math.round(delay / 1000)} s`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      if (this.#stopping !== undefined) {
-        return;
-      }
-      try {
-        await this.#launchChrome();
-        logger.info(`Chrome relaunched (pid ${this.#chrome?.pid ?? -1})`);
-        this.#setState('ready', null);
-        return;
-      } catch (error) {
-        this.lastError = `Chrome relaunch failed: ${TabmuxError.from(error).message}`;
-        logger.error(this.lastError);
-      }
+    this.#policy = policy;
+    this.#tabs = await BrowserTabs.watch(run.connection);
+  }
+
+  #onBrowserState(state: BrowserState, lastError: string | null): void {
+    const mapped = FROM_BROWSER[state];
+    if (mapped && this.state !== 'starting' && this.state !== 'stopping') {
+      this.#setState(mapped, lastError);
     }
   }
 
@@ -172,21 +175,23 @@ export class Daemon {
   }
 
   #startUpstream(index: number): Promise<UpstreamClient> {
-    const chrome = this.#chrome;
-    if (!chrome?.running || this.state === 'degraded' || this.state === 'crashed') {
+    const endpoint = this.#browser.endpoint();
+    if (!endpoint || this.state === 'degraded' || this.state === 'crashed') {
       const why = this.lastError ? `: ${this.lastError}` : '';
       return Promise.reject(new TabmuxError('upstream_unavailable', `Chrome is not running${why}; it is being relaunched, retry shortly`));
     }
+    const { paths, logger } = this.#options;
     return UpstreamClient.start({
-      browserUrl: chrome.browserUrl,
-      logger: this.#options.logger.child(`upstream${index}`),
-      workspace: profileFilesDir(this.#options.paths, this.profile),
+      endpoint,
+      logger: logger.child(`upstream${index}`),
+      workspace: profileFilesDir(paths, this.profile),
+      tempDir: `${profileTempDir(paths, this.profile)}/worker-${index}`,
     });
   }
 
   status(): DaemonStatus {
     const workers = this.router.workers();
-    const chrome = this.#chrome;
+    const browser = this.#browser.info();
     return {
       protocolVersion: PROTOCOL_VERSION,
       version: tabmuxVersion(),
@@ -196,13 +201,14 @@ export class Daemon {
       startedAt: this.startedAt,
       state: this.state,
       lastError: this.lastError,
+      browser,
       chrome: {
-        pid: chrome?.running ? chrome.pid : null,
-        port: chrome?.port ?? null,
-        browserUrl: chrome?.browserUrl ?? null,
-        userDataDir: this.#userDataDir,
-        headless: this.#headless,
-        executable: this.#executable,
+        pid: browser.pid,
+        port: browser.port,
+        browserUrl: browser.browserUrl,
+        userDataDir: browser.userDataDir,
+        headless: browser.headless,
+        executable: browser.executable ?? '',
       },
       upstream: { pid: workers[0]?.pid ?? null },
       workers,
@@ -223,9 +229,9 @@ export class Daemon {
     logger.info('stopping');
     await this.#server?.close().catch(() => undefined);
     await this.router.close().catch(() => undefined);
-    await this.#chrome?.stop().catch(() => undefined);
+    await this.#browser.close().catch(() => undefined);
     await removeIfExists(this.#socketPath).catch(() => undefined);
-    const owner = await this.#readPidFile();
+    const owner = await readPidFile(this.#pidFile);
     if (owner?.pid === process.pid) {
       await removeIfExists(this.#pidFile).catch(() => undefined);
     }
@@ -238,51 +244,23 @@ export class Daemon {
    * socket) are cleaned up first, so a daemon killed with SIGKILL does not leave Chrome running forever.
    */
   async #claimPidFile(): Promise<void> {
-    const previous = await this.#readPidFile();
+    const previous = await readPidFile(this.#pidFile);
     if (previous && previous.pid !== process.pid && isProcessAlive(previous.pid)) {
-      throw new TabmuxError('internal', `a daemon for profile ${this.profile} is already running (pid ${previous.pid}); stop it with: tabmux daemon stop --profile ${this.profile}`);
+      throw new TabmuxError(
+        'daemon_running',
+        `a daemon for profile ${this.profile} is already running (pid ${previous.pid}); use it, or stop it with: tabmux daemon stop --profile ${this.profile}`,
+      );
     }
-    if (previous?.chromePid && isProcessAlive(previous.chromePid) && (await isChromeFor(previous.chromePid, previous.userDataDir))) {
-      this.#options.logger.warn(`stopping Chrome pid ${previous.chromePid} left behind by a daemon that died`);
-      killProcessGroup(previous.chromePid, 'SIGKILL');
-      await waitGone(previous.chromePid);
+    if (previous?.chromePid) {
+      await stopLeftoverChrome(previous.chromePid, previous.userDataDir, this.#options.logger);
     }
     await removeIfExists(this.#socketPath);
     await this.#writePidFile();
   }
 
   async #writePidFile(): Promise<void> {
-    const record: PidFile = { pid: process.pid, chromePid: this.#chrome?.pid ?? null, userDataDir: this.#userDataDir, startedAt: this.startedAt };
-    await writeFileNoFollow(this.#pidFile, `${JSON.stringify(record)}\n`);
-  }
-
-  async #readPidFile(): Promise<PidFile | undefined> {
-    const text = await readFileNoFollow(this.#pidFile).catch(() => undefined);
-    if (!text) {
-      return undefined;
-    }
-    try {
-      const parsed = pidFileSchema.safeParse(JSON.parse(text));
-      return parsed.success ? parsed.data : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-}
-
-/** Only a process whose command line names this user-data-dir is treated as our leftover Chrome. */
-async function isChromeFor(pid: number, userDataDir: string): Promise<boolean> {
-  try {
-    const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8');
-    return cmdline.includes(`--user-data-dir=${userDataDir}`);
-  } catch {
-    return false;
-  }
-}
-
-async function waitGone(pid: number, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (isProcessAlive(pid) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { paths, profile } = this.#options;
+    const browser = this.#browser.info();
+    await writePidFile(this.#pidFile, { pid: process.pid, chromePid: browser.pid, userDataDir: profileUserDataDir(paths, profile.name), startedAt: this.startedAt });
   }
 }

@@ -1,11 +1,13 @@
+import { promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
 import { TabmuxError } from '../../shared/errors.js';
-import type { Logger } from './Logger.js';
 import { asToolResult } from '../../shared/toolResult.js';
+import type { BrowserEndpoint } from './browser/ProfileBrowser.js';
+import type { Logger } from './Logger.js';
 
 /** The part of an upstream the router needs; tests may supply a small fake. */
 export interface Upstream {
@@ -19,10 +21,15 @@ export interface Upstream {
 }
 
 export interface UpstreamOptions {
-  browserUrl: string;
+  endpoint: BrowserEndpoint;
   logger: Logger;
   /** Folder that file-writing tools are confined to. */
   workspace?: string;
+  /**
+   * The worker's own temp folder (TMPDIR, TMP, TEMP): upstream always lets file tools use the OS temp folder, so
+   * this keeps them out of the system's and out of other workers'. Emptied and made 0700 at every start.
+   */
+  tempDir?: string;
   extraArgs?: readonly string[];
 }
 
@@ -37,7 +44,14 @@ export function upstreamEntryPoint(): string {
 const NO_SDK_TIMEOUT = 2_147_483_647;
 
 /**
- * One `chrome-devtools-mcp` child connected to a Chrome through `--browserUrl`, spoken to with the MCP SDK.
+ * The largest reply line read from upstream. The SDK's 10 MB default is below what a big page yields (a network
+ * body, a script result), and a reply over it would break the worker's stream for every session on it.
+ */
+export const UPSTREAM_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * One `chrome-devtools-mcp` child connected to a browser (`--browserUrl`, or `--wsEndpoint` with `--wsHeaders`),
+ * spoken to with the MCP SDK.
  * Telemetry, update checks and config discovery are off so that no detached helper processes are spawned and no
  * user config leaks in.
  */
@@ -64,16 +78,23 @@ export class UpstreamClient implements Upstream {
   }
 
   static args(options: UpstreamOptions): string[] {
-    const args = [
-      upstreamEntryPoint(),
-      '--browserUrl',
-      options.browserUrl,
+    const { endpoint } = options;
+    const args = [upstreamEntryPoint()];
+    if (endpoint.kind === 'browserUrl') {
+      args.push('--browserUrl', endpoint.url);
+    } else {
+      args.push('--wsEndpoint', endpoint.url);
+      if (endpoint.headers && Object.keys(endpoint.headers).length > 0) {
+        args.push('--wsHeaders', JSON.stringify(endpoint.headers));
+      }
+    }
+    args.push(
       '--no-usage-statistics',
       '--no-performance-crux',
       '--experimentalInteropTools',
       // Page lists, snapshots and tab ids as data: the router never reads them out of text a page can write.
       '--experimentalStructuredContent',
-    ];
+    );
     if (options.workspace) {
       args.push('--workspace', options.workspace);
     }
@@ -93,11 +114,20 @@ export class UpstreamClient implements Upstream {
     env['CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS'] = '1';
     // A packaged Electron app spawns this with its own binary acting as Node.
     env['ELECTRON_RUN_AS_NODE'] = '1';
+    if (options.tempDir !== undefined) {
+      // A fresh folder each start: what a previous run of this worker left there belongs to no session now.
+      await fs.rm(options.tempDir, { recursive: true, force: true });
+      await fs.mkdir(options.tempDir, { recursive: true, mode: 0o700 });
+      env['TMPDIR'] = options.tempDir;
+      env['TMP'] = options.tempDir;
+      env['TEMP'] = options.tempDir;
+    }
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: UpstreamClient.args(options),
       env,
       stderr: 'pipe',
+      maxBufferSize: UPSTREAM_MAX_MESSAGE_BYTES,
     });
     const logger = options.logger;
     transport.stderr?.on('data', (chunk: Buffer) => {

@@ -65,6 +65,11 @@ export function profileFilesDir(paths: TabmuxPaths, profile: string): string {
   return join(profileDataDir(paths, profile), 'files');
 }
 
+/** Parent of each upstream worker's own temp folder (its TMPDIR), so no session's temp files are in the system's. */
+export function profileTempDir(paths: TabmuxPaths, profile: string): string {
+  return join(profileDataDir(paths, profile), 'tmp');
+}
+
 export function profileLogFile(paths: TabmuxPaths, profile: string): string {
   return join(profileDataDir(paths, profile), 'daemon.log');
 }

@@ -48,6 +48,7 @@ function summaryOf(status: DaemonStatus): DaemonSummary {
     startedAt: status.startedAt,
     state: status.state,
     lastError: status.lastError,
+    browser: status.browser,
     chrome: status.chrome,
     upstream: status.upstream,
     settings: status.settings,

@@ -43,6 +43,7 @@ export function makeStatus(profile: string, overrides: Partial<DaemonStatus> = {
     startedAt: 500,
     state: 'ready',
     lastError: null,
+    browser: { kind: 'launched', pid: 300, port: 9222, browserUrl: 'http://127.0.0.1:9222', userDataDir: `/data/${profile}`, headless: true, executable: '/usr/bin/chromium' },
     chrome: { pid: 300, port: 9222, browserUrl: 'http://127.0.0.1:9222', userDataDir: `/data/${profile}`, headless: true, executable: '/usr/bin/chromium' },
     upstream: { pid: 200 },
     workers: [makeWorker()],

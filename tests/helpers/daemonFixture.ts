@@ -14,6 +14,8 @@ export interface TestDaemon {
   /** A new connection bound to a new session. */
   session: (label?: string) => Promise<BoundSession>;
   stop: () => Promise<void>;
+  /** Stops this daemon (its browser closed as `daemon stop` does) and starts a new one on the same home. */
+  restart: () => Promise<TestDaemon>;
 }
 
 export interface BoundSession {
@@ -30,7 +32,11 @@ export interface BoundSession {
  * to it only through the socket, like any client.
  */
 export async function startTestDaemon(config: ProfileConfig = {}): Promise<TestDaemon> {
-  const { home, paths, cleanup } = makeTestHome();
+  return startOnHome(makeTestHome(), config);
+}
+
+async function startOnHome(testHome: ReturnType<typeof makeTestHome>, config: ProfileConfig): Promise<TestDaemon> {
+  const { home, paths, cleanup } = testHome;
   const logger = process.env['TABMUX_TEST_LOG'] ? Logger.toStderr('test', 'debug') : Logger.silent();
   const daemon = await Daemon.start({ paths, profile: { name: 'default', config: { headless: true, ...config } }, logger, headless: true });
   const clients: DaemonClient[] = [];
@@ -55,6 +61,13 @@ export async function startTestDaemon(config: ProfileConfig = {}): Promise<TestD
       }
       await daemon.stop();
       cleanup();
+    },
+    restart: async () => {
+      for (const client of clients) {
+        client.close();
+      }
+      await daemon.stop();
+      return startOnHome(testHome, config);
     },
   };
 }

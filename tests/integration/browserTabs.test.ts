@@ -4,8 +4,8 @@ import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSock
 import { BrowserTabs, type BrowserTab } from '../../electron/core/browser/BrowserTabs.js';
 import { ControlSurfaceGuard } from '../../electron/core/browser/ControlSurfaceGuard.js';
 import { createUrlPolicy } from '../../electron/core/browser/urlPolicy.js';
-import { ChromeProcess } from '../../electron/core/ChromeProcess.js';
-import { findChrome } from '../../electron/core/findChrome.js';
+import { ChromeProcess } from '../../electron/core/browser/ChromeProcess.js';
+import { findChrome } from '../../electron/core/browser/findChrome.js';
 import { Logger } from '../../electron/core/Logger.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -36,7 +36,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   connection.dispose();
-  await chrome.stop();
+  await chrome.close();
   cleanup();
 });
 
@@ -81,10 +81,12 @@ describe('ControlSurfaceGuard', () => {
 
   it('fails requests to the DevTools port and to its own files, whatever the host is spelled', async () => {
     const victim = await openTab('about:blank?victim');
-    const attacker = await openTab('about:blank?attacker');
-    expect((await navigate(attacker, `http://127.0.0.1:${chrome.port}/json/list`)).errorText).toBe('net::ERR_BLOCKED_BY_CLIENT');
-    expect((await navigate(attacker, `http://localhost.:${chrome.port}/json/close/${victim.tabId}`)).errorText).toBe('net::ERR_BLOCKED_BY_CLIENT');
-    expect((await navigate(attacker, `file://${home}/chrome/DevToolsActivePort`)).errorText).toBe('net::ERR_BLOCKED_BY_CLIENT');
+    // A tab per attempt: the guard sends a tab whose blocked load left it on the refused URL back to about:blank,
+    // and that reset would abort a next navigation in the same tab.
+    const attempt = async (url: string): Promise<string | undefined> => (await navigate(await openTab('about:blank?attacker'), url)).errorText;
+    expect(await attempt(`http://127.0.0.1:${chrome.port}/json/list`)).toBe('net::ERR_BLOCKED_BY_CLIENT');
+    expect(await attempt(`http://localhost.:${chrome.port}/json/close/${victim.tabId}`)).toBe('net::ERR_BLOCKED_BY_CLIENT');
+    expect(await attempt(`file://${home}/chrome/DevToolsActivePort`)).toBe('net::ERR_BLOCKED_BY_CLIENT');
     expect(tabs.get(victim.tabId)).toBeDefined();
     expect(refused.some((url) => url.includes('/json/list'))).toBe(true);
   });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +104,16 @@ describe('security', () => {
     const saved = await s.call('take_screenshot', { filePath: 'shot.png' });
     expect(saved.isError).toBeUndefined();
     expect(existsSync(join(filesDir, s.id, 'shot.png'))).toBe(true);
+  });
+
+  it("gives each upstream worker its own temp folder inside the profile, so file tools' temp root is not the system's", async () => {
+    const s = await t.session();
+    await s.text('take_snapshot');
+    const worker = (await s.client.call('tabmux/status')).workers[0];
+    const environ = readFileSync(`/proc/${String(worker?.pid)}/environ`, 'utf8').split('\0');
+    const tempDir = join(t.home, 'data', 'profiles', 'default', 'tmp', 'worker-0');
+    expect(environ).toEqual(expect.arrayContaining([`TMPDIR=${tempDir}`, `TMP=${tempDir}`, `TEMP=${tempDir}`]));
+    expect(statSync(tempDir).mode & 0o777).toBe(0o700);
   });
 });
 

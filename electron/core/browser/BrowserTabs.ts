@@ -1,12 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { Protocol } from 'devtools-protocol';
-import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
+import type { CdpConnection } from './CdpConnection.js';
 
 /** The targets the daemon watches: tabs, and the page each one holds. */
 export const DISCOVERED_TARGETS: Protocol.Target.TargetFilter = [{ type: 'tab' }, { type: 'page' }];
-
-/** What BrowserTabs needs of a CDP connection (puppeteer's `Connection`). */
-export type CdpConnection = Pick<Connection, 'send' | 'on' | 'session'>;
 
 /**
  * One tab of the browser as the browser itself reports it. `tabId` is Chrome's tab target id: the id upstream's

@@ -1,5 +1,6 @@
 import type { Protocol } from 'devtools-protocol';
-import { DISCOVERED_TARGETS, type CdpConnection } from './BrowserTabs.js';
+import { DISCOVERED_TARGETS } from './BrowserTabs.js';
+import type { CdpConnection } from './CdpConnection.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
 export interface GuardEvents {

@@ -1,6 +1,7 @@
 import type { WorkerInfo, WorkerState } from '../../../shared/model.js';
 import type { ToolResult } from '../../../shared/protocol.js';
 import { TabmuxError } from '../../../shared/errors.js';
+import { Backoff } from '../Backoff.js';
 import type { Upstream } from '../UpstreamClient.js';
 import { FairQueue } from './FairQueue.js';
 import type { TraceState } from './traceOwnership.js';
@@ -25,9 +26,8 @@ export class Worker {
   /** pageId -> Chrome tab id, learned with get_tab_id; valid until this worker's upstream restarts. */
   readonly tabIds = new Map<number, string>();
   #starting: Promise<Upstream> | undefined;
-  /** Times of recent unexpected exits, for the restart backoff. */
-  #failures: number[] = [];
-  #retryAt = 0;
+  /** Unexpected exits: two in a row restart at once, then 1 s, 2 s … up to 60 s; a minute without one starts over. */
+  readonly #backoff = new Backoff({ initialMs: 1000, maxMs: 60_000, freeFailures: 2, resetAfterMs: 60_000 });
 
   readonly #start: () => Promise<Upstream>;
 
@@ -46,7 +46,7 @@ export class Worker {
     if (this.upstream) {
       return Promise.resolve(this.upstream);
     }
-    const wait = this.#retryAt - Date.now();
+    const wait = this.#backoff.remainingMs();
     if (!this.#starting && wait > 0) {
       return Promise.reject(
         new TabmuxError('upstream_unavailable', `upstream worker ${this.index} crashed repeatedly (${this.lastError ?? 'unknown'}); next restart in ${Math.ceil(wait / 1000)} s`),
@@ -73,19 +73,15 @@ export class Worker {
     return this.#starting;
   }
 
-  /** Records an unexpected exit; three within a minute start an exponential restart backoff (max 60 s). */
+  /** Records an unexpected exit; the third in a row waits before the next restart (see the backoff above). */
   noteFailure(error: string): void {
-    const now = Date.now();
-    this.#failures = [...this.#failures.filter((at) => now - at < 60_000), now];
+    this.#backoff.fail();
     this.upstream = null;
     this.state = 'failed';
     this.lastError = error;
     this.tabIds.clear();
     this.trace.owner = null;
     this.trace.recording = false;
-    if (this.#failures.length >= 3) {
-      this.#retryAt = now + Math.min(60_000, 1000 * 2 ** (this.#failures.length - 3));
-    }
   }
 
   /** Stops the upstream on purpose (Chrome went away); running calls fail with `reason`. */

@@ -1,3 +1,5 @@
+import { Backoff } from '../Backoff.js';
+
 export interface RestartPolicyOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
@@ -15,16 +17,13 @@ export type RestartDecision = { restart: true; delayMs: number } | { restart: fa
  * every time (a broken Chrome, a locked profile) only fills the log and burns CPU until a human fixes the cause.
  */
 export class RestartPolicy {
-  readonly #baseDelayMs: number;
-  readonly #maxDelayMs: number;
+  readonly #backoff: Backoff;
   readonly #quickFailureMs: number;
   readonly #maxQuickFailures: number;
-  #failures = 0;
   #quickFailures = 0;
 
   constructor(options: RestartPolicyOptions = {}) {
-    this.#baseDelayMs = options.baseDelayMs ?? 1000;
-    this.#maxDelayMs = options.maxDelayMs ?? 30_000;
+    this.#backoff = new Backoff({ initialMs: options.baseDelayMs ?? 1000, maxMs: options.maxDelayMs ?? 30_000 });
     this.#quickFailureMs = options.quickFailureMs ?? 30_000;
     this.#maxQuickFailures = options.maxQuickFailures ?? 5;
   }
@@ -34,23 +33,22 @@ export class RestartPolicy {
     const quick = upForMs === null || upForMs < this.#quickFailureMs;
     if (!quick) {
       // It ran for a while: this is a new incident, not part of a crash loop.
-      this.#failures = 0;
+      this.#backoff.reset();
       this.#quickFailures = 0;
     }
-    this.#failures += 1;
+    const delayMs = this.#backoff.fail();
     if (quick) {
       this.#quickFailures += 1;
     }
     if (this.#quickFailures >= this.#maxQuickFailures) {
       return { restart: false, quickFailures: this.#quickFailures };
     }
-    const delayMs = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** (this.#failures - 1));
     return { restart: true, delayMs };
   }
 
   /** A human asked for a start or a stop: whatever happened before no longer counts. */
   reset(): void {
-    this.#failures = 0;
+    this.#backoff.reset();
     this.#quickFailures = 0;
   }
 }

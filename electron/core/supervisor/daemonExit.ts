@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { pidFilePath, profileLogFile, type TabmuxPaths } from '../paths.js';
+import { readPidFile } from '../pidFile.js';
 import { isProcessAlive } from '../processes.js';
-import { readFileNoFollow } from '../secureFs.js';
 
 export type DaemonExit = 'stopped' | 'crashed';
 
@@ -12,7 +12,7 @@ export type DaemonExit = 'stopped' | 'crashed';
 export async function classifyDaemonExit(paths: TabmuxPaths, profile: string, pid: number, timeoutMs = 20_000): Promise<DaemonExit> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const owner = await pidFileOwner(paths, profile);
+    const owner = (await readPidFile(pidFilePath(paths, profile)))?.pid;
     if (owner !== pid) {
       return 'stopped';
     }
@@ -20,19 +20,6 @@ export async function classifyDaemonExit(paths: TabmuxPaths, profile: string, pi
       return 'crashed';
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function pidFileOwner(paths: TabmuxPaths, profile: string): Promise<number | undefined> {
-  const text = await readFileNoFollow(pidFilePath(paths, profile)).catch(() => undefined);
-  if (!text) {
-    return undefined;
-  }
-  try {
-    const json: unknown = JSON.parse(text);
-    return typeof json === 'object' && json !== null && 'pid' in json && typeof json.pid === 'number' ? json.pid : undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -16,6 +16,7 @@ function state(): DaemonState {
     startedAt: 0,
     state: 'ready',
     lastError: null,
+    browser: { kind: 'launched', pid: 2, port: 3, browserUrl: 'http://127.0.0.1:3', userDataDir: '/tmp/u', headless: true, executable: '/usr/bin/chromium' },
     chrome: { pid: 2, port: 3, browserUrl: 'http://127.0.0.1:3', userDataDir: '/tmp/u', headless: true, executable: '/usr/bin/chromium' },
     upstream: { pid: 4 },
     workers: [],

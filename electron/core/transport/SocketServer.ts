@@ -86,7 +86,7 @@ async function clearStaleSocket(path: string): Promise<void> {
     probe.once('error', () => resolve(false));
   });
   if (alive) {
-    throw new TabmuxError('internal', `another daemon is already listening on ${path}`);
+    throw new TabmuxError('daemon_running', `another daemon is already listening on ${path}; stop it first (tabmux daemon stop) or use another profile`);
   }
   await removeIfExists(path);
 }

@@ -2,10 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { TabmuxError } from '../../shared/errors.js';
-import type { Logger } from './Logger.js';
-import { isNodeError } from './secureFs.js';
-import { isProcessAlive, killProcessGroup } from './processes.js';
+import { TabmuxError } from '../../../shared/errors.js';
+import type { Logger } from '../Logger.js';
+import type { CdpConnection } from './CdpConnection.js';
+import { isNodeError } from '../secureFs.js';
+import { isProcessAlive, killProcessGroup } from '../processes.js';
 
 export interface ChromeLaunchOptions {
   executable: string;
@@ -34,6 +35,9 @@ const BASE_ARGS = [
   '--disable-features=Translate,MediaRouter',
 ];
 
+/** How long a closing Chrome may take to write its profile and exit before what is left is killed. */
+export const CLOSE_GRACE_MS = 10_000;
+
 /**
  * One Chrome launched on a profile's own user-data-dir with a DevTools port on loopback. Chrome runs in its own
  * process group so stopping it takes its helpers (renderers, GPU, zygote) along.
@@ -42,17 +46,16 @@ export class ChromeProcess {
   readonly pid: number;
   readonly port: number;
   readonly browserUrl: string;
+  /** The browser target's WebSocket endpoint (what the daemon's own CDP connection opens). */
+  readonly webSocketUrl: string;
   readonly exited: Promise<ChromeExit>;
   #exit: ChromeExit | undefined;
 
-  private constructor(
-    private readonly child: ChildProcess,
-    port: number,
-    exited: Promise<ChromeExit>,
-  ) {
+  private constructor(child: ChildProcess, active: ActivePort, exited: Promise<ChromeExit>) {
     this.pid = child.pid ?? -1;
-    this.port = port;
-    this.browserUrl = `http://127.0.0.1:${port}`;
+    this.port = active.port;
+    this.browserUrl = `http://127.0.0.1:${active.port}`;
+    this.webSocketUrl = `ws://127.0.0.1:${active.port}${active.path}`;
     this.exited = exited;
     void exited.then((exit) => {
       this.#exit = exit;
@@ -108,9 +111,9 @@ export class ChromeProcess {
     void exited.then(() => watchdog?.kill('SIGKILL'));
     const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
     while (Date.now() < deadline) {
-      const port = await readPort(portFile);
-      if (port !== undefined) {
-        return new ChromeProcess(child, port, exited);
+      const active = await readActivePort(portFile);
+      if (active !== undefined) {
+        return new ChromeProcess(child, active, exited);
       }
       if (early) {
         throw chromeExitError(early, stderrTail, userDataDir);
@@ -118,24 +121,38 @@ export class ChromeProcess {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     killProcessGroup(child.pid, 'SIGKILL');
-    throw new TabmuxError('chrome_failed', `Chrome did not open its DevTools port within ${options.startTimeoutMs ?? 30_000} ms. Last output:\n${stderrTail.trim()}`);
+    throw new TabmuxError(
+      'browser_unavailable',
+      `Chrome did not open its DevTools port within ${options.startTimeoutMs ?? 30_000} ms; check that it starts on this machine (see the daemon log). Last output:\n${stderrTail.trim()}`,
+    );
   }
 
-  /** Stops Chrome and its helpers: SIGTERM to the group, SIGKILL after the grace period. */
-  async stop(graceMs = 5000): Promise<void> {
-    if (!this.running) {
-      return;
+  /**
+   * Closes Chrome the way a user quitting it would, so cookies and other profile state reach disk: `Browser.close`
+   * on a CDP connection (or, without one, SIGTERM to the browser process alone, which Chrome handles as a quit),
+   * then a bounded wait for the exit, and only then SIGKILL for the process group. Signalling the whole group at
+   * once would kill the network service, which holds the cookie store, before it writes it.
+   */
+  async close(connection?: Pick<CdpConnection, 'send'>, graceMs = CLOSE_GRACE_MS): Promise<void> {
+    if (this.running) {
+      const asked = connection ? await connection.send('Browser.close').then(() => true, () => false) : false;
+      if (!asked && this.running) {
+        signal(this.pid, 'SIGTERM');
+      }
+      const timer = setTimeout(() => killProcessGroup(this.pid, 'SIGKILL'), graceMs);
+      await this.exited;
+      clearTimeout(timer);
     }
-    killProcessGroup(this.pid, 'SIGTERM');
-    const timer = setTimeout(() => killProcessGroup(this.pid, 'SIGKILL'), graceMs);
-    await this.exited;
-    clearTimeout(timer);
     // Helpers can outlive the main process for a moment; make sure none is left.
     killProcessGroup(this.pid, 'SIGKILL');
   }
+}
 
-  kill(): void {
-    killProcessGroup(this.pid, 'SIGKILL');
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Already gone.
   }
 }
 
@@ -155,11 +172,19 @@ function startWatchdog(chromePid: number | undefined): ChildProcess | undefined 
   return watchdog;
 }
 
-async function readPort(portFile: string): Promise<number | undefined> {
+interface ActivePort {
+  port: number;
+  /** The browser target's WebSocket path (`/devtools/browser/<id>`). */
+  path: string;
+}
+
+/** Chrome writes `DevToolsActivePort` as two lines, the port and the browser's WebSocket path, once it listens. */
+async function readActivePort(portFile: string): Promise<ActivePort | undefined> {
   try {
-    const text = await fs.readFile(portFile, 'utf8');
-    const port = Number.parseInt(text.split('\n')[0] ?? '', 10);
-    return Number.isInteger(port) && port > 0 ? port : undefined;
+    const [first, second] = (await fs.readFile(portFile, 'utf8')).split('\n');
+    const port = Number.parseInt(first ?? '', 10);
+    const path = second?.trim() ?? '';
+    return Number.isInteger(port) && port > 0 && path.startsWith('/devtools/browser/') ? { port, path } : undefined;
   } catch {
     return undefined;
   }
@@ -195,5 +220,5 @@ function chromeExitError(exit: ChromeExit, stderrTail: string, userDataDir: stri
     );
   }
   const how = exit.signal ? `signal ${exit.signal}` : `code ${String(exit.code)}`;
-  return new TabmuxError('chrome_failed', `Chrome exited with ${how} before it was ready. Last output:\n${stderrTail.trim() || '(none)'}`);
+  return new TabmuxError('browser_unavailable', `Chrome exited with ${how} before it was ready; check that it starts on this machine (see the daemon log). Last output:\n${stderrTail.trim() || '(none)'}`);
 }

@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { TabmuxError } from '../../shared/errors.js';
+import { TabmuxError } from '../../../shared/errors.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

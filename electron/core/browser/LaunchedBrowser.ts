@@ -1,0 +1,204 @@
+import { EventEmitter } from 'node:events';
+import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
+import { TabmuxError } from '../../../shared/errors.js';
+import type { LaunchedBrowserInfo } from '../../../shared/model.js';
+import { Backoff } from '../Backoff.js';
+import type { Logger } from '../Logger.js';
+import { onDisconnected, openCdpConnection } from './CdpConnection.js';
+import { ChromeProcess } from './ChromeProcess.js';
+import { findChrome } from './findChrome.js';
+import type { BrowserEndpoint, BrowserState, ProfileBrowser, ProfileBrowserEvents, ProfileBrowserHooks } from './ProfileBrowser.js';
+
+export interface LaunchedBrowserOptions extends ProfileBrowserHooks {
+  /** An explicit Chrome binary (`--chrome`, the profile's `chrome`); otherwise `TABMUX_CHROME` or the usual places. */
+  chrome: string | undefined;
+  userDataDir: string;
+  headless: boolean;
+  extraArgs: readonly string[];
+  logger: Logger;
+}
+
+interface Run {
+  chrome: ChromeProcess;
+  connection: Connection;
+}
+
+/** Lost runs in a row before the state says `crashed` rather than `degraded`. */
+const CRASHED_AFTER = 4;
+/** How long after its CDP connection closed a Chrome that is exiting anyway gets to say so. */
+const EXIT_NOTICE_MS = 1000;
+
+/**
+ * A Chrome that tabmux launches on the profile's own user-data-dir. A Chrome that dies, or whose CDP connection
+ * closes (the guard lives on that connection, so Chrome is never left running without it), is relaunched on the
+ * same user-data-dir with backoff: 0.5 s, 1 s, 2 s … up to 30 s; from the fourth loss in a row the state is
+ * `crashed` with the last error, and a quiet two minutes starts over.
+ */
+export class LaunchedBrowser extends EventEmitter<ProfileBrowserEvents> implements ProfileBrowser {
+  readonly kind = 'launched';
+  state: BrowserState = 'stopped';
+  lastError: string | null = null;
+  readonly #options: LaunchedBrowserOptions;
+  readonly #backoff = new Backoff({ initialMs: 500, maxMs: 30_000, resetAfterMs: 120_000 });
+  #executable: string | undefined;
+  #run: Run | undefined;
+  #launching: Promise<Run> | undefined;
+  #closing: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(options: LaunchedBrowserOptions) {
+    super();
+    this.#options = options;
+  }
+
+  async start(): Promise<void> {
+    this.#executable = findChrome(this.#options.chrome);
+    this.#setState('starting', null);
+    await this.#launch();
+    this.#setState('ready', null);
+  }
+
+  endpoint(): BrowserEndpoint | undefined {
+    const run = this.#run;
+    return run && this.state === 'ready' ? { kind: 'browserUrl', url: run.chrome.browserUrl } : undefined;
+  }
+
+  connection(): Connection | undefined {
+    return this.state === 'ready' ? this.#run?.connection : undefined;
+  }
+
+  info(): LaunchedBrowserInfo {
+    const chrome = this.#run?.chrome;
+    const running = chrome?.running === true;
+    return {
+      kind: 'launched',
+      pid: running ? chrome.pid : null,
+      port: running ? chrome.port : null,
+      browserUrl: running ? chrome.browserUrl : null,
+      userDataDir: this.#options.userDataDir,
+      headless: this.#options.headless,
+      executable: this.#executable ?? null,
+    };
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    this.#setState('closing', null);
+    this.#wake?.();
+    await this.#launching?.catch(() => undefined);
+    const run = this.#run;
+    this.#run = undefined;
+    if (run) {
+      await run.chrome.close(run.connection);
+      run.connection.dispose();
+    }
+    this.#setState('closed', null);
+  }
+
+  /** Launches Chrome, opens the daemon's connection and prepares it; on any failure nothing is left running. */
+  #launch(): Promise<Run> {
+    const launching = this.#launchOnce().finally(() => {
+      this.#launching = undefined;
+    });
+    this.#launching = launching;
+    return launching;
+  }
+
+  async #launchOnce(): Promise<Run> {
+    const { logger, userDataDir, headless, extraArgs, prepare } = this.#options;
+    const executable = this.#executable ?? findChrome(this.#options.chrome);
+    const chrome = await ChromeProcess.launch({ executable, userDataDir, headless, extraArgs, logger: logger.child('chrome') });
+    let connection: Connection | undefined;
+    try {
+      connection = await openCdpConnection(chrome.webSocketUrl, logger.child('cdp'));
+      if (this.#closing) {
+        throw new TabmuxError('daemon_stopping', 'the browser is being closed');
+      }
+      await prepare({ connection, debuggingPort: chrome.port });
+    } catch (error) {
+      await chrome.close(connection);
+      connection?.dispose();
+      const failure = TabmuxError.from(error);
+      throw failure.code === 'internal' ? new TabmuxError('browser_unavailable', `Chrome started but could not be prepared: ${failure.message}`, { cause: error }) : failure;
+    }
+    const run: Run = { chrome, connection };
+    this.#run = run;
+    void chrome.exited.then((exit) => this.#onLost(run, `Chrome exited unexpectedly (${exit.signal ?? `code ${String(exit.code)}`})`));
+    onDisconnected(connection, () => void this.#onDisconnected(run));
+    return run;
+  }
+
+  /** The connection closed: either Chrome is exiting (its exit is the better reason), or the connection alone died. */
+  async #onDisconnected(run: Run): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const exited = await Promise.race([run.chrome.exited.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), EXIT_NOTICE_MS)))]);
+    clearTimeout(timer);
+    if (!exited) {
+      await this.#onLost(run, 'the DevTools connection to Chrome closed');
+    }
+  }
+
+  /**
+   * The run is gone: say so (the daemon fails running calls and tells sessions), make sure nothing of it is left,
+   * then relaunch with backoff until it works or the browser is closed. Never a busy loop.
+   */
+  async #onLost(run: Run, reason: string): Promise<void> {
+    if (this.#closing || this.#run !== run) {
+      return;
+    }
+    const { logger } = this.#options;
+    this.#run = undefined;
+    this.#backoff.fail();
+    this.#setState('degraded', reason);
+    logger.error(reason);
+    this.emit('lost', reason);
+    run.connection.dispose();
+    await run.chrome.close();
+    while (!this.#closing) {
+      const delay = this.#backoff.delayMs();
+      if (this.#backoff.failures >= CRASHED_AFTER) {
+        this.#setState('crashed', `${this.lastError ?? 'Chrome keeps exiting'}; retrying every ${Math.round(delay / 1000)} s`);
+      }
+      await this.#sleep(delay);
+      if (this.#closing) {
+        return;
+      }
+      try {
+        const next = await this.#launch();
+        if (this.#closing) {
+          // close() waited for this launch and closes the run it left.
+          return;
+        }
+        logger.info(`Chrome relaunched (pid ${next.chrome.pid})`);
+        this.#setState('ready', null);
+        this.emit('back', { connection: next.connection, debuggingPort: next.chrome.port });
+        return;
+      } catch (error) {
+        this.#backoff.fail();
+        this.#setState(this.state, `Chrome relaunch failed: ${TabmuxError.from(error).message}`);
+        logger.error(this.lastError ?? 'Chrome relaunch failed');
+      }
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = done;
+    });
+  }
+
+  #setState(state: BrowserState, lastError: string | null): void {
+    this.state = state;
+    this.lastError = lastError;
+    this.emit('state', state, lastError);
+  }
+}
