@@ -49,7 +49,6 @@ export class Daemon {
   readonly #pidFile: string;
   readonly #browser: ProfileBrowser;
   /** The current browser run's tabs and URL policy; replaced on every relaunch. */
-  #tabs: BrowserTabs | undefined;
   #policy: UrlPolicy | undefined;
   #server: SocketServer | undefined;
   #stopping: Promise<void> | undefined;
@@ -72,7 +71,7 @@ export class Daemon {
     });
     this.#browser.on('state', (state, lastError) => this.#onBrowserState(state, lastError));
     this.#browser.on('lost', (reason) => {
-      this.#tabs = undefined;
+      this.router.watchTabs(undefined);
       void this.router.browserLost(reason);
     });
     this.#browser.on('back', () => void this.#writePidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`)));
@@ -83,7 +82,6 @@ export class Daemon {
       startUpstream: (index) => this.#startUpstream(index),
       filesDir: profileFilesDir(paths, profile.name),
       urlPolicy: () => this.#policy,
-      browserTabs: () => this.#tabs,
     });
   }
 
@@ -142,7 +140,7 @@ export class Daemon {
    */
   async #prepare(run: BrowserRun): Promise<void> {
     const { paths, logger } = this.#options;
-    this.#tabs = undefined;
+    this.router.watchTabs(undefined);
     this.#policy = undefined;
     const policy = createUrlPolicy({ debuggingPort: run.debuggingPort, protectedRoots: [paths.configDir, paths.dataDir, paths.runtimeDir] });
     const guardLog = logger.child('guard');
@@ -158,7 +156,8 @@ export class Daemon {
       );
     }
     this.#policy = policy;
-    this.#tabs = await BrowserTabs.watch(run.connection);
+    // Who opened which tab, and which tabs closed, come from the browser itself.
+    this.router.watchTabs(await BrowserTabs.watch(run.connection));
   }
 
   #onBrowserState(state: BrowserState, lastError: string | null): void {

@@ -1,7 +1,6 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { DaemonEvent, QueueEntry, SessionCloseReason, SessionInfo, TabInfo, WorkerInfo } from '../../../shared/model.js';
 import type { SessionPageResult, ToolInfo, ToolResult } from '../../../shared/protocol.js';
-import type { BrowserTabs } from '../browser/BrowserTabs.js';
 import type { UrlPolicy } from '../browser/urlPolicy.js';
 import type { Logger } from '../Logger.js';
 import type { Upstream } from '../UpstreamClient.js';
@@ -30,8 +29,6 @@ export interface RouterOptions {
   filesDir: string;
   /** What agents may navigate to (the browser layer knows its DevTools port and the folders to protect). */
   urlPolicy?: () => UrlPolicy | undefined;
-  /** The tabs as the browser reports them on the daemon's own CDP connection (a new one after every relaunch). */
-  browserTabs?: () => BrowserTabs | undefined;
 }
 
 /**
@@ -52,7 +49,6 @@ export class Router {
   readonly #sessionTabs: SessionTabs;
   readonly #agents: AgentTools;
   readonly #control: ControlCommands;
-  readonly #browserTabs: () => BrowserTabs | undefined;
   #catalog: ToolCatalog | undefined;
   #reaper: NodeJS.Timeout | undefined;
   #closed = false;
@@ -62,7 +58,6 @@ export class Router {
     this.settings = settings;
     this.#logger = logger;
     this.#profile = profile;
-    this.#browserTabs = options.browserTabs ?? (() => undefined);
     const sessions = new SessionRegistry(settings.sessionTtlMs);
     const sessionById = (id: string): Session | undefined => sessions.find(id);
     this.#sessions = sessions;
@@ -238,11 +233,6 @@ export class Router {
 
   openTab(url: string): Promise<TabInfo> {
     return this.#control.openTab(url);
-  }
-
-  /** The current browser run's tabs, when the daemon has a CDP connection to it. */
-  browserTabs(): BrowserTabs | undefined {
-    return this.#browserTabs();
   }
 
   // ---- status and lifecycle ------------------------------------------------------------------------------
