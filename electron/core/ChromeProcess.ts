@@ -46,7 +46,7 @@ export class ChromeProcess {
   #exit: ChromeExit | undefined;
 
   private constructor(
-    private readonly child: ChildProcess,
+    child: ChildProcess,
     port: number,
     exited: Promise<ChromeExit>,
   ) {
@@ -131,10 +131,6 @@ export class ChromeProcess {
     await this.exited;
     clearTimeout(timer);
     // Helpers can outlive the main process for a moment; make sure none is left.
-    killProcessGroup(this.pid, 'SIGKILL');
-  }
-
-  kill(): void {
     killProcessGroup(this.pid, 'SIGKILL');
   }
 }

@@ -55,7 +55,7 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
   const child = spawn(options.execPath ?? process.execPath, args, {
     detached: true,
     stdio: ['ignore', log, log],
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', TABMUX_LOG_FILE: logFile },
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
   });
   closeSync(log);
   let exited: number | null | undefined;
