@@ -87,13 +87,19 @@ export default tseslint.config(
     '**/bin/**',
     '**/renderer/**',
   ]),
-  zone(['electron/cli/**/*.ts'], 'electron/cli parses argv and formats output over core and shared; wiring lives in electron/bin', [
+  zone(['electron/cli/**/*.ts'], 'electron/cli parses argv and formats output, and talks to daemons through the socket client; wiring the daemon, the dashboard or the MCP bridge belongs in electron/bin', [
     ...browserLibraries,
     'electron',
     '**/renderer/**',
     '**/shell/**',
     '**/preload/**',
     '**/bin/**',
+    '**/core/Daemon.js',
+    '**/core/browser/**',
+    '**/core/bridge/**',
+    '**/core/dashboard/**',
+    '**/core/router/**',
+    '**/core/supervisor/**',
   ]),
   zone(['electron/bin/**/*.ts'], 'electron/bin wires core, cli and shared together; it never loads Electron or the UI itself', [
     ...browserLibraries,
