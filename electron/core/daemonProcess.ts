@@ -3,6 +3,7 @@ import { closeSync, openSync, promises as fs } from 'node:fs';
 import { isErrorCode, TabmuxError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/jsonrpc.js';
 import type { DaemonStatus } from '../../shared/model.js';
+import { daemonLogTail, readDaemonLog } from './daemonLog.js';
 import { profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from './paths.js';
 import { isProcessAlive } from './processes.js';
 import { DaemonClient } from './transport/DaemonClient.js';
@@ -66,7 +67,7 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   while (Date.now() < deadline) {
     if (exited !== undefined) {
-      throw await startFailure(profile, logFile, logStart);
+      throw await startFailure(paths, profile, logStart);
     }
     const client = await tryConnect(paths, profile).catch(() => undefined);
     if (client) {
@@ -112,8 +113,8 @@ export async function connectOrStart(paths: TabmuxPaths, profile: string, client
 }
 
 /** The daemon's own error (its code and message) when it wrote one, else the end of its log. */
-async function startFailure(profile: string, logFile: string, logStart: number): Promise<TabmuxError> {
-  const text = (await fs.readFile(logFile, 'utf8').catch(() => '')).slice(logStart);
+async function startFailure(paths: TabmuxPaths, profile: string, logStart: number): Promise<TabmuxError> {
+  const text = await readDaemonLog(paths, profile, logStart);
   for (const line of text.trim().split('\n').reverse()) {
     if (!line.startsWith('{')) {
       continue;
@@ -128,11 +129,5 @@ async function startFailure(profile: string, logFile: string, logStart: number):
       // Not a JSON line; keep looking.
     }
   }
-  return new TabmuxError('chrome_failed', `the daemon for profile ${profile} failed to start:\n${await logTail(logFile, logStart)}`);
-}
-
-async function logTail(file: string, from: number): Promise<string> {
-  const text = await fs.readFile(file, 'utf8').catch(() => '');
-  const lines = text.slice(from).trim().split('\n');
-  return lines.slice(-15).join('\n') || `(no output; see ${file})`;
+  return new TabmuxError('chrome_failed', `the daemon for profile ${profile} failed to start:\n${await daemonLogTail(paths, profile, { from: logStart })}`);
 }

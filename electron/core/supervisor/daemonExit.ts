@@ -1,7 +1,6 @@
-import { promises as fs } from 'node:fs';
-import { pidFilePath, profileLogFile, type TabmuxPaths } from '../paths.js';
+import { readDaemonPidFile } from '../DaemonPidFile.js';
+import { pidFilePath, type TabmuxPaths } from '../paths.js';
 import { isProcessAlive } from '../processes.js';
-import { readFileNoFollow } from '../secureFs.js';
 
 export type DaemonExit = 'stopped' | 'crashed';
 
@@ -12,8 +11,8 @@ export type DaemonExit = 'stopped' | 'crashed';
 export async function classifyDaemonExit(paths: TabmuxPaths, profile: string, pid: number, timeoutMs = 20_000): Promise<DaemonExit> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const owner = await pidFileOwner(paths, profile);
-    if (owner !== pid) {
+    const owner = await readDaemonPidFile(pidFilePath(paths, profile));
+    if (owner?.pid !== pid) {
       return 'stopped';
     }
     if (!isProcessAlive(pid) || Date.now() > deadline) {
@@ -21,25 +20,4 @@ export async function classifyDaemonExit(paths: TabmuxPaths, profile: string, pi
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-async function pidFileOwner(paths: TabmuxPaths, profile: string): Promise<number | undefined> {
-  const text = await readFileNoFollow(pidFilePath(paths, profile)).catch(() => undefined);
-  if (!text) {
-    return undefined;
-  }
-  try {
-    const json: unknown = JSON.parse(text);
-    return typeof json === 'object' && json !== null && 'pid' in json && typeof json.pid === 'number' ? json.pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The last lines of a profile's daemon log, to show why it died without sending the user to a file first. */
-export async function daemonLogTail(paths: TabmuxPaths, profile: string, lines = 12): Promise<string> {
-  const file = profileLogFile(paths, profile);
-  const text = await fs.readFile(file, 'utf8').catch(() => '');
-  const tail = text.trimEnd().split('\n').slice(-lines).join('\n');
-  return tail || `(the log ${file} is empty)`;
 }
