@@ -1,7 +1,7 @@
 import { TabmuxError } from '../../shared/errors.js';
 import { ProfileStore } from '../core/ProfileStore.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart, startDaemon, stopDaemon, tryConnect } from '../core/daemonProcess.js';
+import { connectOrStart, isDaemonRunning, startDaemon, stopDaemon, tryConnect } from '../core/daemonProcess.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
@@ -180,9 +180,7 @@ const profileCommands: Command[] = [
     positionals: [1, 1],
     run: async (context) => {
       const name = context.positionals[0] ?? '';
-      const client = await tryConnect(context.paths, name).catch(() => undefined);
-      if (client) {
-        client.close();
+      if (await isDaemonRunning(context.paths, name)) {
         throw new TabmuxError('invalid_params', `profile ${name} is running; stop it first with: tabmux daemon stop --profile ${name}`);
       }
       await new ProfileStore(context.paths).remove(name);

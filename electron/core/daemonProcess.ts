@@ -28,6 +28,32 @@ export async function tryConnect(paths: TabmuxPaths, profile: string, clientName
   }
 }
 
+/** Connect errors that mean no daemon is there: no socket file, or a stale one that nothing listens on. */
+const NOT_RUNNING_ERRNOS: readonly unknown[] = ['ENOENT', 'ECONNREFUSED'];
+
+/**
+ * Whether a profile's daemon runs, for decisions that must not guess: only a missing socket or a refused connection
+ * count as "not running". Anything else (a socket we may not open, a listener that hangs up or answers something
+ * else) is thrown, since a daemon may well be there.
+ */
+export async function isDaemonRunning(paths: TabmuxPaths, profile: string): Promise<boolean> {
+  try {
+    (await DaemonClient.connect(socketPath(paths, profile))).close();
+    return true;
+  } catch (error) {
+    const cause: unknown = error instanceof Error ? error.cause : undefined;
+    if (error instanceof TabmuxError && error.code === 'daemon_not_running' && isRecord(cause) && NOT_RUNNING_ERRNOS.includes(cause['code'])) {
+      return false;
+    }
+    const failure = TabmuxError.from(error);
+    throw new TabmuxError(
+      failure.code,
+      `cannot tell whether the daemon for profile ${profile} is running (${failure.message}); check with: tabmux daemon status --profile ${profile}`,
+      { cause: error },
+    );
+  }
+}
+
 /**
  * Starts a profile's daemon in the background and returns once it accepts calls. Idempotent: an already running
  * daemon is simply reported. A daemon that fails to start is explained with the tail of its log.
