@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../cli/main.js';
 import { packageRoot } from '../core/version.js';
+import { entryPoints } from './entryPoints.js';
 
 /**
  * `npm start`: the tray app where Electron can run, the web dashboard everywhere else, so the UI always comes up.
@@ -41,5 +42,5 @@ if (problem === undefined && typeof binary === 'string') {
 } else {
   // stderr, so the first line of stdout stays the dashboard's link for scripts.
   process.stderr.write(`tabmux: not opening the tray app because ${problem ?? 'Electron cannot run here'}; serving the web dashboard instead.\n`);
-  process.exitCode = await runCli(['dashboard', ...process.argv.slice(2)]);
+  process.exitCode = await runCli(['dashboard', ...process.argv.slice(2)], entryPoints);
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { runCli } from '../cli/main.js';
+import { entryPoints } from './entryPoints.js';
 
-const code = await runCli(process.argv.slice(2));
+const code = await runCli(process.argv.slice(2), entryPoints);
 process.exitCode = code;

@@ -1,5 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { TabmuxPaths } from '../core/paths.js';
+import type { EntryPoints } from './EntryPoints.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -12,6 +13,8 @@ export interface CommandContext {
   positionals: string[];
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** The programs behind `daemon run`, `dashboard` and `mcp serve`, supplied by electron/bin. */
+  entryPoints: EntryPoints;
 }
 
 /** One CLI command, declared as data: its words, options, usage and what it does. Exit code is the result. */

@@ -1,9 +1,7 @@
 import { TabmuxError } from '../../shared/errors.js';
-import { Daemon } from '../core/Daemon.js';
-import { Logger } from '../core/Logger.js';
 import { ProfileStore } from '../core/ProfileStore.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart, startDaemon, stopDaemon, tryConnect } from '../core/daemonProcess.js';
+import { connectOrStart, isDaemonRunning, startDaemon, stopDaemon, tryConnect } from '../core/daemonProcess.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
@@ -114,20 +112,13 @@ const daemonCommands: Command[] = [
     usage: 'tabmux daemon run [--profile NAME] [--chrome PATH] [--headless|--no-headless]',
     summary: 'Run the daemon in the foreground (what daemon start runs in the background)',
     options: { ...chromeOptions, 'no-headless': { type: 'boolean' } },
-    run: async (context) => {
-      const store = new ProfileStore(context.paths);
-      const profile = await store.get(context.profile);
-      // `daemon start` points stderr at the profile's log file.
-      const logger = Logger.toStderr(`daemon:${profile.name}`);
-      const headless = boolOption(context.values, 'headless') ? true : boolOption(context.values, 'no-headless') ? false : undefined;
-      const daemon = await Daemon.start({ paths: context.paths, profile, logger, chrome: stringOption(context.values, 'chrome'), headless });
-      const stop = (): void => void daemon.stop();
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
-      process.once('SIGHUP', stop);
-      await daemon.stopped;
-      return 0;
-    },
+    run: (context) =>
+      context.entryPoints.runDaemon({
+        paths: context.paths,
+        profile: context.profile,
+        chrome: stringOption(context.values, 'chrome'),
+        headless: boolOption(context.values, 'headless') ? true : boolOption(context.values, 'no-headless') ? false : undefined,
+      }),
   },
 ];
 
@@ -189,9 +180,7 @@ const profileCommands: Command[] = [
     positionals: [1, 1],
     run: async (context) => {
       const name = context.positionals[0] ?? '';
-      const client = await tryConnect(context.paths, name).catch(() => undefined);
-      if (client) {
-        client.close();
+      if (await isDaemonRunning(context.paths, name)) {
         throw new TabmuxError('invalid_params', `profile ${name} is running; stop it first with: tabmux daemon stop --profile ${name}`);
       }
       await new ProfileStore(context.paths).remove(name);

@@ -1,10 +1,4 @@
-import { join } from 'node:path';
 import { TabmuxError } from '../../shared/errors.js';
-import { DashboardServer } from '../core/dashboard/DashboardServer.js';
-import { Logger } from '../core/Logger.js';
-import { Supervisor } from '../core/supervisor/Supervisor.js';
-import { SupervisorService } from '../core/supervisor/SupervisorService.js';
-import { packageRoot } from '../core/version.js';
 import { stringOption, type Command } from './Command.js';
 
 function parsePort(value: string | undefined): number {
@@ -24,28 +18,7 @@ export const dashboardCommands: Command[] = [
     usage: 'tabmux dashboard [--port N]',
     summary: 'Serve the tabmux UI for every profile on 127.0.0.1; prints the link (with its access token) on the first line',
     options: { port: { type: 'string' } },
-    run: async (context) => {
-      const port = parsePort(stringOption(context.values, 'port'));
-      const logger = Logger.toStderr('dashboard');
-      const supervisor = new Supervisor({ paths: context.paths, logger });
-      await supervisor.start();
-      let server: DashboardServer;
-      try {
-        server = await DashboardServer.start({ service: new SupervisorService(supervisor), rendererDir: join(packageRoot(), 'dist', 'renderer'), port });
-      } catch (error) {
-        await supervisor.dispose();
-        throw error;
-      }
-      // Scripts read the link from the first line, so it comes before anything else.
-      context.stdout(server.url);
-      context.stderr('tabmux dashboard: serving every profile; daemons keep running when this stops. Press Ctrl+C to stop.');
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      await server.close();
-      await supervisor.dispose();
-      return 0;
-    },
+    run: (context) =>
+      context.entryPoints.runDashboard({ paths: context.paths, port: parsePort(stringOption(context.values, 'port')), stdout: context.stdout, stderr: context.stderr }),
   },
 ];

@@ -48,10 +48,6 @@ export function formatSessions(sessions: readonly SessionInfo[]): string {
   return table(rows);
 }
 
-export function formatSessionLine(session: SessionInfo): string {
-  return `session=${session.id} created=${new Date(session.createdAt).toISOString()} last_used=${new Date(session.lastUsedAt).toISOString()} owned=${String(session.owned)}`;
-}
-
 export function formatPageResult(result: SessionPageResult): string {
   return `session=${result.session} page=${result.pageId === null ? '' : String(result.pageId)} url=${result.url ?? ''}`;
 }

@@ -5,6 +5,7 @@ import { DEFAULT_PROFILE, validateProfileName } from '../core/ProfileStore.js';
 import { tabmuxVersion } from '../core/version.js';
 import type { Command } from './Command.js';
 import { COMMANDS } from './commands.js';
+import type { EntryPoints } from './EntryPoints.js';
 
 const GLOBAL_OPTIONS = {
   profile: { type: 'string', short: 'p' },
@@ -45,7 +46,7 @@ export function helpText(): string {
 }
 
 /** Runs the CLI and returns its exit code: 0 success, 1 failure, 2 usage error, 3 daemon not running (status). */
-export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Promise<number> {
+export async function runCli(argv: readonly string[], entryPoints: EntryPoints, io: CliIo = defaultIo): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
     io.stdout(helpText());
     return argv.length === 0 ? 2 : 0;
@@ -80,7 +81,7 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
   const json = parsed.values['json'] === true;
   try {
     const profile = validateProfileName(typeof profileValue === 'string' ? profileValue : DEFAULT_PROFILE);
-    return await command.run({ paths: resolvePaths(), profile, json, values: parsed.values, positionals: parsed.positionals, ...io });
+    return await command.run({ paths: resolvePaths(), profile, json, values: parsed.values, positionals: parsed.positionals, entryPoints, ...io });
   } catch (error) {
     const failure = TabmuxError.from(error);
     if (json) {

@@ -65,13 +65,6 @@ export class ControlService {
     };
   }
 
-  /** Runs one control method for an in-process caller (the supervisor), without a connection. */
-  async call<M extends ControlMethod>(method: M, params: unknown): Promise<ControlResults[M]> {
-    const peer: Peer = { id: 'local', send: () => undefined };
-    const state: PeerState = { hello: true, bound: null, unsubscribe: undefined, calls: new Map() };
-    return this.#dispatchControl(method, params, peer, state) as Promise<ControlResults[M]>;
-  }
-
   #onLine(peer: Peer, state: PeerState, line: string): void {
     let json: unknown;
     try {

@@ -11,7 +11,7 @@ import { createUrlPolicy, type UrlPolicy } from './browser/urlPolicy.js';
 import { ControlService } from './ControlService.js';
 import type { Logger } from './Logger.js';
 import { pidFilePath, profileDataDir, profileFilesDir, profileTempDir, profileUserDataDir, socketPath, type TabmuxPaths } from './paths.js';
-import { readPidFile, writePidFile } from './pidFile.js';
+import { readDaemonPidFile, writeDaemonPidFile } from './DaemonPidFile.js';
 import type { ProfileEntry } from './ProfileStore.js';
 import { isProcessAlive } from './processes.js';
 import { Router } from './router/Router.js';
@@ -74,7 +74,7 @@ export class Daemon {
       this.router.watchTabs(undefined);
       void this.router.browserLost(reason);
     });
-    this.#browser.on('back', () => void this.#writePidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`)));
+    this.#browser.on('back', () => void this.#writeDaemonPidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`)));
     this.router = new Router({
       profile: profile.name,
       settings: routerSettings(profile.config),
@@ -117,7 +117,7 @@ export class Daemon {
     }
     await this.#claimPidFile();
     await this.#browser.start();
-    await this.#writePidFile();
+    await this.#writeDaemonPidFile();
     await this.router.start();
     const service = new ControlService({
       router: this.router,
@@ -230,7 +230,7 @@ export class Daemon {
     await this.router.close().catch(() => undefined);
     await this.#browser.close().catch(() => undefined);
     await removeIfExists(this.#socketPath).catch(() => undefined);
-    const owner = await readPidFile(this.#pidFile);
+    const owner = await readDaemonPidFile(this.#pidFile);
     if (owner?.pid === process.pid) {
       await removeIfExists(this.#pidFile).catch(() => undefined);
     }
@@ -243,7 +243,7 @@ export class Daemon {
    * socket) are cleaned up first, so a daemon killed with SIGKILL does not leave Chrome running forever.
    */
   async #claimPidFile(): Promise<void> {
-    const previous = await readPidFile(this.#pidFile);
+    const previous = await readDaemonPidFile(this.#pidFile);
     if (previous && previous.pid !== process.pid && isProcessAlive(previous.pid)) {
       throw new TabmuxError(
         'daemon_running',
@@ -254,12 +254,12 @@ export class Daemon {
       await stopLeftoverChrome(previous.chromePid, previous.userDataDir, this.#options.logger);
     }
     await removeIfExists(this.#socketPath);
-    await this.#writePidFile();
+    await this.#writeDaemonPidFile();
   }
 
-  async #writePidFile(): Promise<void> {
+  async #writeDaemonPidFile(): Promise<void> {
     const { paths, profile } = this.#options;
     const browser = this.#browser.info();
-    await writePidFile(this.#pidFile, { pid: process.pid, chromePid: browser.pid, userDataDir: profileUserDataDir(paths, profile.name), startedAt: this.startedAt });
+    await writeDaemonPidFile(this.#pidFile, { pid: process.pid, chromePid: browser.pid, userDataDir: profileUserDataDir(paths, profile.name), startedAt: this.startedAt });
   }
 }

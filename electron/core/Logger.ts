@@ -1,5 +1,3 @@
-import { appendFileSync } from 'node:fs';
-
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -7,7 +5,7 @@ const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 
 export type LogSink = (line: string) => void;
 
 /**
- * One leveled logger with scopes. It writes to stderr or a file, never to stdout: in `tabmux mcp serve` stdout
+ * One leveled logger with scopes. It writes to stderr (a daemon's stderr is its log file), never to stdout: in `tabmux mcp serve` stdout
  * belongs to the protocol.
  */
 export class Logger {
@@ -19,10 +17,6 @@ export class Logger {
 
   static toStderr(scope: string, level: LogLevel = levelFromEnv()): Logger {
     return new Logger(scope, (line) => process.stderr.write(line), level);
-  }
-
-  static toFile(scope: string, file: string, level: LogLevel = levelFromEnv()): Logger {
-    return new Logger(scope, (line) => appendFileSync(file, line), level);
   }
 
   static silent(): Logger {

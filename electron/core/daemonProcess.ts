@@ -3,6 +3,7 @@ import { closeSync, openSync, promises as fs } from 'node:fs';
 import { isErrorCode, TabmuxError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/jsonrpc.js';
 import type { DaemonStatus } from '../../shared/model.js';
+import { daemonLogTail, readDaemonLog } from './daemonLog.js';
 import { profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from './paths.js';
 import { isProcessAlive } from './processes.js';
 import { DaemonClient } from './transport/DaemonClient.js';
@@ -24,6 +25,32 @@ export async function tryConnect(paths: TabmuxPaths, profile: string, clientName
       return undefined;
     }
     throw error;
+  }
+}
+
+/** Connect errors that mean no daemon is there: no socket file, or a stale one that nothing listens on. */
+const NOT_RUNNING_ERRNOS: readonly unknown[] = ['ENOENT', 'ECONNREFUSED'];
+
+/**
+ * Whether a profile's daemon runs, for decisions that must not guess: only a missing socket or a refused connection
+ * count as "not running". Anything else (a socket we may not open, a listener that hangs up or answers something
+ * else) is thrown, since a daemon may well be there.
+ */
+export async function isDaemonRunning(paths: TabmuxPaths, profile: string): Promise<boolean> {
+  try {
+    (await DaemonClient.connect(socketPath(paths, profile))).close();
+    return true;
+  } catch (error) {
+    const cause: unknown = error instanceof Error ? error.cause : undefined;
+    if (error instanceof TabmuxError && error.code === 'daemon_not_running' && isRecord(cause) && NOT_RUNNING_ERRNOS.includes(cause['code'])) {
+      return false;
+    }
+    const failure = TabmuxError.from(error);
+    throw new TabmuxError(
+      failure.code,
+      `cannot tell whether the daemon for profile ${profile} is running (${failure.message}); check with: tabmux daemon status --profile ${profile}`,
+      { cause: error },
+    );
   }
 }
 
@@ -55,7 +82,7 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
   const child = spawn(options.execPath ?? process.execPath, args, {
     detached: true,
     stdio: ['ignore', log, log],
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', TABMUX_LOG_FILE: logFile },
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
   });
   closeSync(log);
   let exited: number | null | undefined;
@@ -66,7 +93,7 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   while (Date.now() < deadline) {
     if (exited !== undefined) {
-      throw await startFailure(profile, logFile, logStart);
+      throw await startFailure(paths, profile, logStart);
     }
     const client = await tryConnect(paths, profile).catch(() => undefined);
     if (client) {
@@ -112,8 +139,8 @@ export async function connectOrStart(paths: TabmuxPaths, profile: string, client
 }
 
 /** The daemon's own error (its code and message) when it wrote one, else the end of its log. */
-async function startFailure(profile: string, logFile: string, logStart: number): Promise<TabmuxError> {
-  const text = (await fs.readFile(logFile, 'utf8').catch(() => '')).slice(logStart);
+async function startFailure(paths: TabmuxPaths, profile: string, logStart: number): Promise<TabmuxError> {
+  const text = await readDaemonLog(paths, profile, logStart);
   for (const line of text.trim().split('\n').reverse()) {
     if (!line.startsWith('{')) {
       continue;
@@ -128,11 +155,5 @@ async function startFailure(profile: string, logFile: string, logStart: number):
       // Not a JSON line; keep looking.
     }
   }
-  return new TabmuxError('internal', `the daemon for profile ${profile} failed to start:\n${await logTail(logFile, logStart)}`);
-}
-
-async function logTail(file: string, from: number): Promise<string> {
-  const text = await fs.readFile(file, 'utf8').catch(() => '');
-  const lines = text.slice(from).trim().split('\n');
-  return lines.slice(-15).join('\n') || `(no output; see ${file})`;
+  return new TabmuxError('internal', `the daemon for profile ${profile} failed to start:\n${await daemonLogTail(paths, profile, { from: logStart })}`);
 }

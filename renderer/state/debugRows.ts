@@ -1,5 +1,4 @@
 import type { SessionInfo, TabInfo, WorkerInfo, WorkerState } from '../../shared/model.js';
-import type { ServerState } from './ServerState.js';
 import { sessionName } from './sessionRows.js';
 
 export interface DebugSession {
@@ -54,8 +53,4 @@ export function debugRows(
           differs: session.currentPageId !== null && session.currentPageId !== worker.selectedPageId,
         })),
     }));
-}
-
-export function selectDebugRows(state: ServerState, profile: string): DebugWorker[] {
-  return debugRows(state.profiles[profile]?.workers ?? [], state.sessions[profile], state.tabs[profile]);
 }

@@ -1,5 +1,4 @@
 import { SYSTEM_LANE_ID, type QueueEntry, type SessionInfo } from '../../shared/model.js';
-import type { ServerState } from './ServerState.js';
 import { sessionName } from './sessionRows.js';
 
 export interface QueueRow {
@@ -34,8 +33,4 @@ export function queueRows(queue: readonly QueueEntry[] | undefined, sessions: Re
       runningMs: entry.startedAt === null ? null : Math.max(0, now - entry.startedAt),
     };
   });
-}
-
-export function selectQueueRows(state: ServerState, profile: string, now: number): QueueRow[] {
-  return queueRows(state.queue[profile], state.sessions[profile], now);
 }

@@ -36,7 +36,7 @@ test('the tray app lists a profile in its tray menu and window, and starts it', 
   const app = await electron.launch({
     executablePath: binary.path,
     args: [join(packageRoot(), 'dist', 'electron-app', 'main.cjs'), '--no-sandbox'],
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, TABMUX_EXPOSE_TRAY_LABELS: '1' },
   });
   try {
     const window = await app.firstWindow();

@@ -1,10 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus, SessionInfo, TabInfo } from '../../shared/model.js';
 import type { ToolInfo } from '../../shared/protocol.js';
+import { resolvePaths, socketPath } from '../../electron/core/paths.js';
 import { html } from '../helpers/daemonFixture.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitUntil as until } from '../helpers/waitFor.js';
@@ -406,6 +408,22 @@ describe('tabmux profile', () => {
     const run = await tabmux(['profile', 'remove', 'default']);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/running; stop it first/);
+  });
+
+  it('removes a profile only when its socket says no daemon is there, and reports anything unclear', async () => {
+    expect(await ok(['profile', 'add', 'held'])).toBe('added profile held\n');
+    // Something listens on the profile's socket but hangs up at once: a daemon may be there, so removal must not guess.
+    const listener = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => listener.listen(socketPath(resolvePaths({ TABMUX_HOME: home }), 'held'), resolve));
+    try {
+      const run = await tabmux(['profile', 'remove', 'held']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/cannot tell whether the daemon for profile held is running .*tabmux daemon status --profile held/);
+      expect((await json<{ name: string }[]>(['profile', 'list'])).map((row) => row.name)).toContain('held');
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    }
+    expect(await ok(['profile', 'remove', 'held'])).toBe('removed profile held\n');
   });
 
   it('rejects a bad profile name with a clear error and touches nothing', async () => {

@@ -5,7 +5,8 @@ import { startDaemon, stopDaemon } from '../daemonProcess.js';
 import { Logger } from '../Logger.js';
 import type { TabmuxPaths } from '../paths.js';
 import { ProfileStore, validateProfileName } from '../ProfileStore.js';
-import { classifyDaemonExit, daemonLogTail } from './daemonExit.js';
+import { daemonLogTail } from '../daemonLog.js';
+import { classifyDaemonExit } from './daemonExit.js';
 import { DaemonWatch } from './DaemonWatch.js';
 import { RestartPolicy, type RestartPolicyOptions } from './RestartPolicy.js';
 
@@ -270,7 +271,7 @@ export class Supervisor {
       this.#set(slot, 'stopped', null);
       return;
     }
-    const log = await daemonLogTail(this.#paths, slot.name);
+    const log = await daemonLogTail(this.#paths, slot.name, { lines: 12 });
     const reason = `The daemon (pid ${watch.pid}) exited unexpectedly. Last log lines:\n${log}`;
     this.#logger.warn(`profile ${slot.name}: daemon pid ${watch.pid} died`);
     this.#set(slot, 'crashed', reason);

@@ -1,0 +1,53 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { BridgeRequest } from '../cli/EntryPoints.js';
+import { createBridgeServer, forwardNotification } from '../core/bridge/createBridgeServer.js';
+import { McpBridge } from '../core/bridge/McpBridge.js';
+import { watchClient } from '../core/bridge/watchClient.js';
+import { connectOrStart } from '../core/daemonProcess.js';
+import { Logger } from '../core/Logger.js';
+import { tabmuxVersion } from '../core/version.js';
+
+/** After a clean shutdown, anything still holding the event loop open must not keep an orphan alive. */
+const EXIT_GRACE_MS = 1_000;
+
+/** `tabmux mcp serve`: an MCP server on stdio for one agent, bridged to the profile's daemon, until the agent is gone. */
+export async function runBridge(request: BridgeRequest): Promise<number> {
+  const { paths, profile, session, label, sessionArg, start } = request;
+  // stdout carries MCP and nothing else: every log line goes to stderr, which MCP clients keep as the server log.
+  const logger = Logger.toStderr(`mcp-serve:${profile}`);
+  let forward: (method: string, params: unknown) => void = () => undefined;
+  const bridge = new McpBridge({
+    profile,
+    connect: () => connectOrStart(paths, profile, 'tabmux-mcp-serve', start),
+    session,
+    label,
+    sessionArg,
+    logger,
+    onNotification: (method, params) => forward(method, params),
+  });
+  const server = createBridgeServer(bridge, { version: tabmuxVersion(), sessionArg, logger });
+  forward = (method, params) => forwardNotification(server, method, params);
+
+  const gone = new Promise<string>((resolve) => {
+    const stopWatching = watchClient({ stdin: process.stdin, parentPid: process.ppid, currentParentPid: () => process.ppid }, resolve);
+    const onSignal = (signal: NodeJS.Signals): void => {
+      stopWatching();
+      resolve(`received ${signal}`);
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+    process.once('SIGHUP', onSignal);
+    server.onclose = () => resolve('the MCP transport closed');
+    // A client that died leaves a broken pipe: writing a late response must end the bridge, not crash it.
+    process.stdout.once('error', () => resolve('stdout closed'));
+  });
+  await server.connect(new StdioServerTransport());
+  bridge.warmUp();
+  const reason = await gone;
+  logger.info(`the MCP client is gone (${reason}); closing this bridge's sessions`);
+  await bridge.close();
+  await server.close().catch(() => undefined);
+  process.stdin.destroy();
+  setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref();
+  return 0;
+}

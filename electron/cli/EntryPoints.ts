@@ -1,0 +1,39 @@
+import type { StartOptions } from '../core/daemonProcess.js';
+import type { TabmuxPaths } from '../core/paths.js';
+
+/** `tabmux daemon run`, its arguments parsed. */
+export interface DaemonRunRequest {
+  paths: TabmuxPaths;
+  profile: string;
+  chrome: string | undefined;
+  headless: boolean | undefined;
+}
+
+/** `tabmux dashboard`, its arguments parsed; the link goes to `stdout` as the first line. */
+export interface DashboardRequest {
+  paths: TabmuxPaths;
+  port: number;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+/** `tabmux mcp serve`, its arguments parsed. */
+export interface BridgeRequest {
+  paths: TabmuxPaths;
+  profile: string;
+  session: string | undefined;
+  label: string | undefined;
+  sessionArg: boolean;
+  start: StartOptions;
+}
+
+/**
+ * The long-running programs behind three commands. The CLI only parses their arguments and hands them over;
+ * `electron/bin` implements them, because wiring parts together and owning the process (signals, exit) is its job.
+ * Each resolves with the command's exit code.
+ */
+export interface EntryPoints {
+  runDaemon: (request: DaemonRunRequest) => Promise<number>;
+  runDashboard: (request: DashboardRequest) => Promise<number>;
+  runBridge: (request: BridgeRequest) => Promise<number>;
+}

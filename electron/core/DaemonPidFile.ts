@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { readFileNoFollow, writeFileNoFollow } from './secureFs.js';
+
+/**
+ * What a running daemon keeps in its profile's pid file: its own pid, its Chrome's (so a successor can clean up
+ * after a daemon that was killed), the user-data-dir that Chrome uses, and when the daemon started.
+ */
+export const daemonPidFileSchema = z.object({
+  pid: z.number().int(),
+  chromePid: z.number().int().nullable(),
+  userDataDir: z.string(),
+  startedAt: z.number(),
+});
+
+export type DaemonPidFile = z.infer<typeof daemonPidFileSchema>;
+
+/**
+ * Reads a pid file without following a symlink. Undefined when there is none, or it is unreadable or malformed:
+ * every reader treats those the same way, as "no daemon claims this profile".
+ */
+export async function readDaemonPidFile(file: string): Promise<DaemonPidFile | undefined> {
+  const text = await readFileNoFollow(file).catch(() => undefined);
+  if (!text) {
+    return undefined;
+  }
+  try {
+    const parsed = daemonPidFileSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the pid file without following a symlink planted in its place. */
+export async function writeDaemonPidFile(file: string, record: DaemonPidFile): Promise<void> {
+  await writeFileNoFollow(file, `${JSON.stringify(record)}\n`);
+}
