@@ -1,4 +1,5 @@
 import { TabmuxError } from '../../shared/errors.js';
+import { isRecord } from '../../shared/isRecord.js';
 import { asRequest, type JsonRpcId, type JsonRpcRequest } from '../../shared/jsonrpc.js';
 import type { DaemonStatus } from '../../shared/model.js';
 import {
@@ -284,8 +285,4 @@ function nestingExceeds(value: unknown, max: number): boolean {
     }
   }
   return false;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, promises as fs } from 'node:fs';
 import { isErrorCode, TabmuxError } from '../../shared/errors.js';
-import { isRecord } from '../../shared/jsonrpc.js';
+import { isRecord } from '../../shared/isRecord.js';
 import type { DaemonStatus } from '../../shared/model.js';
 import { profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from './paths.js';
 import { isProcessAlive } from './processes.js';

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { app, dialog, ipcMain } from 'electron';
 import { TabmuxError } from '../../shared/errors.js';
+import { IPC_CALL, IPC_EVENT } from '../../shared/ipcChannels.js';
 import type { SupervisorEvent } from '../../shared/supervisor.js';
 import { Logger } from '../core/Logger.js';
 import { resolvePaths } from '../core/paths.js';
@@ -8,7 +9,6 @@ import { Supervisor } from '../core/supervisor/Supervisor.js';
 import { SupervisorService } from '../core/supervisor/SupervisorService.js';
 import { packageRoot } from '../core/version.js';
 import { APP_ORIGIN, registerAppScheme, serveApp } from './appProtocol.js';
-import { IPC_CALL, IPC_EVENT } from './ipcChannels.js';
 import { MainWindow } from './MainWindow.js';
 import { TrayMenu } from './TrayMenu.js';
 

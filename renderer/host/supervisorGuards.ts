@@ -1,4 +1,4 @@
-import { isRecord } from '../../shared/jsonrpc.js';
+import { isRecord } from '../../shared/isRecord.js';
 import type { ProfileView, SupervisorEvent, SupervisorMethod, SupervisorResults } from '../../shared/supervisor.js';
 
 /**

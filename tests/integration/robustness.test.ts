@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JSONRPC_TABMUX_ERROR } from '../../shared/errors.js';
 import type { DaemonStatus } from '../../shared/model.js';
 import { MAX_REQUEST_LINE_BYTES, PROTOCOL_VERSION } from '../../shared/protocol.js';
-import { isRecord } from '../../shared/jsonrpc.js';
+import { isRecord } from '../../shared/isRecord.js';
 import { startTestDaemon, type BoundSession, type TestDaemon } from '../helpers/daemonFixture.js';
 import { waitUntil as until } from '../helpers/waitFor.js';
 

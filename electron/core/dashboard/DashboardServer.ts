@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { contentSecurityPolicy } from '../../../shared/contentSecurityPolicy.js';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { SupervisorService } from '../supervisor/SupervisorService.js';
 import { allowedHosts, checkRequest, cookieName } from './requestGuard.js';
@@ -125,17 +126,7 @@ export class DashboardServer {
       .map((host) => `ws://${host}`)
       .join(' ');
     return {
-      'content-security-policy': [
-        "default-src 'none'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data:",
-        "font-src 'self'",
-        `connect-src 'self' ${sockets}`,
-        "base-uri 'none'",
-        "form-action 'none'",
-        "frame-ancestors 'none'",
-      ].join('; '),
+      'content-security-policy': contentSecurityPolicy(`'self' ${sockets}`),
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
       'x-frame-options': 'DENY',

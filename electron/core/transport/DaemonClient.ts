@@ -1,6 +1,7 @@
 import { createConnection, type Socket } from 'node:net';
 import { TabmuxError } from '../../../shared/errors.js';
-import { asResponse, isRecord, type JsonRpcId } from '../../../shared/jsonrpc.js';
+import { isRecord } from '../../../shared/isRecord.js';
+import { asResponse, type JsonRpcId } from '../../../shared/jsonrpc.js';
 import { isDaemonEvent, type DaemonEvent } from '../../../shared/model.js';
 import {
   EVENT_METHOD,
