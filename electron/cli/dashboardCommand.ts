@@ -31,7 +31,7 @@ export const dashboardCommands: Command[] = [
       await supervisor.start();
       let server: DashboardServer;
       try {
-        server = await DashboardServer.start({ service: new SupervisorService(supervisor), rendererDir: join(packageRoot(), 'dist', 'renderer'), port });
+        server = await DashboardServer.start({ service: new SupervisorService(supervisor), rendererDir: join(packageRoot(), 'dist', 'renderer'), port, logger });
       } catch (error) {
         await supervisor.dispose();
         throw error;

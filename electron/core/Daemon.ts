@@ -240,7 +240,7 @@ export class Daemon {
   async #claimPidFile(): Promise<void> {
     const previous = await this.#readPidFile();
     if (previous && previous.pid !== process.pid && isProcessAlive(previous.pid)) {
-      throw new TabmuxError('internal', `a daemon for profile ${this.profile} is already running (pid ${previous.pid}); stop it with: tabmux daemon stop --profile ${this.profile}`);
+      throw new TabmuxError('daemon_running', `a daemon for profile ${this.profile} is already running (pid ${previous.pid}); stop it with: tabmux daemon stop --profile ${this.profile}`);
     }
     if (previous?.chromePid && isProcessAlive(previous.chromePid) && (await isChromeFor(previous.chromePid, previous.userDataDir))) {
       this.#options.logger.warn(`stopping Chrome pid ${previous.chromePid} left behind by a daemon that died`);

@@ -81,7 +81,7 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new TabmuxError('chrome_failed', `the daemon for profile ${profile} did not become ready in time; see ${logFile}`);
+  throw new TabmuxError('daemon_start_failed', `the daemon for profile ${profile} did not become ready in time; see ${logFile}`);
 }
 
 /** Asks a daemon to stop and waits until its process is gone. Returns false when none was running. */
@@ -122,13 +122,13 @@ async function startFailure(profile: string, logFile: string, logStart: number):
       const parsed: unknown = JSON.parse(line);
       if (isRecord(parsed) && isRecord(parsed['error']) && typeof parsed['error']['message'] === 'string') {
         const code = parsed['error']['code'];
-        return new TabmuxError(isErrorCode(code) ? code : 'chrome_failed', parsed['error']['message']);
+        return new TabmuxError(isErrorCode(code) ? code : 'daemon_start_failed', parsed['error']['message']);
       }
     } catch {
       // Not a JSON line; keep looking.
     }
   }
-  return new TabmuxError('chrome_failed', `the daemon for profile ${profile} failed to start:\n${await logTail(logFile, logStart)}`);
+  return new TabmuxError('daemon_start_failed', `the daemon for profile ${profile} failed to start:\n${await logTail(logFile, logStart)}`);
 }
 
 async function logTail(file: string, from: number): Promise<string> {

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { contentSecurityPolicy } from '../../../shared/contentSecurityPolicy.js';
 import { TabmuxError } from '../../../shared/errors.js';
+import { Logger } from '../Logger.js';
 import type { SupervisorService } from '../supervisor/SupervisorService.js';
 import { allowedHosts, checkRequest, cookieName } from './requestGuard.js';
 import { serveRpcSocket } from './serveRpcSocket.js';
@@ -17,6 +18,7 @@ export interface DashboardServerOptions {
   port?: number;
   /** Fixed token for tests; normally a fresh random one per start. */
   token?: string;
+  logger?: Logger;
 }
 
 const WS_PATH = '/ws';
@@ -47,11 +49,9 @@ export class DashboardServer {
     await new Promise<void>((resolve, reject) => {
       server.#http.once('error', (error: NodeJS.ErrnoException) => {
         reject(
-          new TabmuxError(
-            'internal',
-            error.code === 'EADDRINUSE' ? `port ${options.port ?? 0} is in use; pick another with --port N, or 0 for any free port` : error.message,
-            { cause: error },
-          ),
+          error.code === 'EADDRINUSE'
+            ? new TabmuxError('port_in_use', `port ${options.port ?? 0} is in use; pick another with --port N, or 0 for any free port`, { cause: error })
+            : TabmuxError.from(error),
         );
       });
       server.#http.listen(options.port ?? 0, '127.0.0.1', () => resolve());
@@ -118,7 +118,7 @@ export class DashboardServer {
       socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
-    this.#wss.handleUpgrade(request, socket, head, (ws) => serveRpcSocket(ws, this.#options.service));
+    this.#wss.handleUpgrade(request, socket, head, (ws) => serveRpcSocket(ws, this.#options.service, this.#options.logger ?? Logger.silent()));
   }
 
   #securityHeaders(): Record<string, string> {
