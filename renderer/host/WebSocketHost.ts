@@ -141,7 +141,7 @@ export class WebSocketHost implements Host {
         return;
       }
       this.#socket = null;
-      this.#rpc.failAll(new TabmuxError('cancelled', 'The connection to tabmux closed before the reply arrived; try again once it reconnects.'));
+      this.#rpc.failAll(new TabmuxError('dashboard_unreachable', 'The connection to tabmux closed before the reply arrived; try again once it reconnects.'));
       this.#scheduleRetry(closeReason(event));
     };
     // A failed socket always follows onerror with onclose, which does the bookkeeping.
