@@ -28,17 +28,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fixture.stop();
-  restore('TABMUX_MAX_RESPONSE_BYTES', saved.response);
-  restore('TABMUX_MAX_EVENT_BACKLOG_BYTES', saved.backlog);
-});
-
-function restore(name: string, value: string | undefined): void {
-  if (value === undefined) {
-    delete process.env[name];
+  if (saved.response === undefined) {
+    delete process.env['TABMUX_MAX_RESPONSE_BYTES'];
   } else {
-    process.env[name] = value;
+    process.env['TABMUX_MAX_RESPONSE_BYTES'] = saved.response;
   }
-}
+  if (saved.backlog === undefined) {
+    delete process.env['TABMUX_MAX_EVENT_BACKLOG_BYTES'];
+  } else {
+    process.env['TABMUX_MAX_EVENT_BACKLOG_BYTES'] = saved.backlog;
+  }
+});
 
 /** An evaluate_script function whose result is a string of `length` characters. */
 function bigString(length: number): Record<string, unknown> {
