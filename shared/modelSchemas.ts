@@ -53,7 +53,7 @@ export const sessionInfoSchema: z.ZodType<SessionInfo> = z.object({
   running: z.number(),
 });
 
-export const queueEntrySchema: z.ZodType<QueueEntry> = z.object({
+const queueEntrySchema: z.ZodType<QueueEntry> = z.object({
   callId: z.number(),
   sessionId: z.string(),
   tool: z.string(),
@@ -63,7 +63,7 @@ export const queueEntrySchema: z.ZodType<QueueEntry> = z.object({
   startedAt: z.number().nullable(),
 });
 
-export const workerInfoSchema: z.ZodType<WorkerInfo> = z.object({
+const workerInfoSchema: z.ZodType<WorkerInfo> = z.object({
   index: z.number(),
   pid: z.number().nullable(),
   state: workerState,

@@ -15,21 +15,21 @@ const sessionId = z.string().max(64).describe('Session id (sess-<16 hex>)');
 const pageId = z.number().int().nonnegative().describe('Page id in the session worker terms, as list_pages shows it');
 const label = z.string().max(200);
 
-export const helloParams = z.object({
+const helloParams = z.object({
   protocolVersion: z.number().int(),
   client: z.object({ name: z.string().max(200), version: z.string().max(100).optional() }).optional(),
 });
 
 const toolContentSchema = z.looseObject({ type: z.string(), text: z.string().optional() });
 
-export const toolResultSchema = z.looseObject({
+const toolResultSchema = z.looseObject({
   content: z.array(toolContentSchema),
   isError: z.boolean().optional(),
   structuredContent: z.record(z.string(), z.unknown()).optional(),
   _meta: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const toolInfoSchema = z.object({
+const toolInfoSchema = z.object({
   name: z.string(),
   description: z.string().optional(),
   inputSchema: z.looseObject({

@@ -10,7 +10,7 @@ import { controlMethods, type ControlInput, type ControlMethod, type ControlResu
  */
 
 /** One profile as the UI sees it. `status` is null while the daemon is not running (or not yet reachable). */
-export const profileViewSchema = z.object({
+const profileViewSchema = z.object({
   name: z.string(),
   state: profileState,
   lastError: z.string().nullable(),
@@ -82,8 +82,6 @@ export type SupervisorParams = { [M in Exclude<SupervisorMethod, 'supervisor/dae
 export type SupervisorResults = { [M in Exclude<SupervisorMethod, 'supervisor/daemon'>]: z.output<(typeof supervisorMethods)[M]['result']> } & {
   'supervisor/daemon': DaemonCallResult;
 };
-
-export const SUPERVISOR_METHODS = Object.keys(supervisorMethods).filter(isSupervisorMethod);
 
 export function isSupervisorMethod(method: string): method is SupervisorMethod {
   return Object.hasOwn(supervisorMethods, method);
