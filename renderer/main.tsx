@@ -1,3 +1,5 @@
+// First: it configures zod before any schema is built.
+import './host/zodJitless.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { pickHost } from './host/pickHost.js';

@@ -6,6 +6,7 @@
 const CODES = {
   parse_error: true,
   line_too_long: true,
+  response_too_large: true,
   invalid_request: true,
   unknown_method: true,
   invalid_params: true,
@@ -36,6 +37,9 @@ const CODES = {
   daemon_stopping: true,
   daemon_not_running: true,
   daemon_running: true,
+  daemon_start_failed: true,
+  port_in_use: true,
+  dashboard_unreachable: true,
   invalid_profile: true,
   profile_exists: true,
   chrome_not_found: true,

@@ -1,4 +1,5 @@
 import type { WireError } from './errors.js';
+import { isRecord } from './isRecord.js';
 
 export type JsonRpcId = string | number;
 
@@ -24,10 +25,6 @@ export interface JsonRpcFailure {
 export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
 
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcResponse;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isId(value: unknown): value is JsonRpcId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
@@ -81,5 +78,3 @@ export function asResponse(value: unknown): JsonRpcResponse | undefined {
   }
   return undefined;
 }
-
-export { isRecord };

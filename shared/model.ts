@@ -138,18 +138,3 @@ export type DaemonEvent =
   | { type: 'queue'; profile: string; queue: QueueEntry[] }
   | { type: 'workers'; profile: string; workers: WorkerInfo[] }
   | { type: 'tabs'; profile: string; tabs: TabInfo[] };
-
-const EVENT_TYPES: ReadonlySet<string> = new Set<DaemonEvent['type']>(['daemon', 'session.updated', 'session.closed', 'queue', 'workers', 'tabs']);
-
-/** Shallow check of a pushed event's envelope (its type and profile); the daemon that sent it owns the payload shape. */
-export function isDaemonEvent(value: unknown): value is DaemonEvent {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    'type' in value &&
-    typeof value.type === 'string' &&
-    EVENT_TYPES.has(value.type) &&
-    'profile' in value &&
-    typeof value.profile === 'string'
-  );
-}

@@ -1,16 +1,13 @@
 import { z } from 'zod';
-import type { DaemonEvent, DaemonStatus, SessionInfo, SessionPage, TabInfo } from './model.js';
+import type { DaemonEvent } from './model.js';
+import { daemonStatusSchema, sessionInfoSchema, sessionPageSchema, tabInfoSchema } from './modelSchemas.js';
 
 /**
  * The tabmux control protocol: newline-delimited JSON-RPC 2.0. A connection opens with `tabmux/hello`; after
  * `tabmux/session.bind` the same connection also carries MCP (`initialize`, `tools/list`, `tools/call`, `ping`).
- * Every control method is declared once here: its params schema (parsed on the daemon side) and its result type.
+ * Every control method is declared once here, in `controlMethods`; the types are inferred from it.
  */
 export const PROTOCOL_VERSION = 1;
-
-/** Longest line a daemon accepts from a client. Responses (snapshots) may be longer; clients accept up to 64 MiB. */
-export const MAX_REQUEST_LINE_BYTES = 4 * 1024 * 1024;
-export const MAX_RESPONSE_LINE_BYTES = 64 * 1024 * 1024;
 
 export const SESSION_ID_PATTERN = /^sess-[0-9a-f]{16}$/;
 
@@ -18,114 +15,117 @@ const sessionId = z.string().max(64).describe('Session id (sess-<16 hex>)');
 const pageId = z.number().int().nonnegative().describe('Page id in the session worker terms, as list_pages shows it');
 const label = z.string().max(200);
 
-export const helloParams = z.object({
+const helloParams = z.object({
   protocolVersion: z.number().int(),
   client: z.object({ name: z.string().max(200), version: z.string().max(100).optional() }).optional(),
 });
 
-export const controlParams = {
-  'tabmux/hello': helloParams,
-  'tabmux/status': z.object({}).optional(),
-  'tabmux/stop': z.object({}).optional(),
-  'tabmux/subscribe': z.object({}).optional(),
-  'tabmux/tools.list': z
-    .object({ sessionArg: z.boolean().optional().describe('Add the optional session_id argument and the close_session tool (session-argument mode)') })
-    .optional(),
-  'tabmux/tabs.list': z.object({}).optional(),
-  'tabmux/tabs.open': z.object({ url: z.string().max(8192).default('about:blank') }),
-  'tabmux/session.create': z.object({ label: label.optional() }).optional(),
-  'tabmux/session.list': z.object({}).optional(),
-  'tabmux/session.close': z.object({ session: sessionId }),
-  'tabmux/session.bind': z.object({ session: sessionId }),
-  'tabmux/session.unbind': z.object({}).optional(),
-  'tabmux/session.page': z.object({ session: sessionId }),
-  'tabmux/session.attach': z.object({
-    session: sessionId,
-    pageId,
-    worker: z.number().int().nonnegative().default(0).describe('Worker whose page ids pageId uses; tabmux pages shows worker 0'),
+const toolContentSchema = z.looseObject({ type: z.string(), text: z.string().optional() });
+
+const toolResultSchema = z.looseObject({
+  content: z.array(toolContentSchema),
+  isError: z.boolean().optional(),
+  structuredContent: z.record(z.string(), z.unknown()).optional(),
+  _meta: z.record(z.string(), z.unknown()).optional(),
+});
+
+const toolInfoSchema = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  inputSchema: z.looseObject({
+    type: z.literal('object'),
+    properties: z.record(z.string(), z.unknown()).optional(),
+    required: z.array(z.string()).optional(),
   }),
-  'tabmux/session.newPage': z.object({
-    session: sessionId,
-    url: z.string().max(8192).default('about:blank'),
-    background: z.boolean().default(true),
-  }),
-  'tabmux/session.release': z.object({ session: sessionId, pageId: pageId.optional() }),
-  'tabmux/session.select': z.object({ session: sessionId, pageId, bringToFront: z.boolean().default(false) }),
-  'tabmux/session.pause': z.object({ session: sessionId }),
-  'tabmux/session.resume': z.object({ session: sessionId }),
-  'tabmux/call': z.object({
-    session: sessionId,
-    name: z.string().max(200),
-    arguments: z.record(z.string(), z.unknown()).default({}),
-  }),
-  'tabmux/queue.cancel': z.object({ callId: z.number().int() }),
-} as const;
+  annotations: z.record(z.string(), z.unknown()).optional(),
+});
 
-export type ControlMethod = keyof typeof controlParams;
-export type ControlParams<M extends ControlMethod> = z.output<(typeof controlParams)[M]>;
-export type ControlInput<M extends ControlMethod> = z.input<(typeof controlParams)[M]>;
+const helloResult = z.object({ protocolVersion: z.number(), version: z.string(), profile: z.string(), pid: z.number() });
 
-export interface HelloResult {
-  protocolVersion: number;
-  version: string;
-  profile: string;
-  pid: number;
-}
+const sessionPageResult = z.object({
+  session: z.string(),
+  pageId: z.number().nullable(),
+  url: z.string().nullable(),
+  pages: z.array(sessionPageSchema),
+});
 
-export interface SessionPageResult {
-  session: string;
-  pageId: number | null;
-  url: string | null;
-  pages: SessionPage[];
-}
+const empty = z.object({}).optional();
 
-export interface ToolInfo {
-  name: string;
-  description?: string | undefined;
-  inputSchema: { type: 'object'; properties?: Record<string, unknown>; required?: string[]; [key: string]: unknown };
-  annotations?: Record<string, unknown> | undefined;
-}
+/**
+ * Every control method once: `params` is parsed by the daemon before a handler runs, `result` by the client before
+ * a caller sees it.
+ */
+export const controlMethods = {
+  'tabmux/hello': { params: helloParams, result: helloResult },
+  'tabmux/status': { params: empty, result: daemonStatusSchema },
+  'tabmux/stop': { params: empty, result: z.object({ stopping: z.literal(true) }) },
+  'tabmux/subscribe': { params: empty, result: daemonStatusSchema },
+  'tabmux/tools.list': {
+    params: z
+      .object({ sessionArg: z.boolean().optional().describe('Add the optional session_id argument and the close_session tool (session-argument mode)') })
+      .optional(),
+    result: z.object({ tools: z.array(toolInfoSchema) }),
+  },
+  'tabmux/tabs.list': { params: empty, result: z.object({ tabs: z.array(tabInfoSchema) }) },
+  'tabmux/tabs.open': { params: z.object({ url: z.string().max(8192).default('about:blank') }), result: z.object({ tab: tabInfoSchema }) },
+  'tabmux/session.create': { params: z.object({ label: label.optional() }).optional(), result: sessionInfoSchema },
+  'tabmux/session.list': { params: empty, result: z.object({ sessions: z.array(sessionInfoSchema) }) },
+  'tabmux/session.close': { params: z.object({ session: sessionId }), result: z.object({ closed: z.string(), closedPages: z.array(z.number()) }) },
+  'tabmux/session.bind': { params: z.object({ session: sessionId }), result: sessionInfoSchema },
+  'tabmux/session.unbind': { params: empty, result: z.object({ unbound: z.string().nullable() }) },
+  'tabmux/session.page': { params: z.object({ session: sessionId }), result: sessionPageResult },
+  'tabmux/session.attach': {
+    params: z.object({
+      session: sessionId,
+      pageId,
+      worker: z.number().int().nonnegative().default(0).describe('Worker whose page ids pageId uses; tabmux pages shows worker 0'),
+    }),
+    result: sessionPageResult,
+  },
+  'tabmux/session.newPage': {
+    params: z.object({
+      session: sessionId,
+      url: z.string().max(8192).default('about:blank'),
+      background: z.boolean().default(true),
+    }),
+    result: sessionPageResult,
+  },
+  'tabmux/session.release': { params: z.object({ session: sessionId, pageId: pageId.optional() }), result: sessionPageResult },
+  'tabmux/session.select': { params: z.object({ session: sessionId, pageId, bringToFront: z.boolean().default(false) }), result: sessionPageResult },
+  'tabmux/session.pause': { params: z.object({ session: sessionId }), result: sessionInfoSchema },
+  'tabmux/session.resume': { params: z.object({ session: sessionId }), result: sessionInfoSchema },
+  'tabmux/call': {
+    params: z.object({
+      session: sessionId,
+      name: z.string().max(200),
+      arguments: z.record(z.string(), z.unknown()).default({}),
+    }),
+    result: toolResultSchema,
+  },
+  'tabmux/queue.cancel': { params: z.object({ callId: z.number().int() }), result: z.object({ cancelled: z.boolean() }) },
+} as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
-export interface ToolContent {
-  type: string;
-  text?: string;
-  [key: string]: unknown;
-}
+export type ControlMethod = keyof typeof controlMethods;
+export type ControlParams<M extends ControlMethod> = z.output<(typeof controlMethods)[M]['params']>;
+export type ControlInput<M extends ControlMethod> = z.input<(typeof controlMethods)[M]['params']>;
+export type ControlResults = { [M in ControlMethod]: z.output<(typeof controlMethods)[M]['result']> };
 
-export interface ToolResult {
-  content: ToolContent[];
-  isError?: boolean;
-  structuredContent?: Record<string, unknown>;
-  _meta?: Record<string, unknown>;
-  [key: string]: unknown;
-}
+export type HelloResult = ControlResults['tabmux/hello'];
+export type SessionPageResult = z.output<typeof sessionPageResult>;
+export type ToolInfo = z.output<typeof toolInfoSchema>;
+export type ToolContent = z.output<typeof toolContentSchema>;
+export type ToolResult = z.output<typeof toolResultSchema>;
 
-export interface ControlResults {
-  'tabmux/hello': HelloResult;
-  'tabmux/status': DaemonStatus;
-  'tabmux/stop': { stopping: true };
-  'tabmux/subscribe': DaemonStatus;
-  'tabmux/tools.list': { tools: ToolInfo[] };
-  'tabmux/tabs.list': { tabs: TabInfo[] };
-  'tabmux/tabs.open': { tab: TabInfo };
-  'tabmux/session.create': SessionInfo;
-  'tabmux/session.list': { sessions: SessionInfo[] };
-  'tabmux/session.close': { closed: string; closedPages: number[] };
-  'tabmux/session.bind': SessionInfo;
-  'tabmux/session.unbind': { unbound: string | null };
-  'tabmux/session.page': SessionPageResult;
-  'tabmux/session.attach': SessionPageResult;
-  'tabmux/session.newPage': SessionPageResult;
-  'tabmux/session.release': SessionPageResult;
-  'tabmux/session.select': SessionPageResult;
-  'tabmux/session.pause': SessionInfo;
-  'tabmux/session.resume': SessionInfo;
-  'tabmux/call': ToolResult;
-  'tabmux/queue.cancel': { cancelled: boolean };
+// The same table seen through a mapped type, which lets a generic method name index it.
+const RESULT_TABLE: { [M in ControlMethod]: { result: z.ZodType<ControlResults[M]> } } = controlMethods;
+
+/** The result schema of a control method, typed by the method so a parsed result needs no cast. */
+export function controlResultSchema<M extends ControlMethod>(method: M): z.ZodType<ControlResults[M]> {
+  return RESULT_TABLE[method].result;
 }
 
 export function isControlMethod(method: string): method is ControlMethod {
-  return Object.hasOwn(controlParams, method);
+  return Object.hasOwn(controlMethods, method);
 }
 
 /** Notification method that carries a `DaemonEvent` to subscribed connections. */
@@ -134,3 +134,4 @@ export type EventNotification = { jsonrpc: '2.0'; method: typeof EVENT_METHOD; p
 
 /** MCP methods a bound connection may use. */
 export const MCP_METHODS = ['initialize', 'notifications/initialized', 'ping', 'tools/list', 'tools/call', 'notifications/cancelled'] as const;
+

@@ -1,24 +1,26 @@
-import type { DaemonEvent, DaemonStatus, ProfileState, TabInfo } from './model.js';
-import type { ControlInput, ControlMethod, ControlResults } from './protocol.js';
+import { z } from 'zod';
+import { daemonEventSchema, daemonStatusSchema, profileState, tabInfoSchema } from './modelSchemas.js';
+import { profileNameSchema } from './profileName.js';
+import { controlMethods, type ControlInput, type ControlMethod, type ControlResults } from './protocol.js';
 
 /**
  * The supervisor API: what a UI (the tray window through the preload, the web dashboard through its WebSocket) may
- * ask of the supervisor that sits above all profile daemons. Every method is one row of `SupervisorApi`; transports
- * and the renderer derive their types from it, so a method is never wired by hand twice.
+ * ask of the supervisor that sits above all profile daemons. Every method is one row of `supervisorMethods`; the
+ * types, the method list and the checks on both sides derive from it, so a method is never wired by hand twice.
  */
 
 /** One profile as the UI sees it. `status` is null while the daemon is not running (or not yet reachable). */
-export interface ProfileView {
-  name: string;
-  state: ProfileState;
-  lastError: string | null;
-  status: DaemonStatus | null;
-  tabs: TabInfo[];
-}
+const profileViewSchema = z.object({
+  name: z.string(),
+  state: profileState,
+  lastError: z.string().nullable(),
+  status: daemonStatusSchema.nullable(),
+  tabs: z.array(tabInfoSchema),
+});
+export type ProfileView = z.output<typeof profileViewSchema>;
 
-export interface SupervisorSnapshot {
-  profiles: ProfileView[];
-}
+const supervisorSnapshotSchema = z.object({ profiles: z.array(profileViewSchema) });
+export type SupervisorSnapshot = z.output<typeof supervisorSnapshotSchema>;
 
 /**
  * Daemon control methods the supervisor forwards for a UI. Connection-scoped methods (hello, subscribe, bind, unbind)
@@ -45,10 +47,6 @@ export const FORWARDED_DAEMON_METHODS = [
 
 export type ForwardedDaemonMethod = (typeof FORWARDED_DAEMON_METHODS)[number];
 
-export function isForwardedDaemonMethod(method: string): method is ForwardedDaemonMethod {
-  return (FORWARDED_DAEMON_METHODS as readonly string[]).includes(method);
-}
-
 /** A forwarded daemon call; the union keeps `method` and `params` in step. */
 export type DaemonCall = {
   [M in ForwardedDaemonMethod]: { profile: string; method: M; params: ControlInput<M> };
@@ -57,47 +55,63 @@ export type DaemonCall = {
 /** What a forwarded call returns: the daemon's result for that method, unchanged. */
 export type DaemonCallResult = ControlResults[ForwardedDaemonMethod];
 
-type ProfileParams = { profile: string };
+const profileParams = z.object({ profile: profileNameSchema });
 
-export interface SupervisorApi {
+/**
+ * A forwarded call's own params are checked against the daemon method's schema by the supervisor (`DaemonCall`
+ * gives callers the precise type); its result is one of the forwarded methods' results.
+ */
+const daemonCallSchema = z.object({ profile: profileNameSchema, method: z.enum(FORWARDED_DAEMON_METHODS), params: z.unknown().optional() });
+const daemonCallResultSchema = z.union(FORWARDED_DAEMON_METHODS.map((method) => controlMethods[method].result));
+
+export const supervisorMethods = {
   /** Every known profile with its daemon status and tabs; a UI loads it first and after every reconnect. */
-  'supervisor/snapshot': { params: Record<string, never>; result: SupervisorSnapshot };
+  'supervisor/snapshot': { params: z.object({}).optional(), result: supervisorSnapshotSchema },
   /** Resolve once the request is accepted; progress arrives as `profile` events. */
-  'supervisor/profile.start': { params: ProfileParams; result: ProfileView };
-  'supervisor/profile.stop': { params: ProfileParams; result: ProfileView };
-  'supervisor/profile.restart': { params: ProfileParams; result: ProfileView };
+  'supervisor/profile.start': { params: profileParams, result: profileViewSchema },
+  'supervisor/profile.stop': { params: profileParams, result: profileViewSchema },
+  'supervisor/profile.restart': { params: profileParams, result: profileViewSchema },
   /** Forwards one daemon control method to the profile's daemon (error `daemon_not_running` when it is down). */
-  'supervisor/daemon': { params: DaemonCall; result: DaemonCallResult };
-}
+  'supervisor/daemon': { params: daemonCallSchema, result: daemonCallResultSchema },
+} as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
-export type SupervisorMethod = keyof SupervisorApi;
-export type SupervisorParams = { [M in SupervisorMethod]: SupervisorApi[M]['params'] };
-export type SupervisorResults = { [M in SupervisorMethod]: SupervisorApi[M]['result'] };
-
-export const SUPERVISOR_METHODS = [
-  'supervisor/snapshot',
-  'supervisor/profile.start',
-  'supervisor/profile.stop',
-  'supervisor/profile.restart',
-  'supervisor/daemon',
-] as const satisfies readonly SupervisorMethod[];
+export type SupervisorMethod = keyof typeof supervisorMethods;
+export type SupervisorParams = { [M in Exclude<SupervisorMethod, 'supervisor/daemon'>]: z.input<(typeof supervisorMethods)[M]['params']> } & {
+  'supervisor/daemon': DaemonCall;
+};
+export type SupervisorResults = { [M in Exclude<SupervisorMethod, 'supervisor/daemon'>]: z.output<(typeof supervisorMethods)[M]['result']> } & {
+  'supervisor/daemon': DaemonCallResult;
+};
 
 export function isSupervisorMethod(method: string): method is SupervisorMethod {
-  return (SUPERVISOR_METHODS as readonly string[]).includes(method);
+  return Object.hasOwn(supervisorMethods, method);
+}
+
+// The same table seen through a mapped type, which lets a generic method name index it.
+const RESULT_TABLE: { [M in SupervisorMethod]: { result: z.ZodType<SupervisorResults[M]> } } = supervisorMethods;
+
+/** The result schema of a supervisor method, typed by the method so a parsed result needs no cast. */
+export function supervisorResultSchema<M extends SupervisorMethod>(method: M): z.ZodType<SupervisorResults[M]> {
+  return RESULT_TABLE[method].result;
 }
 
 /**
  * Pushed to every UI. `profile` carries the whole view of a profile whenever its lifecycle state changes (and when
  * its daemon connects, so the UI can replace what it had); `daemon` relays one event of a running daemon.
  */
-export type SupervisorEvent = { type: 'profile'; profile: ProfileView } | { type: 'daemon'; profile: string; event: DaemonEvent };
+export const supervisorEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('profile'), profile: profileViewSchema }),
+  z.object({ type: z.literal('daemon'), profile: z.string(), event: daemonEventSchema }),
+]);
+export type SupervisorEvent = z.output<typeof supervisorEventSchema>;
 
 /** JSON-RPC notification method that carries a `SupervisorEvent` over the dashboard WebSocket. */
 export const SUPERVISOR_EVENT_METHOD = 'supervisor/event';
 
 /**
  * What the Electron preload exposes as `window.tabmux`. Values cross the context bridge as structured clones, so
- * the renderer checks their shape again; a failed call rejects with an Error whose message is the server's.
+ * the renderer checks their shape again; `call` resolves with an `IpcReply` envelope (see ipcReply.ts), never
+ * rejects with the server's error, so the error's code survives the trip.
  */
 export interface SupervisorBridge {
   call(method: SupervisorMethod, params: unknown): Promise<unknown>;

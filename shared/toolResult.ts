@@ -1,3 +1,4 @@
+import { isRecord } from './isRecord.js';
 import type { ToolContent, ToolResult } from './protocol.js';
 
 export function textOf(result: ToolResult): string {
@@ -15,10 +16,6 @@ export function textResult(text: string, isError = false): ToolResult {
 export function mapText(result: ToolResult, map: (text: string) => string): ToolResult {
   const content: ToolContent[] = result.content.map((item) => (item.type === 'text' && typeof item.text === 'string' ? { ...item, text: map(item.text) } : item));
   return { ...result, content };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Narrows what the MCP SDK returned to the result shape the router works with. */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { TabmuxError } from '../../shared/errors.js';
-import { isRecord } from '../../shared/jsonrpc.js';
+import { isRecord } from '../../shared/isRecord.js';
 import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';

@@ -1,8 +1,9 @@
 import { TabmuxError } from '../../shared/errors.js';
-import { asRequest, type JsonRpcId, type JsonRpcRequest } from '../../shared/jsonrpc.js';
+import { isRecord } from '../../shared/isRecord.js';
+import type { JsonRpcId, JsonRpcRequest } from '../../shared/jsonrpc.js';
 import type { DaemonStatus } from '../../shared/model.js';
 import {
-  controlParams,
+  controlMethods,
   EVENT_METHOD,
   isControlMethod,
   PROTOCOL_VERSION,
@@ -17,7 +18,8 @@ import type { Router } from './router/Router.js';
 /** One client connection, whatever carries it (Unix socket, WebSocket, IPC). */
 export interface Peer {
   readonly id: string;
-  send(message: object): void;
+  /** Pushes a notification (an event) to the client. */
+  notify(method: string, params: unknown): void;
 }
 
 export interface ControlServiceDeps {
@@ -37,9 +39,9 @@ interface PeerState {
   calls: Map<JsonRpcId, number>;
 }
 
+/** A connection's view of the service: its requests are dispatched with its own state (hello, bound session). */
 export interface PeerHandle {
-  handleLine(line: string): void;
-  handleError(error: TabmuxError): void;
+  dispatch(request: JsonRpcRequest): Promise<unknown>;
   close(): void;
 }
 
@@ -47,7 +49,7 @@ type Handlers = { [M in ControlMethod]: (params: ControlParams<M>, peer: Peer, s
 
 /**
  * The one dispatcher behind every transport: `tabmux/*` control methods, and MCP for a connection bound to a
- * session. A bad message gets an error reply and costs nothing else: the connection and the daemon keep serving.
+ * session. The transport's `RpcServerConnection` reads the messages and writes the replies.
  */
 export class ControlService {
   readonly #handlers: Handlers;
@@ -59,46 +61,9 @@ export class ControlService {
   open(peer: Peer): PeerHandle {
     const state: PeerState = { hello: false, bound: null, unsubscribe: undefined, calls: new Map() };
     return {
-      handleLine: (line) => this.#onLine(peer, state, line),
-      handleError: (error) => peer.send({ jsonrpc: '2.0', id: null, error: error.toWire() }),
+      dispatch: (request) => this.#dispatch(peer, state, request),
       close: () => this.#onClose(peer, state),
     };
-  }
-
-  #onLine(peer: Peer, state: PeerState, line: string): void {
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch (error) {
-      const detail = error instanceof RangeError ? 'nested too deeply' : 'not valid JSON';
-      peer.send({ jsonrpc: '2.0', id: null, error: new TabmuxError('parse_error', `message is ${detail}; send one JSON-RPC 2.0 object per line`).toWire() });
-      return;
-    }
-    const request = asRequest(json);
-    if (typeof request === 'string') {
-      const id = typeof json === 'object' && json !== null && 'id' in json && (typeof json.id === 'string' || typeof json.id === 'number') ? json.id : null;
-      peer.send({ jsonrpc: '2.0', id, error: new TabmuxError('invalid_request', request).toWire() });
-      return;
-    }
-    void this.#onRequest(peer, state, request);
-  }
-
-  async #onRequest(peer: Peer, state: PeerState, request: JsonRpcRequest): Promise<void> {
-    const { id } = request;
-    try {
-      const result = await this.#dispatch(peer, state, request);
-      if (id !== undefined) {
-        peer.send({ jsonrpc: '2.0', id, result });
-      }
-    } catch (error) {
-      const failure = TabmuxError.from(error);
-      if (!failure.expected) {
-        this.deps.logger.error(`${request.method} failed: ${failure.message}`);
-      }
-      if (id !== undefined) {
-        peer.send({ jsonrpc: '2.0', id, error: failure.toWire() });
-      }
-    }
   }
 
   async #dispatch(peer: Peer, state: PeerState, request: JsonRpcRequest): Promise<unknown> {
@@ -116,7 +81,7 @@ export class ControlService {
   }
 
   #dispatchControl(method: ControlMethod, params: unknown, peer: Peer, state: PeerState, requestId?: JsonRpcId): Promise<unknown> {
-    const parsed = controlParams[method].safeParse(params ?? {});
+    const parsed = controlMethods[method].params.safeParse(params ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
@@ -221,7 +186,7 @@ export class ControlService {
         return { stopping: true };
       },
       'tabmux/subscribe': (_params, peer, state) => {
-        state.unsubscribe ??= router.onEvent((event) => peer.send({ jsonrpc: '2.0', method: EVENT_METHOD, params: event }));
+        state.unsubscribe ??= router.onEvent((event) => peer.notify(EVENT_METHOD, event));
         return this.deps.status();
       },
       'tabmux/tools.list': (params) => ({ tools: router.agentTools(params?.sessionArg === true ? { sessionArg: true } : {}) }),
@@ -278,8 +243,4 @@ function nestingExceeds(value: unknown, max: number): boolean {
     }
   }
   return false;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

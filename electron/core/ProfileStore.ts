@@ -2,19 +2,18 @@ import { promises as fs } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { TabmuxError } from '../../shared/errors.js';
+import { PROFILE_NAME_PATTERN, PROFILE_NAME_RULE } from '../../shared/profileName.js';
 import { profilesConfigFile, type TabmuxPaths } from './paths.js';
 import { isNodeError } from './secureFs.js';
 
 export const DEFAULT_PROFILE = 'default';
 
-const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
-
 /** Profile names become file and socket names, so only a safe alphabet is allowed (no path tricks). */
 export function validateProfileName(name: string): string {
-  if (!PROFILE_NAME.test(name)) {
+  if (!PROFILE_NAME_PATTERN.test(name)) {
     throw new TabmuxError(
       'invalid_profile',
-      `invalid profile name ${JSON.stringify(name)}: use 1-40 lowercase letters, digits, '-' or '_', starting with a letter or digit`,
+      `invalid profile name ${JSON.stringify(name)}: use ${PROFILE_NAME_RULE}`,
     );
   }
   return name;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, promises as fs } from 'node:fs';
 import { isErrorCode, TabmuxError } from '../../shared/errors.js';
-import { isRecord } from '../../shared/jsonrpc.js';
+import { isRecord } from '../../shared/isRecord.js';
 import type { DaemonStatus } from '../../shared/model.js';
 import { daemonLogTail, readDaemonLog } from './daemonLog.js';
 import { profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from './paths.js';
@@ -108,7 +108,7 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new TabmuxError('timeout', `the daemon for profile ${profile} did not become ready in time; see ${logFile}, or check with: tabmux daemon status --profile ${profile}`);
+  throw new TabmuxError('daemon_start_failed', `the daemon for profile ${profile} did not become ready in time; see ${logFile}, or check with: tabmux daemon status --profile ${profile}`);
 }
 
 /** Asks a daemon to stop and waits until its process is gone. Returns false when none was running. */
@@ -149,11 +149,11 @@ async function startFailure(paths: TabmuxPaths, profile: string, logStart: numbe
       const parsed: unknown = JSON.parse(line);
       if (isRecord(parsed) && isRecord(parsed['error']) && typeof parsed['error']['message'] === 'string') {
         const code = parsed['error']['code'];
-        return new TabmuxError(isErrorCode(code) ? code : 'internal', parsed['error']['message']);
+        return new TabmuxError(isErrorCode(code) ? code : 'daemon_start_failed', parsed['error']['message']);
       }
     } catch {
       // Not a JSON line; keep looking.
     }
   }
-  return new TabmuxError('internal', `the daemon for profile ${profile} failed to start:\n${await daemonLogTail(paths, profile, { from: logStart })}`);
+  return new TabmuxError('daemon_start_failed', `the daemon for profile ${profile} failed to start:\n${await daemonLogTail(paths, profile, { from: logStart })}`);
 }

@@ -1,6 +1,6 @@
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import type { SupervisorBridge, SupervisorMethod } from '../../shared/supervisor.js';
-import { IPC_CALL, IPC_EVENT } from '../shell/ipcChannels.js';
+import { IPC_CALL, IPC_EVENT } from '../../shared/ipcChannels.js';
 
 /**
  * The keyhole between the window and the main process: exactly `call` and `subscribe` on one channel prefix. A new

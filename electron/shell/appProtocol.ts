@@ -1,21 +1,13 @@
 import { protocol } from 'electron';
+import { contentSecurityPolicy } from '../../shared/contentSecurityPolicy.js';
 import { readStaticFile } from '../core/dashboard/staticFiles.js';
 
 /** The window loads the renderer from this scheme rather than file://, so every response can carry a CSP header. */
 export const APP_SCHEME = 'tabmux';
 export const APP_ORIGIN = `${APP_SCHEME}://app`;
 
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+// The window talks to the main process through the preload only, so it may open no connection at all.
+const CSP = contentSecurityPolicy("'none'");
 
 /** Must run before the app is ready: a standard, secure scheme gets a real origin and `'self'` in the CSP. */
 export function registerAppScheme(): void {

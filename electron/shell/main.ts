@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { app, dialog, ipcMain } from 'electron';
 import { TabmuxError } from '../../shared/errors.js';
+import { IPC_CALL, IPC_EVENT } from '../../shared/ipcChannels.js';
+import { ipcFailure, toIpcReply } from '../../shared/ipcReply.js';
 import type { SupervisorEvent } from '../../shared/supervisor.js';
 import { Logger } from '../core/Logger.js';
 import { resolvePaths } from '../core/paths.js';
@@ -8,7 +10,6 @@ import { Supervisor } from '../core/supervisor/Supervisor.js';
 import { SupervisorService } from '../core/supervisor/SupervisorService.js';
 import { packageRoot } from '../core/version.js';
 import { APP_ORIGIN, registerAppScheme, serveApp } from './appProtocol.js';
-import { IPC_CALL, IPC_EVENT } from './ipcChannels.js';
 import { MainWindow } from './MainWindow.js';
 import { TrayMenu } from './TrayMenu.js';
 
@@ -70,16 +71,13 @@ async function start(): Promise<void> {
     }
   });
 
-  ipcMain.handle(IPC_CALL, async (event, method: unknown, params: unknown) => {
+  // Answers with an IpcReply envelope rather than throwing, so the window sees each error's code, not just its text.
+  ipcMain.handle(IPC_CALL, (event, method: unknown, params: unknown) => {
     // Only the app's own page may call; anything else that ends up in a frame gets nothing.
     if (!event.senderFrame?.url.startsWith(`${APP_ORIGIN}/`)) {
-      throw new Error('calls are accepted from the tabmux window only');
+      return ipcFailure(new TabmuxError('invalid_request', 'calls are accepted from the tabmux window only'));
     }
-    try {
-      return await service.dispatch(typeof method === 'string' ? method : '', params);
-    } catch (error) {
-      throw new Error(TabmuxError.from(error).message);
-    }
+    return toIpcReply(() => service.dispatch(typeof method === 'string' ? method : '', params));
   });
 
   app.on('second-instance', () => window.show());

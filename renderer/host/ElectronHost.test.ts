@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { TabmuxError } from '../../shared/errors.js';
+import { toIpcReply } from '../../shared/ipcReply.js';
 import type { SupervisorBridge, SupervisorEvent } from '../../shared/supervisor.js';
 import { ElectronHost } from './ElectronHost.js';
 import type { HostConnection } from './Host.js';
@@ -23,20 +25,35 @@ function bridge(answer: () => Promise<unknown>): SupervisorBridge & { emit(event
 
 describe('ElectronHost', () => {
   it('passes checked results through', async () => {
-    const host = new ElectronHost(bridge(() => Promise.resolve({ profiles: [] })));
+    const host = new ElectronHost(bridge(() => toIpcReply(() => Promise.resolve({ profiles: [] }))));
     await expect(host.call('supervisor/snapshot', {})).resolves.toEqual({ profiles: [] });
   });
 
-  it('strips the IPC wrapper from error messages', async () => {
+  it("keeps the server's error code and message", async () => {
     const host = new ElectronHost(
-      bridge(() => Promise.reject(new Error("Error invoking remote method 'tabmux:call': TabmuxError: session sess-1 is paused; resume it first"))),
+      bridge(() => toIpcReply(() => Promise.reject(new TabmuxError('daemon_not_running', 'profile work is not running (stopped); start it first')))),
     );
-    await expect(host.call('supervisor/snapshot', {})).rejects.toThrow(/^session sess-1 is paused; resume it first$/);
+    await expect(host.call('supervisor/snapshot', {})).rejects.toMatchObject({
+      code: 'daemon_not_running',
+      message: 'profile work is not running (stopped); start it first',
+    });
+  });
+
+  it('strips the IPC wrapper when IPC itself fails', async () => {
+    const host = new ElectronHost(bridge(() => Promise.reject(new Error("Error invoking remote method 'tabmux:call': Error: no handler registered"))));
+    await expect(host.call('supervisor/snapshot', {})).rejects.toThrow(/^no handler registered$/);
   });
 
   it('rejects results of the wrong shape', async () => {
-    const host = new ElectronHost(bridge(() => Promise.resolve({ profiles: 'none' })));
+    const host = new ElectronHost(bridge(() => toIpcReply(() => Promise.resolve({ profiles: 'none' }))));
+    await expect(host.call('supervisor/snapshot', {})).rejects.toMatchObject({ code: 'protocol_mismatch' });
     await expect(host.call('supervisor/snapshot', {})).rejects.toThrow(/does not understand/);
+  });
+
+  it('checks a forwarded daemon result against that method', async () => {
+    const host = new ElectronHost(bridge(() => toIpcReply(() => Promise.resolve({ cancelled: true }))));
+    await expect(host.call('supervisor/daemon', { profile: 'work', method: 'tabmux/queue.cancel', params: { callId: 1 } })).resolves.toEqual({ cancelled: true });
+    await expect(host.call('supervisor/daemon', { profile: 'work', method: 'tabmux/session.list', params: {} })).rejects.toMatchObject({ code: 'protocol_mismatch' });
   });
 
   it('forwards only well-formed events and unsubscribes', () => {

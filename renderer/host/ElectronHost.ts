@@ -1,13 +1,15 @@
 import { TabmuxError } from '../../shared/errors.js';
-import type {
-  SupervisorBridge,
-  SupervisorEvent,
-  SupervisorMethod,
-  SupervisorParams,
-  SupervisorResults,
+import { fromIpcReply } from '../../shared/ipcReply.js';
+import {
+  supervisorEventSchema,
+  type SupervisorBridge,
+  type SupervisorEvent,
+  type SupervisorMethod,
+  type SupervisorParams,
+  type SupervisorResults,
 } from '../../shared/supervisor.js';
+import { checkSupervisorResult } from './checkSupervisorResult.js';
 import type { Host, HostConnection } from './Host.js';
-import { isSupervisorEvent, isSupervisorResult } from './supervisorGuards.js';
 
 declare global {
   interface Window {
@@ -16,7 +18,8 @@ declare global {
   }
 }
 
-// ipcRenderer.invoke prefixes rejected errors with the channel; the user should see only the server's words.
+// The main process answers with an envelope and never throws; a rejection means IPC itself failed, and
+// ipcRenderer.invoke prefixes its message with the channel, which the user need not see.
 const IPC_PREFIX = /^Error invoking remote method '[^']*': (?:\w*Error: )?/;
 
 /** Talks to the supervisor in the Electron main process through the preload bridge. */
@@ -28,23 +31,25 @@ export class ElectronHost implements Host {
   }
 
   async call<M extends SupervisorMethod>(method: M, params: SupervisorParams[M]): Promise<SupervisorResults[M]> {
-    let result: unknown;
+    let reply: unknown;
     try {
-      result = await this.#bridge.call(method, params);
+      reply = await this.#bridge.call(method, params);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new TabmuxError('internal', message.replace(IPC_PREFIX, ''), { cause: error });
     }
-    if (!isSupervisorResult(method, result)) {
-      throw new TabmuxError('internal', `The tray app answered ${method} with something this window does not understand; restart tabmux.`);
+    const result = checkSupervisorResult(method, params, fromIpcReply(reply));
+    if (result === undefined) {
+      throw new TabmuxError('protocol_mismatch', `The tray app answered ${method} with something this window does not understand; restart tabmux.`);
     }
     return result;
   }
 
   subscribe(listener: (event: SupervisorEvent) => void): () => void {
     return this.#bridge.subscribe((event) => {
-      if (isSupervisorEvent(event)) {
-        listener(event);
+      const parsed = supervisorEventSchema.safeParse(event);
+      if (parsed.success) {
+        listener(parsed.data);
       }
     });
   }

@@ -14,7 +14,7 @@ export class UnavailableHost implements Host {
   }
 
   call<M extends SupervisorMethod>(method: M): Promise<SupervisorResults[M]> {
-    return Promise.reject(new TabmuxError('cancelled', `${method}: ${this.#reason}`));
+    return Promise.reject(new TabmuxError('dashboard_unreachable', `${method}: ${this.#reason}`));
   }
 
   subscribe(): () => void {

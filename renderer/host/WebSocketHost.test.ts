@@ -123,7 +123,7 @@ describe('WebSocketHost', () => {
     lastSocket().open();
     const reply = host.call('supervisor/snapshot', {});
     lastSocket().drop();
-    await expect(reply).rejects.toMatchObject({ code: 'cancelled' });
+    await expect(reply).rejects.toMatchObject({ code: 'dashboard_unreachable' });
     const closed = connections.at(-1);
     expect(closed?.state).toBe('closed');
     expect(closed?.state === 'closed' && closed.reason).toMatch(/tabmux dashboard/);

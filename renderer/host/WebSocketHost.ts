@@ -1,14 +1,15 @@
 import { TabmuxError } from '../../shared/errors.js';
+import { RpcClientCore } from '../../shared/RpcClientCore.js';
 import {
   SUPERVISOR_EVENT_METHOD,
+  supervisorEventSchema,
   type SupervisorEvent,
   type SupervisorMethod,
   type SupervisorParams,
   type SupervisorResults,
 } from '../../shared/supervisor.js';
+import { checkSupervisorResult } from './checkSupervisorResult.js';
 import type { Host, HostConnection } from './Host.js';
-import { RpcClient } from './RpcClient.js';
-import { isSupervisorEvent, isSupervisorResult } from './supervisorGuards.js';
 
 /** The part of the DOM WebSocket this host uses, so tests can hand it a fake. */
 export interface SocketLike {
@@ -43,7 +44,7 @@ export class WebSocketHost implements Host {
   readonly #backoffMs: (attempt: number) => number;
   readonly #listeners = new Set<(event: SupervisorEvent) => void>();
   readonly #connectionListeners = new Set<(connection: HostConnection) => void>();
-  readonly #rpc: RpcClient;
+  readonly #rpc: RpcClientCore;
   #socket: SocketLike | null = null;
   #connection: HostConnection = { state: 'connecting' };
   #attempt = 0;
@@ -54,7 +55,7 @@ export class WebSocketHost implements Host {
     this.#url = options.url;
     this.#createSocket = options.createSocket ?? ((url) => new WebSocket(url));
     this.#backoffMs = options.backoffMs ?? defaultBackoffMs;
-    this.#rpc = new RpcClient({
+    this.#rpc = new RpcClientCore({
       send: (text) => {
         if (!this.#socket || this.#socket.readyState !== OPEN) {
           throw notConnected();
@@ -62,12 +63,15 @@ export class WebSocketHost implements Host {
         this.#socket.send(text);
       },
       onNotification: (method, params) => {
-        if (method === SUPERVISOR_EVENT_METHOD && isSupervisorEvent(params)) {
+        const event = method === SUPERVISOR_EVENT_METHOD ? supervisorEventSchema.safeParse(params) : undefined;
+        if (event?.success) {
           for (const listener of [...this.#listeners]) {
-            listener(params);
+            listener(event.data);
           }
         }
       },
+      // Starting a profile launches Chrome, so this is generous.
+      callTimeoutMs: 90_000,
     });
     this.#connect();
   }
@@ -76,9 +80,9 @@ export class WebSocketHost implements Host {
     if (this.#connection.state !== 'open') {
       throw notConnected();
     }
-    const result = await this.#rpc.request(method, params);
-    if (!isSupervisorResult(method, result)) {
-      throw new TabmuxError('internal', `The server answered ${method} with something this dashboard does not understand; reload the page.`);
+    const result = checkSupervisorResult(method, params, await this.#rpc.request(method, params));
+    if (result === undefined) {
+      throw new TabmuxError('protocol_mismatch', `The server answered ${method} with something this dashboard does not understand; reload the page.`);
     }
     return result;
   }
@@ -129,7 +133,7 @@ export class WebSocketHost implements Host {
     };
     socket.onmessage = (event) => {
       if (typeof event.data === 'string') {
-        this.#rpc.handleMessage(event.data);
+        this.#rpc.handleText(event.data);
       }
     };
     socket.onclose = (event) => {
@@ -137,7 +141,7 @@ export class WebSocketHost implements Host {
         return;
       }
       this.#socket = null;
-      this.#rpc.failAll(new TabmuxError('cancelled', 'The connection to tabmux closed before the reply arrived; try again once it reconnects.'));
+      this.#rpc.failAll(new TabmuxError('dashboard_unreachable', 'The connection to tabmux closed before the reply arrived; try again once it reconnects.'));
       this.#scheduleRetry(closeReason(event));
     };
     // A failed socket always follows onerror with onclose, which does the bookkeeping.
@@ -166,7 +170,7 @@ export class WebSocketHost implements Host {
 }
 
 function notConnected(): TabmuxError {
-  return new TabmuxError('cancelled', 'Not connected to tabmux right now; the dashboard reconnects on its own. Try again in a moment.');
+  return new TabmuxError('dashboard_unreachable', 'Not connected to tabmux right now; the dashboard reconnects on its own. Try again in a moment.');
 }
 
 function closeReason(event: CloseEvent): string {

@@ -1,5 +1,5 @@
 import { TabmuxError } from '../../shared/errors.js';
-import { isRecord } from '../../shared/jsonrpc.js';
+import { isRecord } from '../../shared/isRecord.js';
 import type { ProfileState } from '../../shared/model.js';
 import type { DaemonCall } from '../../shared/supervisor.js';
 import type { Host } from '../host/Host.js';

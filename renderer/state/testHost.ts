@@ -1,6 +1,6 @@
 import type { SupervisorEvent, SupervisorMethod, SupervisorParams, SupervisorResults } from '../../shared/supervisor.js';
 import type { Host, HostConnection } from '../host/Host.js';
-import { isSupervisorResult } from '../host/supervisorGuards.js';
+import { checkSupervisorResult } from '../host/checkSupervisorResult.js';
 
 type Handler = (method: SupervisorMethod, params: unknown) => unknown;
 
@@ -20,10 +20,11 @@ export class TestHost implements Host {
   async call<M extends SupervisorMethod>(method: M, params: SupervisorParams[M]): Promise<SupervisorResults[M]> {
     this.calls.push({ method, params });
     const result = await this.handler(method, params);
-    if (!isSupervisorResult(method, result)) {
+    const checked = checkSupervisorResult(method, params, result);
+    if (checked === undefined) {
       throw new Error(`test handler answered ${method} with a wrong shape`);
     }
-    return result;
+    return checked;
   }
 
   subscribe(listener: (event: SupervisorEvent) => void): () => void {

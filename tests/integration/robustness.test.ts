@@ -2,8 +2,9 @@ import { createConnection, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JSONRPC_TABMUX_ERROR } from '../../shared/errors.js';
 import type { DaemonStatus } from '../../shared/model.js';
-import { MAX_REQUEST_LINE_BYTES, PROTOCOL_VERSION } from '../../shared/protocol.js';
-import { isRecord } from '../../shared/jsonrpc.js';
+import { MAX_REQUEST_LINE_BYTES } from '../../electron/core/transport/socketLimits.js';
+import { PROTOCOL_VERSION } from '../../shared/protocol.js';
+import { isRecord } from '../../shared/isRecord.js';
 import { startTestDaemon, type BoundSession, type TestDaemon } from '../helpers/daemonFixture.js';
 import { waitUntil as until } from '../helpers/waitFor.js';
 
@@ -273,7 +274,8 @@ describe('daemon robustness against bad clients', () => {
     const huge = `{"jsonrpc":"2.0","id":1,"method":"tabmux/status","params":{"pad":"${'x'.repeat(MAX_REQUEST_LINE_BYTES + 1024)}"}}\n`;
     await connection.write(huge);
     const reply = await connection.next();
-    expect(reply.id).toBeNull();
+    // The id is read from the head of the dropped line, so the client can match the error to its request.
+    expect(reply.id).toBe(1);
     expect(tabmuxCode(reply)).toBe('line_too_long');
     expect(reply.error?.message).toContain(String(MAX_REQUEST_LINE_BYTES));
     // The rest of that line was discarded, not parsed as a request: exactly one error came back.

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { contentSecurityPolicy } from '../../../shared/contentSecurityPolicy.js';
 import { TabmuxError } from '../../../shared/errors.js';
+import { Logger } from '../Logger.js';
 import type { SupervisorService } from '../supervisor/SupervisorService.js';
 import { allowedHosts, checkRequest, cookieName } from './requestGuard.js';
 import { serveRpcSocket } from './serveRpcSocket.js';
@@ -16,6 +18,7 @@ export interface DashboardServerOptions {
   port?: number;
   /** Fixed token for tests; normally a fresh random one per start. */
   token?: string;
+  logger?: Logger;
 }
 
 const WS_PATH = '/ws';
@@ -46,11 +49,9 @@ export class DashboardServer {
     await new Promise<void>((resolve, reject) => {
       server.#http.once('error', (error: NodeJS.ErrnoException) => {
         reject(
-          new TabmuxError(
-            'internal',
-            error.code === 'EADDRINUSE' ? `port ${options.port ?? 0} is in use; pick another with --port N, or 0 for any free port` : error.message,
-            { cause: error },
-          ),
+          error.code === 'EADDRINUSE'
+            ? new TabmuxError('port_in_use', `port ${options.port ?? 0} is in use; pick another with --port N, or 0 for any free port`, { cause: error })
+            : TabmuxError.from(error),
         );
       });
       server.#http.listen(options.port ?? 0, '127.0.0.1', () => resolve());
@@ -117,7 +118,7 @@ export class DashboardServer {
       socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
-    this.#wss.handleUpgrade(request, socket, head, (ws) => serveRpcSocket(ws, this.#options.service));
+    this.#wss.handleUpgrade(request, socket, head, (ws) => serveRpcSocket(ws, this.#options.service, this.#options.logger ?? Logger.silent()));
   }
 
   #securityHeaders(): Record<string, string> {
@@ -125,17 +126,7 @@ export class DashboardServer {
       .map((host) => `ws://${host}`)
       .join(' ');
     return {
-      'content-security-policy': [
-        "default-src 'none'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data:",
-        "font-src 'self'",
-        `connect-src 'self' ${sockets}`,
-        "base-uri 'none'",
-        "form-action 'none'",
-        "frame-ancestors 'none'",
-      ].join('; '),
+      'content-security-policy': contentSecurityPolicy(`'self' ${sockets}`),
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
       'x-frame-options': 'DENY',

@@ -1,36 +1,8 @@
-import { z } from 'zod';
+import { type z } from 'zod';
 import { TabmuxError } from '../../../shared/errors.js';
-import { controlParams } from '../../../shared/protocol.js';
-import {
-  FORWARDED_DAEMON_METHODS,
-  isSupervisorMethod,
-  type SupervisorEvent,
-  type SupervisorMethod,
-} from '../../../shared/supervisor.js';
-import { validateProfileName } from '../ProfileStore.js';
+import { controlMethods } from '../../../shared/protocol.js';
+import { isSupervisorMethod, supervisorMethods, type SupervisorEvent } from '../../../shared/supervisor.js';
 import type { Supervisor } from './Supervisor.js';
-
-const profileName = z
-  .string()
-  .max(40)
-  .refine((name) => {
-    try {
-      validateProfileName(name);
-      return true;
-    } catch {
-      return false;
-    }
-  }, "a profile name is 1-40 lowercase letters, digits, '-' or '_'");
-
-const profileParams = z.object({ profile: profileName });
-
-const paramsSchemas = {
-  'supervisor/snapshot': z.object({}).optional(),
-  'supervisor/profile.start': profileParams,
-  'supervisor/profile.stop': profileParams,
-  'supervisor/profile.restart': profileParams,
-  'supervisor/daemon': z.object({ profile: profileName, method: z.enum(FORWARDED_DAEMON_METHODS), params: z.unknown().optional() }),
-} as const satisfies Record<SupervisorMethod, z.ZodType>;
 
 /**
  * The one dispatcher for the supervisor API: the tray window's IPC bridge and the dashboard's WebSocket both hand
@@ -56,17 +28,17 @@ export class SupervisorService {
     }
     switch (method) {
       case 'supervisor/snapshot':
-        parse(paramsSchemas[method], method, params);
+        parse(supervisorMethods[method].params, method, params);
         return this.#supervisor.snapshot();
       case 'supervisor/profile.start':
-        return this.#supervisor.startProfile(parse(paramsSchemas[method], method, params).profile);
+        return this.#supervisor.startProfile(parse(supervisorMethods[method].params, method, params).profile);
       case 'supervisor/profile.stop':
-        return this.#supervisor.stopProfile(parse(paramsSchemas[method], method, params).profile);
+        return this.#supervisor.stopProfile(parse(supervisorMethods[method].params, method, params).profile);
       case 'supervisor/profile.restart':
-        return this.#supervisor.restartProfile(parse(paramsSchemas[method], method, params).profile);
+        return this.#supervisor.restartProfile(parse(supervisorMethods[method].params, method, params).profile);
       case 'supervisor/daemon': {
-        const call = parse(paramsSchemas[method], method, params);
-        const checked = parse(controlParams[call.method], call.method, call.params);
+        const call = parse(supervisorMethods[method].params, method, params);
+        const checked = parse(controlMethods[call.method].params, call.method, call.params);
         return this.#supervisor.forward(call.profile, call.method, checked);
       }
     }

@@ -1,43 +1,52 @@
 import { createConnection, type Socket } from 'node:net';
 import { TabmuxError } from '../../../shared/errors.js';
-import { asResponse, isRecord, type JsonRpcId } from '../../../shared/jsonrpc.js';
-import { isDaemonEvent, type DaemonEvent } from '../../../shared/model.js';
+import type { DaemonEvent } from '../../../shared/model.js';
+import { daemonEventSchema } from '../../../shared/modelSchemas.js';
 import {
+  controlResultSchema,
   EVENT_METHOD,
-  MAX_RESPONSE_LINE_BYTES,
   PROTOCOL_VERSION,
   type ControlInput,
   type ControlMethod,
   type ControlResults,
   type HelloResult,
 } from '../../../shared/protocol.js';
+import { RpcClientCore } from '../../../shared/RpcClientCore.js';
 import { LineDecoder } from './LineDecoder.js';
+import { maxResponseBytes } from './socketLimits.js';
 
-interface Pending {
-  resolve: (value: unknown) => void;
-  reject: (error: TabmuxError) => void;
+export interface DaemonClientOptions {
+  clientName?: string;
+  /** Longest reply line read; a longer one fails its call with `response_too_large`. Defaults to the socket limit. */
+  maxResponseBytes?: number;
 }
 
 /**
- * A connection to one profile daemon: typed control calls, raw MCP requests on a bound connection, and pushed events.
- * Used by the CLI, the stdio bridge and the supervisor.
+ * A connection to one profile daemon: typed control calls (results checked against the protocol's schemas), raw
+ * MCP requests on a bound connection, and pushed events. Used by the CLI, the stdio bridge and the supervisor.
  */
 export class DaemonClient {
   readonly hello: HelloResult;
   readonly #socket: Socket;
-  readonly #pending = new Map<JsonRpcId, Pending>();
+  readonly #rpc: RpcClientCore;
   readonly #eventListeners = new Set<(event: DaemonEvent) => void>();
   readonly #closeListeners = new Set<() => void>();
   readonly #notificationListeners = new Set<(method: string, params: unknown) => void>();
-  #nextId = 1;
   #closed = false;
 
-  private constructor(socket: Socket, hello: HelloResult) {
+  private constructor(socket: Socket, maxBytes: number) {
     this.#socket = socket;
-    this.hello = hello;
+    this.hello = { protocolVersion: PROTOCOL_VERSION, version: '', profile: '', pid: 0 };
+    this.#rpc = new RpcClientCore({
+      send: (text) => {
+        this.#socket.write(`${text}\n`);
+      },
+      onNotification: (method, params) => this.#onNotification(method, params),
+    });
+    this.#wire(maxBytes);
   }
 
-  static async connect(path: string, clientName = 'tabmux-cli'): Promise<DaemonClient> {
+  static async connect(path: string, clientName = 'tabmux-cli', options: Omit<DaemonClientOptions, 'clientName'> = {}): Promise<DaemonClient> {
     const socket = await new Promise<Socket>((resolve, reject) => {
       const candidate = createConnection({ path });
       candidate.once('connect', () => {
@@ -48,14 +57,14 @@ export class DaemonClient {
         reject(new TabmuxError('daemon_not_running', `no daemon answers on ${path} (${error.message}); start it with: tabmux daemon start`, { cause: error }));
       });
     });
-    const client = new DaemonClient(socket, { protocolVersion: PROTOCOL_VERSION, version: '', profile: '', pid: 0 });
-    client.#wire();
-    const hello = await client.request('tabmux/hello', { protocolVersion: PROTOCOL_VERSION, client: { name: clientName } });
-    if (!isHello(hello)) {
+    const client = new DaemonClient(socket, options.maxResponseBytes ?? maxResponseBytes());
+    try {
+      const hello = await client.call('tabmux/hello', { protocolVersion: PROTOCOL_VERSION, client: { name: clientName } });
+      Object.assign(client, { hello });
+    } catch (error) {
       client.close();
-      throw new TabmuxError('protocol_mismatch', 'the daemon answered tabmux/hello with something unexpected');
+      throw error;
     }
-    Object.assign(client, { hello });
     return client;
   }
 
@@ -63,8 +72,19 @@ export class DaemonClient {
     return this.#closed;
   }
 
-  call<M extends ControlMethod>(method: M, params?: ControlInput<M>): Promise<ControlResults[M]> {
-    return this.request(method, params ?? {}) as Promise<ControlResults[M]>;
+  /** A control call; the result is checked against the method's schema, so a daemon of another version cannot slip a wrong shape through. */
+  async call<M extends ControlMethod>(method: M, params?: ControlInput<M>): Promise<ControlResults[M]> {
+    const result = await this.request(method, params ?? {});
+    const parsed = controlResultSchema(method).safeParse(result);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+      throw new TabmuxError(
+        'protocol_mismatch',
+        `the daemon answered ${method} with an unexpected shape (${issue?.message ?? 'malformed'}${where}); it may run another tabmux version: restart it with tabmux daemon stop, then start`,
+      );
+    }
+    return parsed.data;
   }
 
   /** Sends any JSON-RPC request (MCP methods on a bound connection) and resolves with its result. */
@@ -72,22 +92,18 @@ export class DaemonClient {
     if (this.#closed) {
       return Promise.reject(new TabmuxError('daemon_not_running', 'the connection to the daemon is closed'));
     }
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      this.#socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    });
+    return this.#rpc.request(method, params);
   }
 
   notify(method: string, params?: unknown): void {
     if (!this.#closed) {
-      this.#socket.write(`${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`);
+      this.#rpc.notify(method, params);
     }
   }
 
   /** Id of the next request, so a caller can later cancel it with notifications/cancelled. */
   get nextRequestId(): number {
-    return this.#nextId;
+    return this.#rpc.nextId;
   }
 
   onEvent(listener: (event: DaemonEvent) => void): () => void {
@@ -111,79 +127,43 @@ export class DaemonClient {
     this.#socket.destroy();
   }
 
-  #wire(): void {
-    const decoder = new LineDecoder(MAX_RESPONSE_LINE_BYTES);
+  #wire(maxBytes: number): void {
+    const decoder = new LineDecoder(maxBytes);
     this.#socket.on('data', (chunk: Buffer) => {
       for (const decoded of decoder.push(chunk)) {
         if ('line' in decoded) {
-          this.#onLine(decoded.line);
+          this.#rpc.handleText(decoded.line);
+        } else {
+          const error =
+            decoded.error.code === 'line_too_long'
+              ? new TabmuxError('response_too_large', `it was longer than this client's ${maxBytes}-byte limit; ask for less (take_snapshot with filePath, a smaller evaluate_script result)`)
+              : decoded.error;
+          this.#rpc.handleUnreadable(decoded.head, error);
         }
       }
     });
     this.#socket.on('error', () => undefined);
     this.#socket.on('close', () => {
       this.#closed = true;
-      const error = new TabmuxError('daemon_not_running', 'the daemon closed the connection (it may have stopped or crashed; see tabmux daemon status)');
-      for (const pending of this.#pending.values()) {
-        pending.reject(error);
-      }
-      this.#pending.clear();
+      this.#rpc.failAll(new TabmuxError('daemon_not_running', 'the daemon closed the connection (it may have stopped or crashed; see tabmux daemon status)'));
       for (const listener of this.#closeListeners) {
         listener();
       }
     });
   }
 
-  /**
-   * A request or notification from the daemon other than an event. Notifications (MCP progress, logging, list
-   * changes) go to listeners; a request gets an answer at once, because this client serves no methods and a
-   * request left unanswered would hold up whoever sent it.
-   */
-  #onIncoming(method: string, id: unknown, params: unknown): void {
-    if (typeof id === 'string' || typeof id === 'number') {
-      this.#socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: `${method} is not served by this client` } })}\n`);
+  #onNotification(method: string, params: unknown): void {
+    if (method === EVENT_METHOD) {
+      const event = daemonEventSchema.safeParse(params);
+      if (event.success) {
+        for (const listener of this.#eventListeners) {
+          listener(event.data);
+        }
+      }
       return;
     }
     for (const listener of this.#notificationListeners) {
       listener(method, params);
     }
   }
-
-  #onLine(line: string): void {
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      return;
-    }
-    if (isRecord(json) && json['method'] === EVENT_METHOD && isDaemonEvent(json['params'])) {
-      const event = json['params'];
-      for (const listener of this.#eventListeners) {
-        listener(event);
-      }
-      return;
-    }
-    if (isRecord(json) && typeof json['method'] === 'string') {
-      this.#onIncoming(json['method'], json['id'], json['params']);
-      return;
-    }
-    const response = asResponse(json);
-    if (!response || response.id === null) {
-      return;
-    }
-    const pending = this.#pending.get(response.id);
-    if (!pending) {
-      return;
-    }
-    this.#pending.delete(response.id);
-    if ('error' in response) {
-      pending.reject(TabmuxError.fromWire(response.error));
-    } else {
-      pending.resolve(response.result);
-    }
-  }
-}
-
-function isHello(value: unknown): value is HelloResult {
-  return isRecord(value) && typeof value['protocolVersion'] === 'number' && typeof value['profile'] === 'string';
 }

@@ -1,12 +1,17 @@
 import { TabmuxError } from '../../../shared/errors.js';
 
-export type DecodedLine = { line: string } | { error: TabmuxError };
+/** A line, or why one was dropped with the first bytes of it (`head`), which are enough to find its JSON-RPC id. */
+export type DecodedLine = { line: string } | { error: TabmuxError; head: string };
 
 const NEWLINE = 0x0a;
 
+/** How much of a dropped line is kept: the id of a JSON-RPC message written by tabmux comes within its first bytes. */
+const HEAD_BYTES = 512;
+
 /**
  * Splits a byte stream into newline-delimited lines. A line longer than the limit is skipped up to its newline and
- * reported once, and a line that is not valid UTF-8 is reported, so a bad line costs only itself, never the connection.
+ * reported once, as soon as it crosses the limit, and a line that is not valid UTF-8 is reported, so a bad line
+ * costs only itself, never the connection.
  */
 export class LineDecoder {
   #chunks: Buffer[] = [];
@@ -43,10 +48,11 @@ export class LineDecoder {
       return;
     }
     if (this.#length + part.length > this.maxBytes) {
+      const head = headText([...this.#chunks, part]);
       this.#chunks = [];
       this.#length = 0;
       this.#discarding = true;
-      out.push({ error: new TabmuxError('line_too_long', `message longer than ${this.maxBytes} bytes was dropped; send smaller messages`) });
+      out.push({ error: new TabmuxError('line_too_long', `message longer than ${this.maxBytes} bytes was dropped; send smaller messages`), head });
       return;
     }
     this.#chunks.push(Buffer.from(part));
@@ -64,7 +70,13 @@ export class LineDecoder {
     try {
       return { line: this.#utf8.decode(trimmed) };
     } catch {
-      return { error: new TabmuxError('parse_error', 'message is not valid UTF-8') };
+      return { error: new TabmuxError('parse_error', 'message is not valid UTF-8'), head: headText([trimmed]) };
     }
   }
+}
+
+function headText(chunks: readonly Buffer[]): string {
+  const head = Buffer.concat(chunks.map((chunk) => chunk.subarray(0, HEAD_BYTES))).subarray(0, HEAD_BYTES);
+  // Lenient: a head can end inside a character, and only its ASCII structure matters.
+  return new TextDecoder('utf-8').decode(head);
 }

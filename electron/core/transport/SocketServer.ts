@@ -1,11 +1,18 @@
 import { chmod } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { TabmuxError } from '../../../shared/errors.js';
-import { MAX_REQUEST_LINE_BYTES } from '../../../shared/protocol.js';
 import type { ControlService } from '../ControlService.js';
 import type { Logger } from '../Logger.js';
 import { removeIfExists } from '../secureFs.js';
 import { LineDecoder } from './LineDecoder.js';
+import { RpcServerConnection } from './RpcServerConnection.js';
+import { MAX_REQUEST_LINE_BYTES, maxEventBacklogBytes, maxResponseBytes } from './socketLimits.js';
+import { SocketWriter } from './SocketWriter.js';
+
+export interface SocketServerLimits {
+  maxResponseBytes: number;
+  maxEventBacklogBytes: number;
+}
 
 /** Unix socket (named pipe on Windows) carrying newline-delimited JSON-RPC to the control service. */
 export class SocketServer {
@@ -17,11 +24,13 @@ export class SocketServer {
     this.#server = server;
   }
 
-  static async listen(path: string, service: ControlService, logger: Logger): Promise<SocketServer> {
+  /** Limits default to the environment's (see socketLimits.ts). */
+  static async listen(path: string, service: ControlService, logger: Logger, limits?: SocketServerLimits): Promise<SocketServer> {
     await clearStaleSocket(path);
     const server = createServer();
     const instance = new SocketServer(server);
-    server.on('connection', (socket) => instance.#accept(socket, service, logger));
+    const chosen = limits ?? { maxResponseBytes: maxResponseBytes(), maxEventBacklogBytes: maxEventBacklogBytes() };
+    server.on('connection', (socket) => instance.#accept(socket, service, logger, chosen));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen({ path, readableAll: false, writableAll: false }, () => {
@@ -36,24 +45,24 @@ export class SocketServer {
     return instance;
   }
 
-  #accept(socket: Socket, service: ControlService, logger: Logger): void {
+  #accept(socket: Socket, service: ControlService, logger: Logger, limits: SocketServerLimits): void {
     const id = `c${this.#nextId++}`;
     this.#sockets.add(socket);
     const decoder = new LineDecoder(MAX_REQUEST_LINE_BYTES);
-    const handle = service.open({
-      id,
-      send: (message) => {
-        if (!socket.destroyed && socket.writable) {
-          socket.write(`${JSON.stringify(message)}\n`);
-        }
-      },
+    const writer = new SocketWriter(socket, { id, maxEventBacklogBytes: limits.maxEventBacklogBytes, logger });
+    const handle = service.open({ id, notify: (method, params) => connection.notify(method, params) });
+    const connection = new RpcServerConnection({
+      write: (text, kind) => writer.write(text, kind),
+      dispatch: (request) => handle.dispatch(request),
+      logger,
+      maxMessageBytes: limits.maxResponseBytes,
     });
     socket.on('data', (chunk: Buffer) => {
       for (const decoded of decoder.push(chunk)) {
         if ('line' in decoded) {
-          handle.handleLine(decoded.line);
+          connection.handleText(decoded.line);
         } else {
-          handle.handleError(decoded.error);
+          connection.handleUnreadable(decoded.error, decoded.head);
         }
       }
     });

@@ -1,4 +1,5 @@
 import { SnapshotFormatter } from 'chrome-devtools-mcp/build/src/formatters/SnapshotFormatter.js';
+import { isRecord } from '../../../shared/isRecord.js';
 
 /**
  * A node of the snapshot tree as upstream returns it in `structuredContent.snapshot` (its `toJSON()` form): `id`,
@@ -17,10 +18,6 @@ export interface SnapshotNode {
  */
 const PAIRED: Readonly<Record<string, string>> = { disableable: 'disabled', expandable: 'expanded', focusable: 'focused', selectable: 'selected' };
 const PAIRED_PROPERTIES = new Set(Object.values(PAIRED));
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function isSnapshotNode(value: unknown): value is SnapshotNode {
   if (!isRecord(value) || typeof value['id'] !== 'string') {

@@ -1,5 +1,6 @@
 import type { ToolResult } from '../../../shared/protocol.js';
-import { isRecord, isSnapshotNode, snapshotText, type SnapshotNode } from './snapshotText.js';
+import { isRecord } from '../../../shared/isRecord.js';
+import { isSnapshotNode, snapshotText, type SnapshotNode } from './snapshotText.js';
 
 /**
  * Reading a reply of the pinned upstream (chrome-devtools-mcp 1.11.0, run with `--experimentalStructuredContent`).
