@@ -8,9 +8,11 @@ import { loadLine, writeResults } from './lib/resultsFile.js';
 import type { Row } from './lib/Row.js';
 import { BROWSER_SUITES, selectedSuites, SUITES, type SuiteName } from './lib/suiteFilter.js';
 import { TabmuxDaemon } from './lib/TabmuxDaemon.js';
+import { subresourcePage } from './lib/subresourcePage.js';
 import { Teardown } from './lib/Teardown.js';
 import { coldStart } from './suites/coldStart.js';
 import { memory } from './suites/memory.js';
+import { LOAD_PAGE_FILES, LOAD_PAGE_PATH, pageLoad } from './suites/pageLoad.js';
 import { parallelThroughput } from './suites/parallelThroughput.js';
 import { rewriteCost } from './suites/rewriteCost.js';
 import { routingOverhead } from './suites/routingOverhead.js';
@@ -122,7 +124,8 @@ type Attempt = (suite: SuiteName, name: string, run: () => Promise<Row[]> | Row[
 /** The end-to-end suites on one tabmux daemon, one direct Chrome and one page server; returns the daemon's pool size. */
 async function browserSuites(teardown: Teardown, attempt: Attempt): Promise<number> {
   log(`starting tabmux daemon (workers=${WORKERS}), a direct Chrome and a page server`);
-  const pages = await PageServer.start(teardown, { [BIG_PAGE_PATH]: bigPageHtml() });
+  const loadPage = subresourcePage(LOAD_PAGE_PATH, LOAD_PAGE_FILES.images, LOAD_PAGE_FILES.scripts);
+  const pages = await PageServer.start(teardown, { [BIG_PAGE_PATH]: bigPageHtml(), ...loadPage });
   const tabmux = await TabmuxDaemon.start(teardown, WORKERS);
   const workers = tabmux.daemon.router.settings.workers;
   const direct = await DirectBrowser.launch(teardown);
@@ -131,6 +134,7 @@ async function browserSuites(teardown: Teardown, attempt: Attempt): Promise<numb
   await attempt('parallel', 'parallel throughput', () => parallelThroughput(context, workers));
   await attempt('routing', 'routing overhead', () => routingOverhead(context));
   await attempt('snapshot', 'snapshot path', () => snapshotPath(context));
+  await attempt('navigation', 'page load', () => pageLoad(context));
   await attempt('memory', 'memory', () => memory(context));
   return workers;
 }
