@@ -86,8 +86,8 @@ async function main(): Promise<number> {
   let workers = WORKERS;
   try {
     // Pure CPU first, while no browser runs beside it; its rows go last in the table, after the end-to-end ones.
-    await attempt('rewrite', 'rewrite cost', () => {
-      microRows.push(...rewriteCost(log));
+    await attempt('rewrite', 'rewrite cost', async () => {
+      microRows.push(...(await rewriteCost(log)));
       return [];
     });
     if ([...only].some((suite) => BROWSER_SUITES.has(suite))) {
