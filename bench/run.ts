@@ -19,7 +19,7 @@ import { routingOverhead } from './suites/routingOverhead.js';
 import { BIG_PAGE_PATH, snapshotPath } from './suites/snapshotPath.js';
 
 /**
- * `npm run bench`: every comparison of issue 6 side by side in one run on the system Chromium and the pinned
+ * `npm run bench`: every comparison side by side in one run on the system Chromium and the pinned
  * chrome-devtools-mcp, then a table of medians and ratios on stdout and in bench/RESULTS.md. Goals are reported as
  * PASS/MISS, never enforced: the exit code is non-zero only when something broke. `BENCH_ONLY=rewrite,routing` runs
  * only the named suites; such a partial run prints its rows but leaves bench/RESULTS.md as it was.

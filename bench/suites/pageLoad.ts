@@ -15,9 +15,9 @@ const PAIRS = 30;
 const COUNT_RESOURCES = { function: '() => ({ resources: performance.getEntriesByType("resource").length, scripts: window.loadedScripts ?? 0 })', waitForStableDom: false } as const;
 
 /**
- * navigate_page to a local page with 20 files (images and scripts, never cached): every request of the load goes
- * through the browser, so work the daemon does per request (request interception on its own CDP connection) shows up
- * here, on top of routing the call itself.
+ * navigate_page to a local page with 20 files (images and scripts, never cached): 21 requests per load, so whatever
+ * the daemon's own browser connection adds per request (request interception whose patterns match them) shows up
+ * here, on top of routing the call and rewriting its reply.
  */
 export async function pageLoad(context: BenchContext): Promise<Row[]> {
   const files = LOAD_PAGE_FILES.images + LOAD_PAGE_FILES.scripts;
