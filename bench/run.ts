@@ -6,19 +6,23 @@ import { bigPageHtml, PageServer } from './lib/PageServer.js';
 import { notesList, textTable } from './lib/report.js';
 import { loadLine, writeResults } from './lib/resultsFile.js';
 import type { Row } from './lib/Row.js';
+import { BROWSER_SUITES, selectedSuites, SUITES, type SuiteName } from './lib/suiteFilter.js';
 import { TabmuxDaemon } from './lib/TabmuxDaemon.js';
+import { subresourcePage } from './lib/subresourcePage.js';
 import { Teardown } from './lib/Teardown.js';
 import { coldStart } from './suites/coldStart.js';
 import { memory } from './suites/memory.js';
+import { LOAD_PAGE_FILES, LOAD_PAGE_PATH, pageLoad } from './suites/pageLoad.js';
 import { parallelThroughput } from './suites/parallelThroughput.js';
 import { rewriteCost } from './suites/rewriteCost.js';
 import { routingOverhead } from './suites/routingOverhead.js';
 import { BIG_PAGE_PATH, snapshotPath } from './suites/snapshotPath.js';
 
 /**
- * `npm run bench`: every comparison of issue 6 side by side in one run on the system Chromium and the pinned
+ * `npm run bench`: every comparison side by side in one run on the system Chromium and the pinned
  * chrome-devtools-mcp, then a table of medians and ratios on stdout and in bench/RESULTS.md. Goals are reported as
- * PASS/MISS, never enforced: the exit code is non-zero only when something broke.
+ * PASS/MISS, never enforced: the exit code is non-zero only when something broke. `BENCH_ONLY=rewrite,routing` runs
+ * only the named suites; such a partial run prints its rows but leaves bench/RESULTS.md as it was.
  */
 
 /** Pool size of the daemon under test; the parallel rows compare it with four agents. */
@@ -29,6 +33,14 @@ const log = (message: string): void => {
 };
 
 async function main(): Promise<number> {
+  let only: ReadonlySet<SuiteName>;
+  try {
+    only = selectedSuites(process.env['BENCH_ONLY']);
+  } catch (error) {
+    log(error instanceof Error ? error.message : String(error));
+    return 2;
+  }
+  const partial = only.size < SUITES.length;
   const startedAt = new Date();
   const loadAtStart = loadavg()[0] ?? 0;
   const machine = describeMachine();
@@ -58,8 +70,8 @@ async function main(): Promise<number> {
     });
   }
 
-  const attempt = async (name: string, run: () => Promise<Row[]> | Row[]): Promise<void> => {
-    if (aborted) {
+  const attempt: Attempt = async (suite, name, run) => {
+    if (aborted || !only.has(suite)) {
       return;
     }
     try {
@@ -74,29 +86,20 @@ async function main(): Promise<number> {
   let workers = WORKERS;
   try {
     // Pure CPU first, while no browser runs beside it; its rows go last in the table, after the end-to-end ones.
-    await attempt('rewrite cost', () => {
-      microRows.push(...rewriteCost(log));
+    await attempt('rewrite', 'rewrite cost', async () => {
+      microRows.push(...(await rewriteCost(log)));
       return [];
     });
-
-    log(`starting tabmux daemon (workers=${WORKERS}), a direct Chrome and a page server`);
-    const pages = await PageServer.start(teardown, { [BIG_PAGE_PATH]: bigPageHtml() });
-    const tabmux = await TabmuxDaemon.start(teardown, WORKERS);
-    workers = tabmux.daemon.router.settings.workers;
-    const direct = await DirectBrowser.launch(teardown);
-    const context: BenchContext = { teardown, tabmux, direct, pages, log };
-    // Throughput first: its four sessions are the daemon's first, so placement is not skewed by the others.
-    await attempt('parallel throughput', () => parallelThroughput(context, workers));
-    await attempt('routing overhead', () => routingOverhead(context));
-    await attempt('snapshot path', () => snapshotPath(context));
-    await attempt('memory', () => memory(context));
+    if ([...only].some((suite) => BROWSER_SUITES.has(suite))) {
+      workers = await browserSuites(teardown, attempt);
+    }
   } catch (error) {
     failures.push(`setup: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   } finally {
     await stopAll();
   }
   // Cold start on a quiet machine, with its own processes: everything above is stopped by now.
-  await attempt('cold start', () => coldStart(teardown, log));
+  await attempt('coldstart', 'cold start', () => coldStart(teardown, log));
   await stopAll();
 
   rows.push(...microRows);
@@ -107,9 +110,33 @@ async function main(): Promise<number> {
     process.stdout.write(`Broken (results not written):\n${failures.map((failure) => `- ${failure}`).join('\n')}\n`);
     return 1;
   }
+  if (partial) {
+    process.stdout.write(`BENCH_ONLY=${[...only].join(',')}: a partial run, bench/RESULTS.md left as it was (${durationS.toFixed(0)} s)\n`);
+    return 0;
+  }
   const file = writeResults({ machine, rows, startedAt, durationS, workers, load });
   process.stdout.write(`Wrote ${file} (${durationS.toFixed(0)} s)\n`);
   return 0;
+}
+
+type Attempt = (suite: SuiteName, name: string, run: () => Promise<Row[]> | Row[]) => Promise<void>;
+
+/** The end-to-end suites on one tabmux daemon, one direct Chrome and one page server; returns the daemon's pool size. */
+async function browserSuites(teardown: Teardown, attempt: Attempt): Promise<number> {
+  log(`starting tabmux daemon (workers=${WORKERS}), a direct Chrome and a page server`);
+  const loadPage = subresourcePage(LOAD_PAGE_PATH, LOAD_PAGE_FILES.images, LOAD_PAGE_FILES.scripts);
+  const pages = await PageServer.start(teardown, { [BIG_PAGE_PATH]: bigPageHtml(), ...loadPage });
+  const tabmux = await TabmuxDaemon.start(teardown, WORKERS);
+  const workers = tabmux.daemon.router.settings.workers;
+  const direct = await DirectBrowser.launch(teardown);
+  const context: BenchContext = { teardown, tabmux, direct, pages, log };
+  // Throughput first: its four sessions are the daemon's first, so placement is not skewed by the others.
+  await attempt('parallel', 'parallel throughput', () => parallelThroughput(context, workers));
+  await attempt('routing', 'routing overhead', () => routingOverhead(context));
+  await attempt('snapshot', 'snapshot path', () => snapshotPath(context));
+  await attempt('navigation', 'page load', () => pageLoad(context));
+  await attempt('memory', 'memory', () => memory(context));
+  return workers;
 }
 
 process.exitCode = await main();

@@ -10,9 +10,15 @@ export function bigPageHtml(items = 500): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>Big page</title></head><body><ul>${rows.join('')}</ul></body></html>`;
 }
 
+/** A file the page server answers with other than an HTML page: a script, an image. */
+export interface Resource {
+  type: string;
+  body: string | Buffer;
+}
+
 /**
- * Serves fixed pages on 127.0.0.1 over plain HTTP: a real document load (unlike a data: URL, whose whole body
- * would also show up in every page title line the router parses).
+ * Serves fixed pages and files on 127.0.0.1 over plain HTTP: a real document load (unlike a data: URL, whose whole
+ * body would also show up in every page title line). Nothing may be cached, so every load fetches every file again.
  */
 export class PageServer {
   readonly origin: string;
@@ -21,14 +27,16 @@ export class PageServer {
     this.origin = origin;
   }
 
-  static async start(teardown: Teardown, pages: Readonly<Record<string, string>>): Promise<PageServer> {
+  static async start(teardown: Teardown, files: Readonly<Record<string, string | Resource>>): Promise<PageServer> {
     const server: Server = createServer((request, response) => {
-      const body = pages[request.url ?? ''];
-      if (body === undefined) {
+      // Pages are addressed with a query now and then, so each navigation is a new document; the path picks the file.
+      const file = files[new URL(request.url ?? '/', 'http://localhost').pathname];
+      if (file === undefined) {
         response.writeHead(404).end();
         return;
       }
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(body);
+      const { type, body } = typeof file === 'string' ? { type: 'text/html; charset=utf-8', body: file } : file;
+      response.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -70,7 +70,7 @@ export async function memory(context: BenchContext): Promise<Row[]> {
       unit: 'MiB',
       ratio: ratio(workers, children),
       goal: { kind: 'info' },
-      note: `VmRSS of each upstream worker of the bench daemon (${workerPids.length} running) after the routing, throughput and snapshot rows, vs each directly driven chrome-devtools-mcp child (${directPids.length}) after the same work.`,
+      note: `VmRSS of each upstream worker of the bench daemon (${workerPids.length} running) after the throughput, routing, snapshot and page-load rows, vs each directly driven chrome-devtools-mcp child (${directPids.length}) after the same work.`,
     },
   ];
 }

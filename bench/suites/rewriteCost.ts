@@ -1,79 +1,26 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { rewriteResponse, type RewriteContext } from '../../electron/core/router/responseRewriter.js';
-import { textResult } from '../../shared/toolResult.js';
+import { replyOf, UPSTREAM_VERSION } from '../../electron/core/upstream/upstreamReply.js';
+import { asToolResult, textResult } from '../../shared/toolResult.js';
 import type { ToolResult } from '../../shared/protocol.js';
+import { ratio } from '../lib/report.js';
 import type { Row } from '../lib/Row.js';
-import { summarize, type Summary } from '../lib/stats.js';
+import { exposeGc, measurePair, type MicroSubject } from '../lib/microMeasure.js';
+import type { Summary } from '../lib/stats.js';
 import { pageListContext, snapshotContext } from '../lib/rewriteContexts.js';
-import { pageListText, snapshotText } from '../lib/syntheticText.js';
+import { pageListReply, snapshotReply } from '../lib/syntheticReplies.js';
 
-const SAMPLES = 25;
-const SAMPLE_MS = 40;
-
-/**
- * A way to collect garbage without starting node with --expose-gc: the flag can be set at run time, and a fresh
- * context then has `gc`. Without it the allocation figures would include whatever garbage was lying around.
- */
-function exposeGc(): (() => void) | undefined {
-  setFlagsFromString('--expose-gc');
-  const gc: unknown = runInNewContext('typeof gc === "function" ? gc : undefined');
-  return isCallable(gc) ? () => gc() : undefined;
+function textKib(result: ToolResult): number {
+  return Buffer.byteLength(result.content[0]?.text ?? '') / 1024;
 }
 
-/** V8's gc takes no arguments and returns nothing we use. */
-function isCallable(value: unknown): value is () => void {
-  return typeof value === 'function';
+function rewriting(input: ToolResult, makeContext: () => RewriteContext): MicroSubject<RewriteContext> {
+  return { kib: textKib(input), makeContext, op: (context) => rewriteResponse(input, context).content.length };
 }
 
-interface Measured {
-  kib: number;
-  msPerOp: Summary;
-  usPerKib: Summary;
-  bytesPerKib: Summary | undefined;
-}
-
-/** Time per rewrite (batches of ~40 ms, so timer resolution does not matter) and heap growth per rewrite after a gc. */
-function measure(input: ToolResult, makeContext: () => RewriteContext, gc: (() => void) | undefined): Measured {
-  const text = input.content[0]?.text ?? '';
-  const kib = Buffer.byteLength(text) / 1024;
-  let sink = 0;
-  const start = performance.now();
-  let warm = 0;
-  while (performance.now() - start < 300 || warm < 5) {
-    sink += rewriteResponse(input, makeContext()).content.length;
-    warm++;
-  }
-  const perOp = (performance.now() - start) / warm;
-  const reps = Math.max(1, Math.round(SAMPLE_MS / perOp));
-  const times: number[] = [];
-  for (let sample = 0; sample < SAMPLES; sample++) {
-    const context = makeContext();
-    const t0 = performance.now();
-    for (let rep = 0; rep < reps; rep++) {
-      sink += rewriteResponse(input, context).content.length;
-    }
-    times.push((performance.now() - t0) / reps);
-  }
-  let bytesPerKib: Summary | undefined;
-  if (gc) {
-    const deltas: number[] = [];
-    for (let sample = 0; sample < SAMPLES; sample++) {
-      const context = makeContext();
-      gc();
-      const before = process.memoryUsage().heapUsed;
-      const output = rewriteResponse(input, context);
-      const after = process.memoryUsage().heapUsed;
-      sink += output.content.length;
-      deltas.push((after - before) / kib);
-    }
-    bytesPerKib = summarize(deltas);
-  }
-  if (sink < 0) {
-    throw new Error('unreachable: keeps the results alive');
-  }
-  const msPerOp = summarize(times);
-  return { kib, msPerOp, usPerKib: summarize(times.map((ms) => (ms * 1000) / kib)), bytesPerKib };
+/** One JSON hop: the daemon writes a result to the client's socket, the client parses it. */
+function hop(result: ToolResult): number {
+  const parsed: unknown = JSON.parse(JSON.stringify(result));
+  return typeof parsed === 'object' ? 1 : 0;
 }
 
 function bytes(value: Summary | undefined): string {
@@ -81,18 +28,33 @@ function bytes(value: Summary | undefined): string {
 }
 
 /**
- * The router's per-response work in isolation: uid tokens over snapshots of 10,000 and 40,000 nodes, and page-list
- * filtering over 1,000 and 4,000 tabs. Both must stay linear in the response size and allocate little.
+ * The router's per-response work in isolation, on replies built the way the pinned upstream builds them with
+ * structured content: uid tokens over snapshots of 10,000 and 40,000 nodes, and page-list filtering over 1,000 and
+ * 4,000 tabs. Both must stay linear in the response size and allocate little.
  */
-export function rewriteCost(log: (message: string) => void): Row[] {
-  log('rewrite cost: rewriteResponse over synthetic snapshots and page lists');
+export async function rewriteCost(log: (message: string) => void): Promise<Row[]> {
+  log('rewrite cost: rewriteResponse over upstream-shaped snapshots and page lists');
   const gc = exposeGc();
-  const small = measure(textResult(snapshotText(10_000)), snapshotContext, gc);
-  const large = measure(textResult(snapshotText(40_000)), snapshotContext, gc);
-  const listSmall = measure(textResult(pageListText(1_000)), pageListContext(1_000), gc);
-  const listLarge = measure(textResult(pageListText(4_000)), pageListContext(4_000), gc);
+  const snapshot = snapshotReply(10_000);
+  assertStructured(snapshot, 'snapshot');
+  assertStructured(pageListReply(4), 'page list');
+  // Each size pair is timed in alternating batches, so the linearity ratio is not the machine's drift between them.
+  const { a: small, b: large } = await measurePair(rewriting(snapshot, snapshotContext), rewriting(snapshotReply(40_000), snapshotContext), gc);
+  const { a: listSmall, b: listLarge } = await measurePair(rewriting(pageListReply(1_000), pageListContext(1_000)), rewriting(pageListReply(4_000), pageListContext(4_000)), gc);
   const growth = large.msPerOp.median / small.msPerOp.median;
   const listGrowth = listLarge.msPerOp.median / listSmall.msPerOp.median;
+
+  // What the daemon does with the reply from upstream's stdio line to the agent's parse, with and without reading it.
+  const structuredLine = JSON.stringify(snapshot);
+  const textLine = JSON.stringify(textResult(snapshot.content[0]?.text ?? ''));
+  const { a: read, b: untouched } = await measurePair(
+    { kib: small.kib, makeContext: snapshotContext, op: (context) => hop(rewriteResponse(parseResult(structuredLine), context)) },
+    { kib: small.kib, makeContext: () => undefined, op: () => hop(parseResult(textLine)) },
+    undefined,
+  );
+  const lines = (snapshot.content[0]?.text ?? '').split('\n').length - 1;
+  const structuredKib = Buffer.byteLength(JSON.stringify(snapshot.structuredContent)) / 1024;
+  const path = `the structured path (the tree read from structuredContent, the snapshot cut off the text by its exact rendering with upstream's formatter, the epoch's uid set, the tree rendered again with session tokens)`;
   return [
     {
       name: 'rewrite: 10k-node snapshot',
@@ -101,7 +63,7 @@ export function rewriteCost(log: (message: string) => void): Row[] {
       unit: 'µs/KiB',
       ratio: null,
       goal: { kind: 'info' },
-      note: `rewriteResponse (sections, epoch uid set, tokens) over ${small.kib.toFixed(0)} KiB of take_snapshot text: ${small.msPerOp.median.toFixed(2)} ms per response; heap growth ${bytes(small.bytesPerKib)} of input (includes the rewritten text itself, ~1 KiB per KiB plus token growth).`,
+      note: `rewriteResponse over a take_snapshot reply built as upstream builds it with --experimentalStructuredContent: a 10,000-node tree (list items of link, button and text field; labels as StaticText children, which the text leaves out) in structuredContent and its text, ${lines} lines, ${small.kib.toFixed(0)} KiB (the tree's JSON: ${structuredKib.toFixed(0)} KiB). It runs ${path}: ${small.msPerOp.median.toFixed(2)} ms per response (the figure is per KiB of text); heap growth ${bytes(small.bytesPerKib)} of text (includes the rewritten text itself, ~1 KiB per KiB plus token growth).`,
     },
     {
       name: 'rewrite: 40k vs 10k nodes',
@@ -110,7 +72,16 @@ export function rewriteCost(log: (message: string) => void): Row[] {
       unit: 'ms',
       ratio: growth,
       goal: { kind: 'max', limit: 4.4 },
-      note: `Linearity: 4× the nodes (${large.kib.toFixed(0)} vs ${small.kib.toFixed(0)} KiB) should cost ~4× the time (goal allows 10%). ${large.usPerKib.median.toFixed(2)} µs/KiB at 40k nodes; heap growth ${bytes(large.bytesPerKib)}.`,
+      note: `Linearity of the same structured path: 4× the nodes (tree and text both 4×: ${large.kib.toFixed(0)} vs ${small.kib.toFixed(0)} KiB of text) should cost ~4× the time (goal allows 10%); the two sizes are timed in alternating batches. ${large.usPerKib.median.toFixed(2)} µs/KiB at 40k nodes; heap growth ${bytes(large.bytesPerKib)}.`,
+    },
+    {
+      name: 'structured rewrite vs pass-through, 10k-node snapshot',
+      figure: read.msPerOp,
+      baseline: untouched.msPerOp,
+      unit: 'ms',
+      ratio: ratio(read.msPerOp, untouched.msPerOp),
+      goal: { kind: 'info' },
+      note: `The daemon's CPU per response for the 10k-node reply, from upstream's JSON line to the agent's parse. Figure: parse the line with structuredContent (${(Buffer.byteLength(structuredLine) / 1024).toFixed(0)} KiB), rewriteResponse, serialize the result for the socket, the client parses it. Baseline: a router that passes upstream's reply through untouched: parse a text-only line (${(Buffer.byteLength(textLine) / 1024).toFixed(0)} KiB), serialize it, the client parses it. Both timed in alternating batches. Added: ${(read.msPerOp.median - untouched.msPerOp.median).toFixed(2)} ms per snapshot.`,
     },
     {
       name: 'page-list filter: 1k tabs',
@@ -119,7 +90,7 @@ export function rewriteCost(log: (message: string) => void): Row[] {
       unit: 'µs/KiB',
       ratio: null,
       goal: { kind: 'info' },
-      note: `list_pages response of 1,000 tabs (${listSmall.kib.toFixed(0)} KiB), session owns one in four: ${listSmall.msPerOp.median.toFixed(3)} ms per response; heap growth ${bytes(listSmall.bytesPerKib)}.`,
+      note: `rewriteResponse over a list_pages reply of 1,000 tabs as upstream builds it (structuredContent.pages and its \`## Pages\` text, ${listSmall.kib.toFixed(0)} KiB), session owns one in four: the list checked against its rebuilt text, the router's pages synced from the data, the session's lines rendered from it. ${listSmall.msPerOp.median.toFixed(3)} ms per response; heap growth ${bytes(listSmall.bytesPerKib)}.`,
     },
     {
       name: 'page-list filter: 4k vs 1k tabs',
@@ -128,7 +99,24 @@ export function rewriteCost(log: (message: string) => void): Row[] {
       unit: 'ms',
       ratio: listGrowth,
       goal: { kind: 'max', limit: 4.4 },
-      note: `Linearity: 4× the tabs should cost ~4× the time (goal allows 10%). ${listLarge.usPerKib.median.toFixed(2)} µs/KiB at 4k tabs.`,
+      note: `Linearity: 4× the tabs should cost ~4× the time (goal allows 10%); the two sizes are timed in alternating batches. ${listLarge.usPerKib.median.toFixed(2)} µs/KiB at 4k tabs.`,
     },
   ];
+}
+
+/**
+ * The rows mean something only while the router takes the structured path on these replies: a reply whose text no
+ * longer matches its data (an upstream formatter change) would be rebuilt or rejected instead. Fail the suite then.
+ */
+function assertStructured(result: ToolResult, what: string): void {
+  const reply = replyOf(result);
+  if (reply.rebuilt || (reply.snapshot === undefined && reply.pages === undefined)) {
+    throw new Error(`the synthetic ${what} reply is not read through its structured data; rebuild it the way upstream ${UPSTREAM_VERSION} does`);
+  }
+}
+
+/** The result the MCP SDK hands the daemon for an upstream line (the SDK's schema check is left out on both sides). */
+function parseResult(line: string): ToolResult {
+  const parsed: unknown = JSON.parse(line);
+  return asToolResult(parsed);
 }

@@ -3,6 +3,8 @@ declare module 'chrome-devtools-mcp/build/src/formatters/SnapshotFormatter.js' {
   export class SnapshotFormatter {
     constructor(snapshot: { root: object; verbose: boolean; hasSelectedElement: boolean; selectedElementUid?: string });
     toString(): string;
+    /** The tree as upstream puts it in `structuredContent.snapshot`. */
+    toJSON(): unknown;
   }
 }
 
