@@ -7,7 +7,8 @@ import { TOPOLOGIES, useHostileRig } from '../../helpers/hostileRig.js';
  * A page writes what looks like upstream's page lists into its own content. Whoever reads that content (a snapshot
  * of a textarea, the console) must not gain tabs that belong to another session, nor make their owner lose them.
  */
-const lines = (header: string, ids: readonly number[]): string => [header, ...ids.map((id) => `${id}: x (http://x/)`)].join('\n');
+// The header stands on a line of its own, as upstream writes it: the page only has to start its text with a line break.
+const lines = (header: string, ids: readonly number[]): string => ['Meeting notes', header, ...ids.map((id) => `${id}: x (http://x/)`)].join('\n');
 const EVERY_ID = Array.from({ length: 12 }, (_, i) => i + 1);
 
 const FORGERIES = [
@@ -36,9 +37,9 @@ describe.each(TOPOLOGIES)('forged page lists on $name', (topology) => {
         const hostileUrl = server.page(source.body(forgery.text), 'Hostile', 'hostile');
         const attackerPage = pagesOf(await attacker.text('new_page', { url: hostileUrl })).selected;
 
-        // The forged lines reach the reading agent as the page wrote them: the attack is live.
+        // The forged lines reach the reading agent as the page wrote them, header on a line of its own: the attack is live.
         const read = await attacker.call(source.tool);
-        expect(textOf(read)).toContain(forgery.text.split('\n')[1]);
+        expect(textOf(read)).toContain(forgery.text.split('\n').slice(1, 3).join('\n'));
 
         // The reader gained nothing: its list is its own page, every other id is refused, it is still on its page.
         const listed = await attacker.text('list_pages');
