@@ -4,7 +4,7 @@ import type { ProfileConfig } from '../../electron/core/ProfileStore.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { asToolResult, textOf } from '../../shared/toolResult.js';
 import type { ToolResult } from '../../shared/protocol.js';
-import { makeTestHome } from './testHome.js';
+import { makeTestHome, reuseTestHome } from './testHome.js';
 
 export interface TestDaemon {
   daemon: Daemon;
@@ -13,7 +13,13 @@ export interface TestDaemon {
   connect: () => Promise<DaemonClient>;
   /** A new connection bound to a new session. */
   session: (label?: string) => Promise<BoundSession>;
-  stop: () => Promise<void>;
+  /** Stops the daemon; its TABMUX_HOME is removed unless `keepHome` (for a restart on the same home). */
+  stop: (keepHome?: boolean) => Promise<void>;
+}
+
+export interface TestDaemonOptions {
+  /** Start on this existing TABMUX_HOME (a restart): its config, profile and Chrome data are used as they are. */
+  home?: string;
 }
 
 export interface BoundSession {
@@ -29,8 +35,8 @@ export interface BoundSession {
  * A real daemon in this process: real Chromium (headless), real chrome-devtools-mcp, real Unix socket. Tests talk
  * to it only through the socket, like any client.
  */
-export async function startTestDaemon(config: ProfileConfig = {}): Promise<TestDaemon> {
-  const { home, paths, cleanup } = makeTestHome();
+export async function startTestDaemon(config: ProfileConfig = {}, options: TestDaemonOptions = {}): Promise<TestDaemon> {
+  const { home, paths, cleanup } = options.home === undefined ? makeTestHome() : reuseTestHome(options.home);
   const logger = process.env['TABMUX_TEST_LOG'] ? Logger.toStderr('test', 'debug') : Logger.silent();
   const daemon = await Daemon.start({ paths, profile: { name: 'default', config: { headless: true, ...config } }, logger, headless: true });
   const clients: DaemonClient[] = [];
@@ -49,12 +55,14 @@ export async function startTestDaemon(config: ProfileConfig = {}): Promise<TestD
       await client.call('tabmux/session.bind', { session: info.id });
       return bindSession(client, info.id);
     },
-    stop: async () => {
+    stop: async (keepHome = false) => {
       for (const client of clients) {
         client.close();
       }
       await daemon.stop();
-      cleanup();
+      if (!keepHome) {
+        cleanup();
+      }
     },
   };
 }
