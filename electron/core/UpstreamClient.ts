@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
-import { TabmuxError } from '../../shared/errors.js';
+import { TabmuxError, type ErrorCode } from '../../shared/errors.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import type { BrowserEndpoint } from './browser/ProfileBrowser.js';
 import type { Logger } from './Logger.js';
@@ -47,7 +47,7 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
  * The largest reply line read from upstream. The SDK's 10 MB default is below what a big page yields (a network
  * body, a script result), and a reply over it would break the worker's stream for every session on it.
  */
-export const UPSTREAM_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+export const UPSTREAM_MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
 /**
  * One `chrome-devtools-mcp` child connected to a browser (`--browserUrl`, or `--wsEndpoint` with `--wsHeaders`),
@@ -60,11 +60,19 @@ export class UpstreamClient implements Upstream {
   #client: Client;
   #transport: StdioClientTransport;
   #closeReason: string | undefined;
+  #closeCode: ErrorCode = 'upstream_unavailable';
   #exited = false;
 
   private constructor(client: Client, transport: StdioClientTransport) {
     this.#client = client;
     this.#transport = transport;
+    client.onerror = (error) => {
+      // The SDK drops the stream when one reply outgrows its buffer; the call that asked for it learns why.
+      if (/ReadBuffer exceeded/.test(error.message)) {
+        this.#closeCode = 'response_too_large';
+        this.#closeReason ??= `the answer was larger than ${UPSTREAM_MAX_MESSAGE_BYTES / (1024 * 1024)} MiB, more than tabmux reads from chrome-devtools-mcp; ask for less (return a part of it, or save it to a file). The worker restarts on the next call and your pages are kept`;
+      }
+    };
     this.closed = new Promise<void>((resolve) => {
       client.onclose = () => {
         this.#exited = true;
@@ -170,7 +178,7 @@ export class UpstreamClient implements Upstream {
       return asToolResult(result);
     } catch (error) {
       if (this.#closeReason !== undefined) {
-        throw new TabmuxError('upstream_unavailable', this.#closeReason, { cause: error });
+        throw new TabmuxError(this.#closeCode, this.#closeReason, { cause: error });
       }
       if (this.#exited) {
         throw new TabmuxError(

@@ -4,7 +4,7 @@ import type { ProfileConfig } from '../../electron/core/ProfileStore.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { asToolResult, textOf } from '../../shared/toolResult.js';
 import type { ToolResult } from '../../shared/protocol.js';
-import { makeTestHome } from './testHome.js';
+import { makeTestHome, reuseTestHome } from './testHome.js';
 
 export interface TestDaemon {
   daemon: Daemon;
@@ -13,9 +13,15 @@ export interface TestDaemon {
   connect: () => Promise<DaemonClient>;
   /** A new connection bound to a new session. */
   session: (label?: string) => Promise<BoundSession>;
-  stop: () => Promise<void>;
+  /** Stops the daemon; its TABMUX_HOME is removed unless `keepHome` (for a restart on the same home). */
+  stop: (keepHome?: boolean) => Promise<void>;
   /** Stops this daemon (its browser closed as `daemon stop` does) and starts a new one on the same home. */
   restart: () => Promise<TestDaemon>;
+}
+
+export interface TestDaemonOptions {
+  /** Start on this existing TABMUX_HOME (a restart): its config, profile and Chrome data are used as they are. */
+  home?: string;
 }
 
 export interface BoundSession {
@@ -31,8 +37,8 @@ export interface BoundSession {
  * A real daemon in this process: real Chromium (headless), real chrome-devtools-mcp, real Unix socket. Tests talk
  * to it only through the socket, like any client.
  */
-export async function startTestDaemon(config: ProfileConfig = {}): Promise<TestDaemon> {
-  return startOnHome(makeTestHome(), config);
+export async function startTestDaemon(config: ProfileConfig = {}, options: TestDaemonOptions = {}): Promise<TestDaemon> {
+  return startOnHome(options.home === undefined ? makeTestHome() : reuseTestHome(options.home), config);
 }
 
 async function startOnHome(testHome: ReturnType<typeof makeTestHome>, config: ProfileConfig): Promise<TestDaemon> {
@@ -55,12 +61,14 @@ async function startOnHome(testHome: ReturnType<typeof makeTestHome>, config: Pr
       await client.call('tabmux/session.bind', { session: info.id });
       return bindSession(client, info.id);
     },
-    stop: async () => {
+    stop: async (keepHome = false) => {
       for (const client of clients) {
         client.close();
       }
       await daemon.stop();
-      cleanup();
+      if (!keepHome) {
+        cleanup();
+      }
     },
     restart: async () => {
       for (const client of clients) {

@@ -9,3 +9,9 @@ export function makeTestHome(): { home: string; paths: TabmuxPaths; env: Record<
   const env = { TABMUX_HOME: home };
   return { home, paths: resolvePaths(env), env, cleanup: () => rmSync(home, { recursive: true, force: true }) };
 }
+
+/** An existing TABMUX_HOME, as a restarted daemon finds it; removed by `cleanup`. */
+export function reuseTestHome(home: string): { home: string; paths: TabmuxPaths; env: Record<string, string>; cleanup: () => void } {
+  const env = { TABMUX_HOME: home };
+  return { home, paths: resolvePaths(env), env, cleanup: () => rmSync(home, { recursive: true, force: true }) };
+}
