@@ -175,6 +175,9 @@ export class Router {
     const session = this.#sessions.remove(id, reason);
     session.ended = true;
     const worker = this.#pool.leave(session, new TabmuxError(reason === 'expired' ? 'session_expired' : 'session_closed', `session ${id} was ${reason}`));
+    if (!this.#closed) {
+      await this.#stopTrace(session, worker);
+    }
     const closedPages = this.#closed ? [] : await this.#sessionTabs.closeAll(session, worker, false);
     this.#logger.info(`session ${id} ${reason}; closed pages [${closedPages.join(', ')}]`);
     this.#feed.emit({ type: 'session.closed', profile: this.#profile, sessionId: id, reason });
@@ -294,6 +297,21 @@ export class Router {
     for (const session of sessions) {
       this.#changed(session);
     }
+  }
+
+  /**
+   * A session that ends while recording a performance trace stops it while its page still exists: a recording whose
+   * tab is gone cannot be stopped cleanly, and would spoil the worker's next trace for another session.
+   */
+  async #stopTrace(session: Session, worker: Worker): Promise<void> {
+    const page = session.currentPage;
+    if (worker.trace.owner !== session.id || !worker.trace.recording || !page || !worker.upstream) {
+      return;
+    }
+    await this.#pool
+      .runSystem(worker, 'performance_stop_trace', () => worker.call('performance_stop_trace', { pageId: page.pageId }))
+      .catch((error: unknown) => this.#logger.warn(`stopping the trace of ${session.id} failed: ${TabmuxError.from(error).message}`));
+    worker.trace.recording = false;
   }
 
   /** Marks a session changed for the feed and returns its current state. */
