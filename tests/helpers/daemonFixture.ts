@@ -15,8 +15,6 @@ export interface TestDaemon {
   session: (label?: string) => Promise<BoundSession>;
   /** Stops the daemon; its TABMUX_HOME is removed unless `keepHome` (for a restart on the same home). */
   stop: (keepHome?: boolean) => Promise<void>;
-  /** Stops this daemon (its browser closed as `daemon stop` does) and starts a new one on the same home. */
-  restart: () => Promise<TestDaemon>;
 }
 
 export interface TestDaemonOptions {
@@ -69,13 +67,6 @@ async function startOnHome(testHome: ReturnType<typeof makeTestHome>, config: Pr
       if (!keepHome) {
         cleanup();
       }
-    },
-    restart: async () => {
-      for (const client of clients) {
-        client.close();
-      }
-      await daemon.stop();
-      return startOnHome(testHome, config);
     },
   };
 }
