@@ -1,0 +1,139 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolvePaths, socketPath } from '../../electron/core/paths.js';
+import { cliDriver } from '../helpers/cliDriver.js';
+import { makeTestHome } from '../helpers/testHome.js';
+import { waitUntil as until } from '../helpers/waitFor.js';
+
+/**
+ * `tabmux profile` and the profile errors of `tabmux daemon start`, driven through the compiled bin (run
+ * `npm run build` first) with a fresh TABMUX_HOME. The default profile's daemon runs for the whole file, so removal
+ * of a running profile and the running/stopped listing can be checked.
+ */
+
+const { home, cleanup } = makeTestHome();
+const { tabmux, ok, json } = cliDriver(home);
+
+beforeAll(async () => {
+  await ok(['daemon', 'start']);
+});
+
+afterAll(async () => {
+  for (const profile of ['default', 'locked', 'nochrome']) {
+    await tabmux(['daemon', 'stop', '--profile', profile]);
+  }
+  cleanup();
+});
+
+describe('tabmux profile', () => {
+  it('adds, lists and removes profiles', async () => {
+    expect(await ok(['profile', 'add', 'work', '--headless'])).toBe('added profile work\n');
+    const listed = await json<{ name: string; running: boolean; config: { headless?: boolean } }[]>(['profile', 'list']);
+    expect(listed.find((row) => row.name === 'default')).toMatchObject({ running: true });
+    expect(listed.find((row) => row.name === 'work')).toMatchObject({ running: false, config: { headless: true } });
+    expect(await ok(['profile', 'list'])).toMatch(/^default\trunning\n(.*\n)*work\tstopped$/m);
+
+    const twice = await tabmux(['profile', 'add', 'work']);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toMatch(/already exists/);
+
+    expect(await ok(['profile', 'remove', 'work'])).toBe('removed profile work\n');
+    expect((await json<{ name: string }[]>(['profile', 'list'])).map((row) => row.name)).not.toContain('work');
+    const gone = await tabmux(['profile', 'remove', 'work']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/no profile named "work"/);
+  });
+
+  it('refuses to remove a profile whose daemon runs', async () => {
+    const run = await tabmux(['profile', 'remove', 'default']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/running; stop it first/);
+  });
+
+  it('removes a profile only when its socket says no daemon is there, and reports anything unclear', async () => {
+    expect(await ok(['profile', 'add', 'held'])).toBe('added profile held\n');
+    // Something listens on the profile's socket but hangs up at once: a daemon may be there, so removal must not guess.
+    const listener = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => listener.listen(socketPath(resolvePaths({ TABMUX_HOME: home }), 'held'), resolve));
+    try {
+      const run = await tabmux(['profile', 'remove', 'held']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/cannot tell whether the daemon for profile held is running .*tabmux daemon status --profile held/);
+      expect((await json<{ name: string }[]>(['profile', 'list'])).map((row) => row.name)).toContain('held');
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    }
+    expect(await ok(['profile', 'remove', 'held'])).toBe('removed profile held\n');
+  });
+
+  it('rejects a bad profile name with a clear error and touches nothing', async () => {
+    for (const args of [['session', 'list', '--profile', '../x'], ['daemon', 'start', '--profile', '../x'], ['profile', 'add', '../x'], ['profile', 'add', 'Upper']]) {
+      const run = await tabmux(args);
+      expect(run.code, args.join(' ')).not.toBe(0);
+      expect(run.stderr, args.join(' ')).toMatch(/invalid profile name/);
+      expect(run.stdout).toBe('');
+    }
+    const asJson = await tabmux(['daemon', 'status', '--profile', '../x', '--json']);
+    expect(asJson.code).not.toBe(0);
+    expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: 'invalid_profile' } });
+    expect(existsSync(join(home, 'data', 'profiles', '..', 'x'))).toBe(false);
+    expect(existsSync(join(home, 'data', 'x'))).toBe(false);
+  });
+
+  it('explains a missing Chrome and names TABMUX_CHROME and --chrome', async () => {
+    await ok(['profile', 'add', 'nochrome']);
+    const run = await tabmux(['daemon', 'start', '--profile', 'nochrome'], { TABMUX_CHROME: '/nonexistent' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/Chrome not found at \/nonexistent/);
+    expect(run.stderr).toMatch(/TABMUX_CHROME/);
+    expect(run.stderr).toMatch(/--chrome/);
+    expect((await tabmux(['daemon', 'status', '--profile', 'nochrome'])).code).toBe(3);
+    expect(existsSync(join(home, 'run', 'nochrome.sock'))).toBe(false);
+
+    const asJson = await tabmux(['daemon', 'start', '--profile', 'nochrome', '--json'], { TABMUX_CHROME: '/nonexistent' });
+    expect(asJson.code).toBe(1);
+    expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: 'chrome_not_found' } });
+  });
+
+  describe('a user-data-dir already held by another Chrome', () => {
+    let other: ChildProcess | undefined;
+
+    afterAll(async () => {
+      if (other?.pid !== undefined && other.exitCode === null) {
+        const exited = new Promise((resolve) => other?.once('exit', resolve));
+        other.kill('SIGKILL');
+        await exited;
+      }
+    });
+
+    it('is refused with profile_locked and an "already in use" explanation', async () => {
+      await ok(['profile', 'add', 'locked']);
+      const userDataDir = join(home, 'data', 'profiles', 'locked', 'chrome');
+      other = spawn('/usr/bin/chromium', ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', `--user-data-dir=${userDataDir}`, 'about:blank'], {
+        stdio: 'ignore',
+      });
+      const lock = join(userDataDir, 'SingletonLock');
+      await until(() => {
+        try {
+          return readlinkSync(lock).endsWith(`-${String(other?.pid)}`);
+        } catch {
+          return false;
+        }
+      }, 'the other Chrome to lock its user-data-dir');
+
+      const run = await tabmux(['daemon', 'start', '--profile', 'locked']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/already in use by another Chrome \(pid \d+\)/);
+      expect(run.stderr).toMatch(/quit that Chrome or use another tabmux profile/);
+      expect((await tabmux(['daemon', 'status', '--profile', 'locked'])).code).toBe(3);
+      expect(other.exitCode).toBeNull();
+
+      const asJson = await tabmux(['daemon', 'start', '--profile', 'locked', '--json']);
+      expect(asJson.code).toBe(1);
+      expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: 'profile_locked', message: expect.stringMatching(/already in use/) as unknown } });
+    });
+  });
+});
