@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus, SessionInfo, TabInfo } from '../../shared/model.js';
 import type { ToolInfo } from '../../shared/protocol.js';
-import { packageRoot } from '../../electron/core/version.js';
 import { alive, cliDriver, tokenOf } from '../helpers/cliDriver.js';
 import { html } from '../helpers/daemonFixture.js';
 import { makeTestHome } from '../helpers/testHome.js';
@@ -24,11 +21,6 @@ const { tabmux, ok, json, newSession } = cliDriver(home);
 const FORM = html('<button onclick="document.title = \'clicked\'">Go</button><button>Stop</button>', 'Form');
 
 let status: DaemonStatus;
-
-beforeAll(async () => {
-  // This file builds `dist` itself, so it always drives the CLI as the sources stand.
-  await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: packageRoot() });
-});
 
 afterAll(async () => {
   await tabmux(['daemon', 'stop']);
