@@ -2,12 +2,13 @@ import { promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
-import { TabmuxError, type ErrorCode } from '../../shared/errors.js';
+import { TabmuxError } from '../../shared/errors.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import type { BrowserEndpoint } from './browser/ProfileBrowser.js';
 import type { Logger } from './Logger.js';
+import { RESPONSE_TOO_LARGE_CODE, UpstreamStdioTransport } from './upstream/UpstreamStdioTransport.js';
 
 /** The part of an upstream the router needs; tests may supply a small fake. */
 export interface Upstream {
@@ -31,6 +32,8 @@ export interface UpstreamOptions {
    */
   tempDir?: string;
   extraArgs?: readonly string[];
+  /** The longest answer line read from upstream; `UPSTREAM_MAX_MESSAGE_BYTES` unless a test lowers it. */
+  maxMessageBytes?: number;
 }
 
 const require = createRequire(import.meta.url);
@@ -45,7 +48,7 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
 
 /**
  * The largest reply line read from upstream. The SDK's 10 MB default is below what a big page yields (a network
- * body, a script result), and a reply over it would break the worker's stream for every session on it.
+ * body, a script result). A reply over it fails only the call that asked for it.
  */
 export const UPSTREAM_MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
@@ -58,21 +61,17 @@ export const UPSTREAM_MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 export class UpstreamClient implements Upstream {
   readonly closed: Promise<void>;
   #client: Client;
-  #transport: StdioClientTransport;
+  #transport: UpstreamStdioTransport;
+  #maxMessageBytes: number;
   #closeReason: string | undefined;
-  #closeCode: ErrorCode = 'upstream_unavailable';
   #exited = false;
 
-  private constructor(client: Client, transport: StdioClientTransport) {
+  private constructor(client: Client, transport: UpstreamStdioTransport, maxMessageBytes: number, logger: Logger) {
     this.#client = client;
     this.#transport = transport;
-    client.onerror = (error) => {
-      // The SDK drops the stream when one reply outgrows its buffer; the call that asked for it learns why.
-      if (/ReadBuffer exceeded/.test(error.message)) {
-        this.#closeCode = 'response_too_large';
-        this.#closeReason ??= `the answer was larger than ${UPSTREAM_MAX_MESSAGE_BYTES / (1024 * 1024)} MiB, more than tabmux reads from chrome-devtools-mcp; ask for less (return a part of it, or save it to a file). The worker restarts on the next call and your pages are kept`;
-      }
-    };
+    this.#maxMessageBytes = maxMessageBytes;
+    // Out-of-band trouble (a stdout line that is no message, an answer to a request nobody waits for) costs no call.
+    client.onerror = (error) => logger.debug(`upstream: ${error.message}`);
     this.closed = new Promise<void>((resolve) => {
       client.onclose = () => {
         this.#exited = true;
@@ -130,15 +129,10 @@ export class UpstreamClient implements Upstream {
       env['TMP'] = options.tempDir;
       env['TEMP'] = options.tempDir;
     }
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: UpstreamClient.args(options),
-      env,
-      stderr: 'pipe',
-      maxBufferSize: UPSTREAM_MAX_MESSAGE_BYTES,
-    });
+    const maxMessageBytes = options.maxMessageBytes ?? UPSTREAM_MAX_MESSAGE_BYTES;
+    const transport = new UpstreamStdioTransport({ command: process.execPath, args: UpstreamClient.args(options), env, maxMessageBytes });
     const logger = options.logger;
-    transport.stderr?.on('data', (chunk: Buffer) => {
+    transport.stderr.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) {
         if (line.trim()) {
           logger.debug(`upstream: ${line}`);
@@ -146,7 +140,7 @@ export class UpstreamClient implements Upstream {
       }
     });
     const client = new Client({ name: 'tabmux', version: '1' }, { capabilities: {} });
-    const upstream = new UpstreamClient(client, transport);
+    const upstream = new UpstreamClient(client, transport, maxMessageBytes, logger);
     try {
       await client.connect(transport);
     } catch (error) {
@@ -177,8 +171,15 @@ export class UpstreamClient implements Upstream {
       const result = await this.#client.callTool({ name, arguments: args }, undefined, { timeout: NO_SDK_TIMEOUT });
       return asToolResult(result);
     } catch (error) {
+      if (error instanceof McpError && error.code === RESPONSE_TOO_LARGE_CODE) {
+        throw new TabmuxError(
+          'response_too_large',
+          `the answer was larger than ${mebibytes(this.#maxMessageBytes)} MiB, more than tabmux reads from chrome-devtools-mcp; ask for less (return a part of it, or save it to a file)`,
+          { cause: error },
+        );
+      }
       if (this.#closeReason !== undefined) {
-        throw new TabmuxError(this.#closeCode, this.#closeReason, { cause: error });
+        throw new TabmuxError('upstream_unavailable', this.#closeReason, { cause: error });
       }
       if (this.#exited) {
         throw new TabmuxError(
@@ -195,6 +196,10 @@ export class UpstreamClient implements Upstream {
     this.#closeReason ??= reason;
     await this.#client.close().catch(() => undefined);
   }
+}
+
+function mebibytes(bytes: number): string {
+  return String(Math.round((bytes / (1024 * 1024)) * 100) / 100);
 }
 
 function errorMessage(error: unknown): string {

@@ -26,4 +26,31 @@ describe('LineDecoder', () => {
     const [decoded] = decoder.push(Buffer.concat([Buffer.from('{"id":"u","x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n')]));
     expect(decoded && 'error' in decoded ? [decoded.error.code, leadingId(decoded.head)] : undefined).toEqual(['parse_error', 'u']);
   });
+
+  it('keeps the tail of a line over the limit and reports it when the line ends', () => {
+    const decoder = new LineDecoder(64, { tailBytes: 24 });
+    const long = `{"result":"${'x'.repeat(200)}","jsonrpc":"2.0","id":12}`;
+    expect(decoder.push(Buffer.from(long.slice(0, 100)))).toEqual([]);
+    expect(decoder.push(Buffer.from(long.slice(100, 190)))).toEqual([]);
+    const [dropped, next] = decoder.push(Buffer.from(`${long.slice(190)}\r\n{"ok":true}\n`));
+    expect(dropped && 'error' in dropped ? [dropped.error.code, dropped.head.slice(0, 12), dropped.tail] : undefined).toEqual([
+      'line_too_long',
+      '{"result":"x',
+      long.slice(-24),
+    ]);
+    expect(next).toEqual({ line: '{"ok":true}' });
+  });
+
+  it('keeps a tail when the line crosses the limit and ends in the same chunk', () => {
+    const decoder = new LineDecoder(16, { tailBytes: 8 });
+    const [dropped] = decoder.push(Buffer.from('abcdefghijklmnopqrstuvwxyz\n'));
+    expect(dropped && 'error' in dropped ? [dropped.head, dropped.tail] : undefined).toEqual(['abcdefghijklmnopqrstuvwxyz', 'stuvwxyz']);
+  });
+
+  it('without a tail, reports a long line as soon as it crosses the limit', () => {
+    const decoder = new LineDecoder(16);
+    const [dropped] = decoder.push(Buffer.from('abcdefghijklmnopqrstuvwxyz'));
+    expect(dropped && 'error' in dropped ? [dropped.error.code, dropped.tail] : undefined).toEqual(['line_too_long', '']);
+    expect(decoder.push(Buffer.from('zz\nok\n'))).toEqual([{ line: 'ok' }]);
+  });
 });

@@ -1,0 +1,211 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  JSONRPCMessageSchema,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { JsonRpcId } from '../../../shared/jsonrpc.js';
+import { LineDecoder } from '../transport/LineDecoder.js';
+import { droppedAnswerId } from './droppedAnswerId.js';
+
+/**
+ * The JSON-RPC error code (in the implementation-defined -32000 range) of the answer this transport puts in place of
+ * one longer than its limit; the caller turns it into `response_too_large`.
+ */
+export const RESPONSE_TOO_LARGE_CODE = -32070;
+
+/** The code of the answer put in place of one that was not valid UTF-8. */
+const UNREADABLE_ANSWER_CODE = -32071;
+
+/** How many last bytes of a dropped line are kept: the server's envelope (`"jsonrpc":"2.0","id":N}`) is in them. */
+const TAIL_BYTES = 256;
+
+/** How long close waits after ending stdin, and again after SIGTERM, as the SDK's stdio transport does. */
+const CLOSE_STEP_MS = 2_000;
+
+export interface UpstreamStdioOptions {
+  command: string;
+  args?: readonly string[];
+  /** Added to the SDK's default environment (the few variables it deems safe to inherit). */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** The longest line read from the child's stdout; a longer answer fails only its own call. */
+  maxMessageBytes: number;
+}
+
+/**
+ * A client-side MCP transport over a child's stdio, spawned the way the SDK's `StdioClientTransport` spawns it, with
+ * two differences that matter for a child whose answers a web page sizes. A long line costs linear time (its parts
+ * are joined once, where the SDK copies the whole buffer at every chunk), and a line over the limit costs only the
+ * call it answers: that call gets an error answer, and the stream and the child keep serving everyone else (the SDK
+ * closes the transport).
+ */
+export class UpstreamStdioTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+
+  #process: ChildProcess | undefined;
+  readonly #stderr = new PassThrough();
+  readonly #options: UpstreamStdioOptions;
+  readonly #decoder: LineDecoder;
+  /** Requests sent and not answered yet, oldest first. */
+  readonly #waiting = new Set<JsonRpcId>();
+
+  constructor(options: UpstreamStdioOptions) {
+    this.#options = options;
+    this.#decoder = new LineDecoder(options.maxMessageBytes, { tailBytes: TAIL_BYTES });
+  }
+
+  /** The child's stderr; available before `start` so that nothing it writes early is lost. */
+  get stderr(): PassThrough {
+    return this.#stderr;
+  }
+
+  get pid(): number | null {
+    return this.#process?.pid ?? null;
+  }
+
+  start(): Promise<void> {
+    if (this.#process) {
+      throw new Error('UpstreamStdioTransport already started');
+    }
+    return new Promise<void>((resolve, reject) => {
+      const child = spawn(this.#options.command, [...(this.#options.args ?? [])], {
+        env: { ...getDefaultEnvironment(), ...this.#options.env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+        windowsHide: process.platform === 'win32',
+        cwd: this.#options.cwd,
+      });
+      this.#process = child;
+      child.on('error', (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.on('spawn', () => resolve());
+      child.on('close', () => {
+        this.#process = undefined;
+        this.#waiting.clear();
+        this.onclose?.();
+      });
+      child.stdin?.on('error', (error) => this.onerror?.(error));
+      child.stdout?.on('data', (chunk: Buffer) => this.#read(chunk));
+      child.stdout?.on('error', (error) => this.onerror?.(error));
+      child.stderr?.pipe(this.#stderr);
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#process?.stdin;
+    if (!stdin) {
+      throw new Error('Not connected');
+    }
+    this.#track(message);
+    if (!stdin.write(`${JSON.stringify(message)}\n`)) {
+      await new Promise<void>((resolve) => stdin.once('drain', resolve));
+    }
+  }
+
+  /** Ends stdin and waits; then SIGTERM and waits; then SIGKILL: the sequence of the SDK's stdio transport. */
+  async close(): Promise<void> {
+    const child = this.#process;
+    if (!child) {
+      return;
+    }
+    this.#process = undefined;
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    const step = (): Promise<void> => Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, CLOSE_STEP_MS).unref())]);
+    try {
+      child.stdin?.end();
+    } catch {
+      // Already gone: the waits below see it.
+    }
+    await step();
+    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        return;
+      }
+      try {
+        child.kill(signal);
+      } catch {
+        // Already gone.
+      }
+      if (signal === 'SIGTERM') {
+        await step();
+      }
+    }
+  }
+
+  #track(message: JSONRPCMessage): void {
+    if (isJSONRPCRequest(message)) {
+      this.#waiting.add(message.id);
+    } else if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+      // A cancelled request gets no answer; it must not be the one a later unreadable line is blamed on.
+      const requestId: unknown = message.params?.['requestId'];
+      if (typeof requestId === 'string' || typeof requestId === 'number') {
+        this.#waiting.delete(requestId);
+      }
+    }
+  }
+
+  #read(chunk: Buffer): void {
+    for (const decoded of this.#decoder.push(chunk)) {
+      if ('line' in decoded) {
+        this.#deliver(decoded.line);
+        continue;
+      }
+      const found = droppedAnswerId(decoded.head, decoded.tail, this.#waiting);
+      if (found.kind === 'not_an_answer') {
+        this.onerror?.(new Error(`a message from the server was dropped: ${decoded.error.message}`));
+        continue;
+      }
+      const id = found.kind === 'answer' ? found.id : this.#oldestWaiting();
+      if (id === undefined) {
+        this.onerror?.(new Error(`a line answering no waiting request was dropped: ${decoded.error.message}`));
+        continue;
+      }
+      const tooLong = decoded.error.code === 'line_too_long';
+      this.#answer({
+        jsonrpc: '2.0',
+        id,
+        error: tooLong
+          ? { code: RESPONSE_TOO_LARGE_CODE, message: `the answer was longer than ${this.#options.maxMessageBytes} bytes and was dropped` }
+          : { code: UNREADABLE_ANSWER_CODE, message: `the answer could not be read: ${decoded.error.message}` },
+      });
+    }
+  }
+
+  /** Parses a line as the SDK's `deserializeMessage` does; a line that is not a message is reported and skipped. */
+  #deliver(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    this.#answer(message);
+  }
+
+  #answer(message: JSONRPCMessage | JSONRPCErrorResponse): void {
+    if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id !== undefined) {
+      this.#waiting.delete(message.id);
+    }
+    this.onmessage?.(message);
+  }
+
+  #oldestWaiting(): JsonRpcId | undefined {
+    for (const id of this.#waiting) {
+      return id;
+    }
+    return undefined;
+  }
+}
