@@ -63,6 +63,7 @@ export class UpstreamClient implements Upstream {
   #client: Client;
   #transport: UpstreamStdioTransport;
   #maxMessageBytes: number;
+  readonly #logger: Logger;
   #closeReason: string | undefined;
   #exited = false;
 
@@ -70,6 +71,7 @@ export class UpstreamClient implements Upstream {
     this.#client = client;
     this.#transport = transport;
     this.#maxMessageBytes = maxMessageBytes;
+    this.#logger = logger;
     // Out-of-band trouble (a stdout line that is no message, an answer to a request nobody waits for) costs no call.
     client.onerror = (error) => logger.debug(`upstream: ${error.message}`);
     this.closed = new Promise<void>((resolve) => {
@@ -167,8 +169,11 @@ export class UpstreamClient implements Upstream {
   }
 
   async callTool(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const startedAt = Date.now();
+    this.#logger.debug(`${name} started`);
     try {
       const result = await this.#client.callTool({ name, arguments: args }, undefined, { timeout: NO_SDK_TIMEOUT });
+      this.#logger.debug(`${name} answered in ${Date.now() - startedAt} ms`);
       return asToolResult(result);
     } catch (error) {
       if (error instanceof McpError && error.code === RESPONSE_TOO_LARGE_CODE) {

@@ -197,3 +197,20 @@ describe('close_page', () => {
     expect(tabs.tabs.map((tab) => tab.pageId)).not.toContain(pageA);
   });
 });
+
+describe('screenshots', () => {
+  it("takes a screenshot of each session's own background tab while a person's tab is in front", async () => {
+    const a = await t.session('shooter-a');
+    const b = await t.session('shooter-b');
+    await a.text('new_page', { url: html('<h1 style="font-size:80px">A</h1>', 'Shot A') });
+    await b.text('new_page', { url: html('<h1 style="font-size:80px">B</h1>', 'Shot B') });
+    // A person opens a tab in the foreground: every session's tab is now behind it.
+    const control = await t.connect();
+    await control.call('tabmux/tabs.open', { url: html('<p>front</p>', 'Front') });
+    for (const s of [a, b, a]) {
+      const shot = await s.call('take_screenshot', {});
+      expect(shot.isError).not.toBe(true);
+      expect(shot.content.some((item) => item.type === 'image')).toBe(true);
+    }
+  });
+});

@@ -134,3 +134,14 @@ describe('AgentTools', () => {
     expect(upstreams[0]?.calls.some((c) => typeof c.args['url'] === 'string' && c.args['url'].includes('9222'))).toBe(false);
   });
 });
+
+describe('AgentTools and rendered frames', () => {
+  it('brings the session\'s tab to the front before a screenshot, in the same queue slot', async () => {
+    const { createSession, call, upstreams } = setup();
+    const session = createSession();
+    await call(session, 'take_screenshot');
+    const calls = upstreams[0]?.calls ?? [];
+    const shot = calls.findIndex((c) => c.name === 'take_screenshot');
+    expect(calls[shot - 1]).toEqual({ name: 'select_page', args: { pageId: session.currentPageId, bringToFront: true } });
+  });
+});

@@ -1,5 +1,6 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/protocol.js';
+import { FRAME_TOOLS, type FrontTab } from './FrontTab.js';
 import type { PageAllocator } from './PageAllocator.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { SessionRegistry } from './SessionRegistry.js';
@@ -36,6 +37,8 @@ export interface AgentToolsOptions {
   urlPolicy: () => UrlPolicy | undefined;
   /** Closes what a closed session still holds; runs inside the worker's queue slot. */
   abandoned: (session: Session, worker: Worker) => Promise<void>;
+  /** Which tab is in front, for tools that need a rendered frame; shared by every worker. */
+  front: FrontTab;
 }
 
 /**
@@ -124,7 +127,8 @@ export class AgentTools {
     if (name === 'take_snapshot' && typeof filePath === 'string') {
       return this.#snapshotToFile(session, worker, page, confined, filePath);
     }
-    const result = await worker.call(name, { ...confined, pageId: page.pageId });
+    const call = (): Promise<ToolResult> => worker.call(name, { ...confined, pageId: page.pageId });
+    const result = FRAME_TOOLS.has(name) ? await this.options.front.run(() => worker.call('select_page', { pageId: page.pageId, bringToFront: true }), call) : await call();
     if (trace && !result.isError) {
       noteTraceCall(worker.trace, session, name, confined);
     }

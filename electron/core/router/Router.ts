@@ -7,6 +7,7 @@ import type { Upstream } from '../UpstreamClient.js';
 import { AgentTools, type CallOptions } from './AgentTools.js';
 import { ChangeFeed } from './ChangeFeed.js';
 import { ControlCommands } from './ControlCommands.js';
+import { FrontTab } from './FrontTab.js';
 import { PageAllocator } from './PageAllocator.js';
 import type { RouterSettings } from './RouterSettings.js';
 import type { Session } from './Session.js';
@@ -83,7 +84,7 @@ export class Router {
     const abandoned = async (session: Session, worker: Worker): Promise<void> => {
       await this.#sessionTabs.closeAll(session, worker, true);
     };
-    const parts = { sessions, pool: this.#pool, pages: this.#pages, tabs: this.#tabs, abandoned };
+    const parts = { sessions, pool: this.#pool, pages: this.#pages, tabs: this.#tabs, abandoned, front: new FrontTab() };
     this.#agents = new AgentTools({
       ...parts,
       filesDir: options.filesDir,

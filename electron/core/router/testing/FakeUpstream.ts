@@ -78,6 +78,7 @@ export const FAKE_TOOLS: readonly ToolInfo[] = [
   { name: 'click', inputSchema: { type: 'object', properties: { ...PAGE_ID, uid: { type: 'string' } } } },
   { name: 'navigate_page', inputSchema: { type: 'object', properties: { ...PAGE_ID, url: { type: 'string' } } } },
   { name: 'list_extensions', inputSchema: { type: 'object', properties: {} } },
+  { name: 'take_screenshot', inputSchema: { type: 'object', properties: PAGE_ID } },
 ];
 
 export interface Call {
@@ -175,6 +176,8 @@ export class FakeUpstream implements Upstream {
         }
         return { content: [{ type: 'text', text: 'Successfully clicked on the element' }], structuredContent: { message: 'Successfully clicked on the element' } };
       }
+      case 'take_screenshot':
+        return textResult(`Took a screenshot of page ${pageId}.`);
       case 'navigate_page':
         tab.url = typeof args['url'] === 'string' ? args['url'] : tab.url;
         this.#snapshots.delete(pageId);

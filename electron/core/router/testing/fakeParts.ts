@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolInfo } from '../../../../shared/protocol.js';
 import { Logger } from '../../Logger.js';
+import { FrontTab } from '../FrontTab.js';
 import { PageAllocator } from '../PageAllocator.js';
 import type { Session } from '../Session.js';
 import { SessionRegistry } from '../SessionRegistry.js';
@@ -46,5 +47,5 @@ export function fakeParts(options: { workers?: number; urls?: readonly string[];
   /** A new session on the least loaded worker. */
   const createSession = (label: string | null = null): Session => sessions.add(label, pool.pin().index);
   const filesDir = join(mkdtempSync(join(tmpdir(), 'tabmux-fake-')), 'files');
-  return { browser, upstreams, sessions, pool, pages, tabs, sessionTabs, abandoned, catalog, createSession, filesDir };
+  return { browser, upstreams, sessions, pool, pages, tabs, sessionTabs, abandoned, front: new FrontTab(), catalog, createSession, filesDir };
 }
