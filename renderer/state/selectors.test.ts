@@ -83,6 +83,11 @@ describe('tabRows', () => {
     expect(rows[3]?.owner).toEqual({ id: B, name: 'bbbbbbbb' });
   });
 
+  it('carries the id the owner knows the tab by, for release', () => {
+    const rows = tabRows([makeTab({ pageId: 3, worker: 0, owner: B, ownerPageId: 7 })], sessions);
+    expect(rows[0]).toMatchObject({ pageId: 3, ownerPageId: 7 });
+  });
+
   it('names an owner the sessions slice does not know yet by its short id', () => {
     expect(tabRows(tabs, sessions)[2]?.owner).toEqual({ id: C, name: 'cccccccc' });
   });

@@ -12,6 +12,8 @@ export interface TabRow {
   key: string;
   pageId: number;
   worker: number;
+  /** The id the owning session knows this tab by (on its own worker); release takes it. */
+  ownerPageId: number | null;
   title: string;
   url: string;
   owner: SessionOption | null;
@@ -35,6 +37,7 @@ export function tabRows(tabs: readonly TabInfo[] | undefined, sessions: Record<s
         key: tabKey(tab.worker, tab.pageId),
         pageId: tab.pageId,
         worker: tab.worker,
+        ownerPageId: tab.ownerPageId,
         title: tab.title,
         url: tab.url,
         // An owner the daemon names but has not reported yet still shows, by id.

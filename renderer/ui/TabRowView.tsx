@@ -44,7 +44,7 @@ export function TabRowView(props: { profile: string; row: TabRow; showWorker: bo
             pendingKey={actionKey('page', row.pageId, 'release')}
             busyLabel="Releasing"
             testId={`tab-release-${id}`}
-            onRun={() => (row.owner ? actions.releasePage(profile, row.owner.id, row.pageId) : Promise.resolve())}
+            onRun={() => (row.owner ? actions.releasePage(profile, row.owner.id, row.ownerPageId ?? row.pageId) : Promise.resolve())}
             title="Take the tab away from its session; it stays open"
           >
             Release
