@@ -14,7 +14,8 @@ function textKib(result: ToolResult): number {
 }
 
 function rewriting(input: ToolResult, makeContext: () => RewriteContext): MicroSubject<RewriteContext> {
-  return { kib: textKib(input), makeContext, op: (context) => rewriteResponse(input, context).content.length };
+  // A fresh result each time, as every upstream reply is: the router remembers what it read of one result object.
+  return { kib: textKib(input), makeContext, op: (context) => rewriteResponse({ ...input }, context).content.length };
 }
 
 /** One JSON hop: the daemon writes a result to the client's socket, the client parses it. */

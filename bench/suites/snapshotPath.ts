@@ -64,7 +64,7 @@ function routerWork(reply: ToolResult, reps = 50): number {
   const start = performance.now();
   let sink = 0;
   for (let rep = 0; rep < reps; rep++) {
-    const rewritten = rewriteResponse(reply, snapshotContext());
+    const rewritten = rewriteResponse({ ...reply }, snapshotContext());
     const received: unknown = JSON.parse(JSON.stringify(rewritten));
     sink += typeof received === 'object' ? 1 : 0;
   }

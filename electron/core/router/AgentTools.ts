@@ -10,7 +10,7 @@ import type { Worker } from './Worker.js';
 import type { WorkerPool } from './WorkerPool.js';
 import { checkToken } from './checkToken.js';
 import { joinReply, replyOf } from '../upstream/upstreamReply.js';
-import { snapshotIds, snapshotText } from '../upstream/snapshotText.js';
+import { snapshotIds } from '../upstream/snapshotText.js';
 import { rewriteResponse, withText, type RewriteContext } from './responseRewriter.js';
 import { confineFileArgs, sessionFolder, withExtension, writeSessionFile } from './sessionFiles.js';
 import type { UrlPolicy } from '../browser/urlPolicy.js';
@@ -147,10 +147,10 @@ export class AgentTools {
     if (result.isError || !reply.snapshot) {
       return rewriteResponse(result, this.#context(session, worker, page, 'take_snapshot'));
     }
-    const { root, verbose } = reply.snapshot;
+    const { root, rendering } = reply.snapshot;
     const epoch = session.newEpoch(page, new Set(snapshotIds(root)));
     const path = withExtension(filePath, '.txt');
-    await writeSessionFile(path, snapshotText(root, verbose, (raw) => formatToken(session.short, epoch, raw)));
+    await writeSessionFile(path, rendering.withIds((raw) => formatToken(session.short, epoch, raw)));
     return withText(result, joinReply([reply.head, `Saved snapshot to ${path}.`]));
   }
 

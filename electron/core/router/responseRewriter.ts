@@ -1,5 +1,5 @@
 import type { ToolResult } from '../../../shared/protocol.js';
-import { snapshotIds, snapshotText } from '../upstream/snapshotText.js';
+import { snapshotIds } from '../upstream/snapshotText.js';
 import { formatPageLine, joinReply, pagesBlock, replyOf, snapshotBlock, type ListedPage, type UpstreamReply } from '../upstream/upstreamReply.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
@@ -64,9 +64,9 @@ function rewriteReply(reply: UpstreamReply, isError: boolean, context: RewriteCo
   }
   let snapshot: string | undefined;
   if (reply.snapshot && page) {
-    const { root, verbose } = reply.snapshot;
+    const { root, rendering } = reply.snapshot;
     const epoch = session.newEpoch(page, new Set(snapshotIds(root)));
-    snapshot = snapshotBlock(snapshotText(root, verbose, (raw) => formatToken(session.short, epoch, raw)));
+    snapshot = snapshotBlock(rendering.withIds((raw) => formatToken(session.short, epoch, raw)));
   }
   return joinReply([reply.head, pages, snapshot]);
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { SnapshotFormatter } from 'chrome-devtools-mcp/build/src/formatters/SnapshotFormatter.js';
 import { isRecord } from '../../../shared/isRecord.js';
 
@@ -80,5 +81,54 @@ function formatterNode(node: SnapshotNode, mapId: (id: string) => string): Forma
  * Upstream's own formatter does the printing, so the text matches byte for byte (checked before it is trusted).
  */
 export function snapshotText(root: SnapshotNode, verbose: boolean, mapId: (id: string) => string = (id) => id): string {
-  return new SnapshotFormatter({ root: formatterNode(root, mapId), verbose, hasSelectedElement: false }).toString();
+  return renderSnapshot(root, verbose).withIds(mapId);
+}
+
+/**
+ * One rendering of a snapshot by upstream's formatter, from which the text with ids shown any way is cut without
+ * rendering again: the formatter runs once with a marker in place of every id (a random key per rendering, so no
+ * page text can pose as one), and the text is kept in the pieces between the markers.
+ */
+export class SnapshotRendering {
+  /** The text exactly as upstream prints it, with upstream's own ids. */
+  readonly text: string;
+  readonly #pieces: readonly string[];
+  readonly #ids: readonly string[];
+
+  constructor(pieces: readonly string[], ids: readonly string[]) {
+    this.#pieces = pieces;
+    this.#ids = ids;
+    this.text = this.withIds((id) => id);
+  }
+
+  /** The same text with every id written as `mapId` says. */
+  withIds(mapId: (id: string) => string): string {
+    const out: string[] = [];
+    this.#pieces.forEach((piece, index) => {
+      out.push(piece);
+      const id = this.#ids[index];
+      if (id !== undefined && index < this.#pieces.length - 1) {
+        out.push(mapId(id));
+      }
+    });
+    return out.join('');
+  }
+}
+
+export function renderSnapshot(root: SnapshotNode, verbose: boolean): SnapshotRendering {
+  const key = randomBytes(9).toString('base64url');
+  const ids: string[] = [];
+  const marker = (id: string): string => `\uE000${key}${String(ids.push(id) - 1)}\uE001`;
+  const marked = new SnapshotFormatter({ root: formatterNode(root, marker), verbose, hasSelectedElement: false }).toString();
+  const pattern = new RegExp(`\uE000${key}(\\d+)\uE001`, 'g');
+  const pieces: string[] = [];
+  const order: string[] = [];
+  let last = 0;
+  for (const match of marked.matchAll(pattern)) {
+    pieces.push(marked.slice(last, match.index));
+    order.push(ids[Number(match[1])] ?? '');
+    last = match.index + match[0].length;
+  }
+  pieces.push(marked.slice(last));
+  return new SnapshotRendering(pieces, order);
 }

@@ -1,6 +1,6 @@
 import type { ToolResult } from '../../../shared/protocol.js';
 import { isRecord } from '../../../shared/isRecord.js';
-import { isSnapshotNode, snapshotText, type SnapshotNode } from './snapshotText.js';
+import { isSnapshotNode, renderSnapshot, type SnapshotNode, type SnapshotRendering } from './snapshotText.js';
 
 /**
  * Reading a reply of the pinned upstream (chrome-devtools-mcp 1.11.0, run with `--experimentalStructuredContent`).
@@ -34,7 +34,8 @@ export interface UpstreamReply {
   pages: ListedPage[] | undefined;
   /** Pages the call's action opened, from the structured data. */
   openedPages: ListedPage[];
-  snapshot: { root: SnapshotNode; verbose: boolean } | undefined;
+  /** The snapshot's tree, and upstream's rendering of it (to print it again with other ids). */
+  snapshot: { root: SnapshotNode; verbose: boolean; rendering: SnapshotRendering } | undefined;
   /**
    * The reply carried a snapshot whose text could not be matched to its data: `head` is then rebuilt from the
    * structured message alone and the snapshot is rendered from data.
@@ -103,13 +104,13 @@ function stringField(structured: Readonly<Record<string, unknown>>, key: string)
 }
 
 /** Cuts the snapshot section off the end of `text`, trying the renderings upstream may have used. */
-function cutSnapshot(text: string, root: SnapshotNode): { rest: string; verbose: boolean } | undefined {
+function cutSnapshot(text: string, root: SnapshotNode): { rest: string; verbose: boolean; rendering: SnapshotRendering } | undefined {
   for (const verbose of [false, true]) {
-    const rendered = snapshotText(root, verbose);
-    for (const body of [rendered, SELECTED_ELEMENT_NOTE + rendered]) {
+    const rendering = renderSnapshot(root, verbose);
+    for (const body of [rendering.text, SELECTED_ELEMENT_NOTE + rendering.text]) {
       const rest = cutSuffix(text, snapshotBlock(body));
       if (rest !== undefined) {
-        return { rest, verbose };
+        return { rest, verbose, rendering };
       }
     }
   }
@@ -140,10 +141,10 @@ export function readUpstreamReply(text: string, structured: Readonly<Record<stri
     const cut = cutSnapshot(rest, root);
     if (cut) {
       rest = cut.rest;
-      reply.snapshot = { root, verbose: cut.verbose };
+      reply.snapshot = { root, verbose: cut.verbose, rendering: cut.rendering };
     } else {
       // Fail closed: nothing of this text is trusted; the agent gets upstream's own message and the snapshot from data.
-      reply.snapshot = { root, verbose: false };
+      reply.snapshot = { root, verbose: false, rendering: renderSnapshot(root, false) };
       reply.rebuilt = true;
       reply.head = stringField(data, 'message') ?? '';
       reply.pages = listedPages(data['pages']);
@@ -179,10 +180,19 @@ export function joinReply(parts: ReadonlyArray<string | undefined>): string {
   return parts.filter((part): part is string => part !== undefined && part !== '').join('\n');
 }
 
+/** Replies already read: one result is looked at by several parts of the router, and reading renders its snapshot. */
+const readReplies = new WeakMap<ToolResult, UpstreamReply>();
+
 /** The reply of a tool result: its first text item, read with its structured content. */
 export function replyOf(result: ToolResult): UpstreamReply {
+  const known = readReplies.get(result);
+  if (known) {
+    return known;
+  }
   const first = result.content.find((item) => item.type === 'text');
-  return readUpstreamReply(typeof first?.text === 'string' ? first.text : '', result.structuredContent);
+  const reply = readUpstreamReply(typeof first?.text === 'string' ? first.text : '', result.structuredContent);
+  readReplies.set(result, reply);
+  return reply;
 }
 
 /** Whether `close_page` was refused because the tab is the browser's last (upstream does not flag it an error). */
