@@ -145,9 +145,14 @@ export class Daemon {
     const policy = createUrlPolicy({ debuggingPort: run.debuggingPort, protectedRoots: [paths.configDir, paths.dataDir, paths.runtimeDir] });
     const guardLog = logger.child('guard');
     try {
-      await ControlSurfaceGuard.install(run.connection, policy, run.debuggingPort, {
-        refused: ({ url, reason, kind }) => guardLog.info(`refused ${kind} to ${url}: ${reason}`),
-      });
+      // In a browser the user runs, the tabs already open are the user's: they are never reset or closed.
+      await ControlSurfaceGuard.install(
+        run.connection,
+        policy,
+        run.debuggingPort,
+        { refused: ({ url, reason, kind }) => guardLog.info(`refused ${kind} to ${url}: ${reason}`) },
+        { spareExistingTabs: this.#browser.kind === 'external' },
+      );
     } catch (error) {
       throw new TabmuxError(
         'browser_unavailable',

@@ -117,10 +117,13 @@ async function session(label: string): Promise<BoundSession> {
 
 let first: UserChromium;
 let userTab: JsonTab;
+/** A tab of the user's on a page agents may not reach: it is theirs, so tabmux must leave it there. */
+let settingsTab: JsonTab;
 
 beforeAll(async () => {
   first = await startChromium();
   userTab = await openUserTab(first);
+  settingsTab = (await (await fetch(`${first.url}/json/new?chrome://version/`, { method: 'PUT' })).json()) as JsonTab;
 });
 
 afterAll(async () => {
@@ -182,6 +185,7 @@ describe('a profile on the user\'s own browser (--browser-url)', () => {
     await waitUntil(async () => !(await jsonList(first)).some((tab) => tab.title === 'Looker page'), "the session's tab to close");
     const after = await jsonList(first);
     expect(after.find((tab) => tab.id === userTab.id)).toMatchObject({ url: userTab.url, title: 'mine' });
+    expect(after.find((tab) => tab.id === settingsTab.id)?.url).toBe('chrome://version/');
   });
 
   it('fails calls with a clear error while the browser is gone, and works again once it is back', async () => {
