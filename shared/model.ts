@@ -70,9 +70,10 @@ export interface WorkerInfo {
 
 /**
  * The browser a profile drives, by kind. `launched`: a Chrome tabmux started on the profile's own user-data-dir
- * (pid and port are null while it is being relaunched). Other kinds (a browser tabmux connects to) join the union.
+ * (pid and port are null while it is being relaunched). `external`: a browser someone else runs, which tabmux only
+ * connects to.
  */
-export type BrowserInfo = LaunchedBrowserInfo;
+export type BrowserInfo = LaunchedBrowserInfo | ExternalBrowserInfo;
 
 export interface LaunchedBrowserInfo {
   kind: 'launched';
@@ -85,14 +86,35 @@ export interface LaunchedBrowserInfo {
   executable: string | null;
 }
 
-/** The launched Chrome's fields in the shape scripts have read since the first release (`chrome.port`, `chrome.pid`). */
+/**
+ * An external browser's connection: `pending` until something first needs it, `connecting`, `connected`, or
+ * `disconnected` (unreachable or gone; retried with backoff, and at once when a call needs it).
+ */
+export type ExternalBrowserState = 'pending' | 'connecting' | 'connected' | 'disconnected';
+
+export interface ExternalBrowserInfo {
+  kind: 'external';
+  state: ExternalBrowserState;
+  /** Where tabmux reaches the browser, with any credentials in it redacted. */
+  endpoint: string;
+  lastError: string | null;
+  /** Failed attempts in a row since the last connection. */
+  attempts: number;
+  /** When the next background attempt runs (epoch ms), while disconnected. */
+  nextRetryAt: number | null;
+}
+
+/**
+ * The launched Chrome's fields in the shape scripts have read since the first release (`chrome.port`, `chrome.pid`).
+ * For an external browser every field is null: tabmux neither started it nor knows its files.
+ */
 export interface ChromeInfo {
   pid: number | null;
   port: number | null;
   browserUrl: string | null;
-  userDataDir: string;
-  headless: boolean;
-  executable: string;
+  userDataDir: string | null;
+  headless: boolean | null;
+  executable: string | null;
 }
 
 export interface TabInfo {

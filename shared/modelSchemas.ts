@@ -78,20 +78,30 @@ const chromeInfoSchema: z.ZodType<ChromeInfo> = z.object({
   pid: z.number().nullable(),
   port: z.number().nullable(),
   browserUrl: z.string().nullable(),
-  userDataDir: z.string(),
-  headless: z.boolean(),
-  executable: z.string(),
-});
-
-const browserInfoSchema: z.ZodType<BrowserInfo> = z.object({
-  kind: z.literal('launched'),
-  pid: z.number().nullable(),
-  port: z.number().nullable(),
-  browserUrl: z.string().nullable(),
-  userDataDir: z.string(),
-  headless: z.boolean(),
+  userDataDir: z.string().nullable(),
+  headless: z.boolean().nullable(),
   executable: z.string().nullable(),
 });
+
+const browserInfoSchema: z.ZodType<BrowserInfo> = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('launched'),
+    pid: z.number().nullable(),
+    port: z.number().nullable(),
+    browserUrl: z.string().nullable(),
+    userDataDir: z.string(),
+    headless: z.boolean(),
+    executable: z.string().nullable(),
+  }),
+  z.object({
+    kind: z.literal('external'),
+    state: z.enum(['pending', 'connecting', 'connected', 'disconnected']),
+    endpoint: z.string(),
+    lastError: z.string().nullable(),
+    attempts: z.number(),
+    nextRetryAt: z.number().nullable(),
+  }),
+]);
 
 export const tabInfoSchema: z.ZodType<TabInfo> = z.object({
   pageId: z.number(),

@@ -1,9 +1,10 @@
 import { TabmuxError } from '../../shared/errors.js';
+import { validateBrowserUrl } from '../core/browserUrl.js';
 import { ProfileStore } from '../core/ProfileStore.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
 import { connectOrStart, isDaemonRunning, startDaemon, stopDaemon, tryConnect } from '../core/daemonProcess.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
-import { formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
+import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
 import { dashboardCommands } from './dashboardCommand.js';
 
@@ -73,7 +74,7 @@ const daemonCommands: Command[] = [
       print(
         context,
         { ...status, started },
-        `${started ? 'started' : 'already running'}: profile ${status.profile}, daemon pid ${status.pid}, chrome pid ${String(status.chrome.pid)} port ${String(status.chrome.port)}, socket ${status.socketPath}`,
+        `${started ? 'started' : 'already running'}: profile ${status.profile}, daemon pid ${status.pid}, ${formatBrowserShort(status.browser)}, socket ${status.socketPath}`,
       );
       return 0;
     },
@@ -142,15 +143,22 @@ const profileCommands: Command[] = [
   },
   {
     words: ['profile', 'add'],
-    usage: 'tabmux profile add NAME [--chrome PATH] [--headless] [--chrome-arg FLAG]... [--workers N]',
-    summary: 'Create a profile with its own Chrome user-data-dir',
+    usage: 'tabmux profile add NAME [--chrome PATH] [--headless] [--chrome-arg FLAG]... [--workers N] | NAME --browser-url URL [--workers N]',
+    summary: 'Create a profile with its own Chrome user-data-dir, or one that connects to your own browser (--browser-url)',
     positionals: [1, 1],
-    options: { ...chromeOptions, 'chrome-arg': { type: 'string', multiple: true }, workers: { type: 'string' } },
+    options: { ...chromeOptions, 'chrome-arg': { type: 'string', multiple: true }, workers: { type: 'string' }, 'browser-url': { type: 'string' } },
     run: async (context) => {
       const name = context.positionals[0] ?? '';
       const chromeArgs = context.values['chrome-arg'];
       const workers = stringOption(context.values, 'workers');
       const config: Record<string, unknown> = {};
+      const browserUrl = stringOption(context.values, 'browser-url');
+      if (browserUrl !== undefined) {
+        if (stringOption(context.values, 'chrome') !== undefined || boolOption(context.values, 'headless') || chromeArgs !== undefined) {
+          throw new TabmuxError('invalid_params', '--browser-url connects to a browser you started; --chrome, --headless and --chrome-arg only apply to a Chrome that tabmux launches');
+        }
+        config['browserUrl'] = validateBrowserUrl(browserUrl);
+      }
       const chrome = stringOption(context.values, 'chrome');
       if (chrome) {
         config['chrome'] = chrome;

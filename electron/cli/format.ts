@@ -1,4 +1,4 @@
-import type { DaemonStatus, SessionInfo, TabInfo } from '../../shared/model.js';
+import type { BrowserInfo, DaemonStatus, SessionInfo, TabInfo } from '../../shared/model.js';
 import type { SessionPageResult, ToolResult } from '../../shared/protocol.js';
 
 export function ago(ms: number, now = Date.now()): string {
@@ -64,11 +64,30 @@ export function formatTabs(tabs: readonly TabInfo[]): string {
   return table(rows);
 }
 
+/** One phrase for `daemon start`: the launched Chrome's pid and port, or the external browser's address and state. */
+export function formatBrowserShort(browser: BrowserInfo): string {
+  return browser.kind === 'launched' ? `chrome pid ${String(browser.pid)} port ${String(browser.port)}` : `external browser ${browser.endpoint} ${browser.state}`;
+}
+
+/** The status line about the browser; an external one says whether it is reachable and, if not, why and when next. */
+export function formatBrowser(status: DaemonStatus): string {
+  const { browser, chrome } = status;
+  if (browser.kind === 'launched') {
+    return `chrome pid ${String(chrome.pid)}, port ${String(chrome.port)}, ${chrome.headless === true ? 'headless' : 'headed'}, ${chrome.executable ?? ''}`;
+  }
+  const details = [
+    browser.lastError === null ? undefined : `last error: ${browser.lastError}`,
+    browser.attempts > 0 ? `${browser.attempts} failed attempt(s)` : undefined,
+    browser.nextRetryAt === null ? undefined : `next retry ${new Date(browser.nextRetryAt).toISOString()}`,
+  ].filter((detail) => detail !== undefined);
+  return `external browser ${browser.endpoint}: ${browser.state}${details.length > 0 ? ` (${details.join('; ')})` : ''}`;
+}
+
 export function formatStatus(status: DaemonStatus): string {
   const lines = [
     `profile ${status.profile}: ${status.state}${status.lastError ? ` (${status.lastError})` : ''}`,
     `daemon pid ${status.pid}, up since ${new Date(status.startedAt).toISOString()}, socket ${status.socketPath}`,
-    `chrome pid ${String(status.chrome.pid)}, port ${String(status.chrome.port)}, ${status.chrome.headless ? 'headless' : 'headed'}, ${status.chrome.executable}`,
+    formatBrowser(status),
     `workers: ${status.workers
       .map((worker) =>
         worker.pid === null

@@ -32,7 +32,7 @@ export interface DaemonOptions {
 }
 
 /** The browser's state as the daemon's, once the daemon is up. */
-const FROM_BROWSER: Partial<Record<BrowserState, DaemonState>> = { ready: 'ready', degraded: 'degraded', crashed: 'crashed' };
+const FROM_BROWSER: Partial<Record<BrowserState, DaemonState>> = { ready: 'ready', degraded: 'degraded', crashed: 'crashed', connected: 'ready', disconnected: 'degraded' };
 
 /**
  * One profile's daemon: the composition root that wires its browser, its router (with the upstream workers) and
@@ -130,7 +130,7 @@ export class Daemon {
     this.#server = await SocketServer.listen(this.#socketPath, service, logger.child('socket'));
     this.#setState(FROM_BROWSER[this.#browser.state] ?? 'degraded', this.#browser.lastError);
     const browser = this.#browser.info();
-    logger.info(`ready on ${this.#socketPath} (Chrome pid ${String(browser.pid)}, port ${String(browser.port)})`);
+    logger.info(`ready on ${this.#socketPath} (${browser.kind === 'launched' ? `Chrome pid ${String(browser.pid)}, port ${String(browser.port)}` : `external browser ${browser.endpoint}`})`);
   }
 
   /**
@@ -145,9 +145,14 @@ export class Daemon {
     const policy = createUrlPolicy({ debuggingPort: run.debuggingPort, protectedRoots: [paths.configDir, paths.dataDir, paths.runtimeDir] });
     const guardLog = logger.child('guard');
     try {
-      await ControlSurfaceGuard.install(run.connection, policy, run.debuggingPort, {
-        refused: ({ url, reason, kind }) => guardLog.info(`refused ${kind} to ${url}: ${reason}`),
-      });
+      // In a browser the user runs, the tabs already open are the user's: they are never reset or closed.
+      await ControlSurfaceGuard.install(
+        run.connection,
+        policy,
+        run.debuggingPort,
+        { refused: ({ url, reason, kind }) => guardLog.info(`refused ${kind} to ${url}: ${reason}`) },
+        { spareExistingTabs: this.#browser.kind === 'external' },
+      );
     } catch (error) {
       throw new TabmuxError(
         'browser_unavailable',
@@ -173,12 +178,9 @@ export class Daemon {
     this.router.publish({ type: 'daemon', profile: this.profile, state, lastError });
   }
 
-  #startUpstream(index: number): Promise<UpstreamClient> {
-    const endpoint = this.#browser.endpoint();
-    if (!endpoint || this.state === 'degraded' || this.state === 'crashed') {
-      const why = this.lastError ? `: ${this.lastError}` : '';
-      return Promise.reject(new TabmuxError('upstream_unavailable', `Chrome is not running${why}; it is being relaunched, retry shortly`));
-    }
+  /** A worker (re)starts: the browser is brought up or reconnected first when it can be, else this fails fast. */
+  async #startUpstream(index: number): Promise<UpstreamClient> {
+    const endpoint = await this.#browser.ensure();
     const { paths, logger } = this.#options;
     return UpstreamClient.start({
       endpoint,
@@ -201,14 +203,17 @@ export class Daemon {
       state: this.state,
       lastError: this.lastError,
       browser,
-      chrome: {
-        pid: browser.pid,
-        port: browser.port,
-        browserUrl: browser.browserUrl,
-        userDataDir: browser.userDataDir,
-        headless: browser.headless,
-        executable: browser.executable ?? '',
-      },
+      chrome:
+        browser.kind === 'launched'
+          ? {
+              pid: browser.pid,
+              port: browser.port,
+              browserUrl: browser.browserUrl,
+              userDataDir: browser.userDataDir,
+              headless: browser.headless,
+              executable: browser.executable ?? '',
+            }
+          : { pid: null, port: null, browserUrl: null, userDataDir: null, headless: null, executable: null },
       upstream: { pid: workers[0]?.pid ?? null },
       workers,
       sessions: this.router.listSessions(),
@@ -260,6 +265,7 @@ export class Daemon {
   async #writeDaemonPidFile(): Promise<void> {
     const { paths, profile } = this.#options;
     const browser = this.#browser.info();
-    await writeDaemonPidFile(this.#pidFile, { pid: process.pid, chromePid: browser.pid, userDataDir: profileUserDataDir(paths, profile.name), startedAt: this.startedAt });
+    // Only a Chrome tabmux launched is ever recorded, so a later daemon never stops a browser it does not own.
+    await writeDaemonPidFile(this.#pidFile, { pid: process.pid, chromePid: browser.kind === 'launched' ? browser.pid : null, userDataDir: profileUserDataDir(paths, profile.name), startedAt: this.startedAt });
   }
 }

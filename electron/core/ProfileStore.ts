@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { TabmuxError } from '../../shared/errors.js';
 import { PROFILE_NAME_PATTERN, PROFILE_NAME_RULE } from '../../shared/profileName.js';
+import { isBrowserUrl } from './browserUrl.js';
 import { profilesConfigFile, type TabmuxPaths } from './paths.js';
 import { isNodeError } from './secureFs.js';
 
@@ -21,6 +22,8 @@ export function validateProfileName(name: string): string {
 
 export const profileConfigSchema = z.object({
   chrome: z.string().optional(),
+  /** An external browser reached by HTTP discovery; tabmux connects to it instead of launching Chrome. */
+  browserUrl: z.string().refine(isBrowserUrl, { message: 'browserUrl must be an http(s) URL' }).optional(),
   headless: z.boolean().optional(),
   chromeArgs: z.array(z.string()).optional(),
   workers: z.number().int().min(1).max(16).optional(),

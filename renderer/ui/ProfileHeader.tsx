@@ -56,9 +56,9 @@ export function ProfileHeader(props: { profile: ProfileEntry }) {
       </div>
       {daemon && (
         <dl className="facts">
-          <Fact label="Chrome pid" value={show(daemon.chrome.pid)} testId="fact-chrome-pid" title={daemon.chrome.executable} />
+          <Fact label="Chrome pid" value={show(daemon.chrome.pid)} testId="fact-chrome-pid" title={daemon.chrome.executable ?? undefined} />
           <Fact label="Port" value={show(daemon.chrome.port)} testId="fact-chrome-port" title={daemon.chrome.browserUrl ?? undefined} />
-          <Fact label="Mode" value={daemon.chrome.headless ? 'headless' : 'headed'} testId="fact-headless" />
+          <Fact label="Mode" value={daemon.chrome.headless === null ? '-' : daemon.chrome.headless ? 'headless' : 'headed'} testId="fact-headless" />
           <Fact label="Workers" value={`${readyWorkers}/${workers.length} ready`} testId="fact-workers" />
           <Fact label="Upstream pid" value={show(daemon.upstream.pid)} testId="fact-upstream-pid" />
           <Fact label="Daemon pid" value={String(daemon.pid)} testId="fact-daemon-pid" title={daemon.socketPath} />

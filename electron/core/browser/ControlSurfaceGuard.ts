@@ -3,6 +3,14 @@ import { DISCOVERED_TARGETS } from './BrowserTabs.js';
 import type { CdpConnection } from './CdpConnection.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
+export interface GuardOptions {
+  /**
+   * Leave the tabs that are open when the guard is installed to themselves (a browser the user runs: those are the
+   * user's). Requests are still policed in every tab; tabs opened later are policed in full.
+   */
+  spareExistingTabs?: boolean;
+}
+
 export interface GuardEvents {
   /** A request or navigation was refused (logged; tests watch it). */
   refused?: (what: { url: string; reason: string; kind: 'request' | 'navigation' }) => void;
@@ -23,15 +31,21 @@ export class ControlSurfaceGuard {
   readonly #policy: UrlPolicy;
   readonly #events: GuardEvents;
   readonly #resetting = new Set<string>();
+  readonly #spared: ReadonlySet<string>;
 
-  private constructor(connection: CdpConnection, policy: UrlPolicy, events: GuardEvents) {
+  private constructor(connection: CdpConnection, policy: UrlPolicy, events: GuardEvents, spared: ReadonlySet<string>) {
     this.#connection = connection;
     this.#policy = policy;
     this.#events = events;
+    this.#spared = spared;
   }
 
-  static async install(connection: CdpConnection, policy: UrlPolicy, port: number | null, events: GuardEvents = {}): Promise<ControlSurfaceGuard> {
-    const guard = new ControlSurfaceGuard(connection, policy, events);
+  static async install(connection: CdpConnection, policy: UrlPolicy, port: number | null, events: GuardEvents = {}, options: GuardOptions = {}): Promise<ControlSurfaceGuard> {
+    // Listed before any target event is listened to, so no event about a spared tab can come first.
+    const spared = options.spareExistingTabs
+      ? new Set((await connection.send('Target.getTargets', { filter: DISCOVERED_TARGETS })).targetInfos.map((info) => info.targetId))
+      : new Set<string>();
+    const guard = new ControlSurfaceGuard(connection, policy, events, spared);
     connection.on('Fetch.requestPaused', (event: Protocol.Fetch.RequestPausedEvent) => guard.#onRequest(event));
     connection.on('Target.targetCreated', (event: Protocol.Target.TargetCreatedEvent) => guard.#onTarget(event.targetInfo));
     connection.on('Target.targetInfoChanged', (event: Protocol.Target.TargetInfoChangedEvent) => guard.#onTarget(event.targetInfo));
@@ -64,7 +78,7 @@ export class ControlSurfaceGuard {
   }
 
   #onTarget(info: Protocol.Target.TargetInfo): void {
-    if (info.type !== 'page' || this.#resetting.has(info.targetId)) {
+    if (info.type !== 'page' || this.#spared.has(info.targetId) || this.#resetting.has(info.targetId)) {
       return;
     }
     const reason = this.#policy.navigationRefusal(info.url);

@@ -63,6 +63,15 @@ export class LaunchedBrowser extends EventEmitter<ProfileBrowserEvents> implemen
     return run && this.state === 'ready' ? { kind: 'browserUrl', url: run.chrome.browserUrl } : undefined;
   }
 
+  ensure(): Promise<BrowserEndpoint> {
+    const endpoint = this.endpoint();
+    if (!endpoint) {
+      const why = this.lastError ? `: ${this.lastError}` : '';
+      return Promise.reject(new TabmuxError('upstream_unavailable', `Chrome is not running${why}; it is being relaunched, retry shortly`));
+    }
+    return Promise.resolve(endpoint);
+  }
+
   connection(): Connection | undefined {
     return this.state === 'ready' ? this.#run?.connection : undefined;
   }

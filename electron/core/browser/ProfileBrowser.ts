@@ -1,15 +1,16 @@
 import type { EventEmitter } from 'node:events';
 import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
-import type { BrowserInfo } from '../../../shared/model.js';
+import type { BrowserInfo, ExternalBrowserState } from '../../../shared/model.js';
 
 /** Where the upstream workers connect: HTTP discovery (`--browserUrl`) or a WebSocket endpoint with headers. */
 export type BrowserEndpoint = { kind: 'browserUrl'; url: string } | { kind: 'wsEndpoint'; url: string; headers?: Record<string, string> };
 
 /**
- * `ready`: usable; `degraded`: lost and being brought back (calls fail fast meanwhile); `crashed`: keeps failing,
- * retried at the longest backoff, `lastError` says why.
+ * A launched browser: `ready`: usable; `degraded`: lost and being brought back (calls fail fast meanwhile);
+ * `crashed`: keeps failing, retried at the longest backoff, `lastError` says why. An external browser has the
+ * connection states of `ExternalBrowserState` instead.
  */
-export type BrowserState = 'stopped' | 'starting' | 'ready' | 'degraded' | 'crashed' | 'closing' | 'closed';
+export type BrowserState = 'stopped' | 'starting' | 'ready' | 'degraded' | 'crashed' | 'closing' | 'closed' | ExternalBrowserState;
 
 /** One run of the browser as the daemon sees it: a new one after every relaunch or reconnect. */
 export interface BrowserRun {
@@ -46,11 +47,20 @@ export interface ProfileBrowser extends EventEmitter<ProfileBrowserEvents> {
   readonly lastError: string | null;
   /** Brings the browser up the first time; rejects with a TabmuxError that says what to do. */
   start(): Promise<void>;
+  /**
+   * Where upstream connects, for a worker about to start: the browser is brought up first when the implementation
+   * does that on demand (an external one connects at once, whatever its backoff). Rejects with a TabmuxError that
+   * says what to do when it is not there.
+   */
+  ensure(): Promise<BrowserEndpoint>;
   /** Where upstream connects, while the browser is ready. */
   endpoint(): BrowserEndpoint | undefined;
   /** The daemon's own CDP connection of the current run, while the browser is ready. */
   connection(): Connection | undefined;
   info(): BrowserInfo;
-  /** Stops using the browser; one that tabmux launched is closed so its profile state reaches disk. */
+  /**
+   * Stops using the browser; one that tabmux launched is closed so its profile state reaches disk, one it connected
+   * to is only disconnected from.
+   */
   close(): Promise<void>;
 }

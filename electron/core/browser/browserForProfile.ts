@@ -2,6 +2,7 @@ import type { Logger } from '../Logger.js';
 import { profileUserDataDir, type TabmuxPaths } from '../paths.js';
 import type { ProfileEntry } from '../ProfileStore.js';
 import { chromeExtraArgs, resolveHeadless } from '../settings.js';
+import { ExternalBrowser } from './ExternalBrowser.js';
 import { LaunchedBrowser } from './LaunchedBrowser.js';
 import type { ProfileBrowser, ProfileBrowserHooks } from './ProfileBrowser.js';
 
@@ -13,8 +14,12 @@ export interface BrowserForProfileOptions extends ProfileBrowserHooks {
   headless?: boolean | undefined;
 }
 
-/** The browser a profile's config asks for. Every profile launches its own Chrome today. */
+/** The browser a profile's config asks for: one it connects to (`browserUrl`), or else a Chrome it launches. */
 export function browserForProfile(paths: TabmuxPaths, profile: ProfileEntry, options: BrowserForProfileOptions): ProfileBrowser {
+  const { browserUrl } = profile.config;
+  if (browserUrl !== undefined) {
+    return new ExternalBrowser({ browserUrl, logger: options.logger, prepare: options.prepare });
+  }
   return new LaunchedBrowser({
     chrome: options.chrome ?? profile.config.chrome,
     userDataDir: profileUserDataDir(paths, profile.name),

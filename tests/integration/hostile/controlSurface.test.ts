@@ -134,13 +134,16 @@ describe.each(TOPOLOGIES)("the browser's control surface on $name", (topology) =
   it("an agent cannot read the profile's DevToolsActivePort through file://", async () => {
     const r = rig();
     const s = await scene(r);
-    const status = await r.status();
-    const portFile = join(status.chrome.userDataDir, 'DevToolsActivePort');
+    const { browser } = await r.status();
+    if (browser.kind !== 'launched') {
+      throw new Error('this rig launches its Chrome');
+    }
+    const portFile = join(browser.userDataDir, 'DevToolsActivePort');
     const browserPath = readFileSync(portFile, 'utf8').split('\n')[1] ?? '';
     expect(browserPath).toMatch(/^\/devtools\/browser\//);
     await s.attacker.text('new_page', { url: r.server.page('<p>start</p>', 'Start') });
     expect(await loot(s.attacker, s.attacker.call('navigate_page', { url: `file://${portFile}` }))).not.toContain(browserPath);
     expect(await loot(s.attacker, s.attacker.call('new_page', { url: `file://${portFile}` }))).not.toContain(browserPath);
-    expect(await loot(s.attacker, s.attacker.call('navigate_page', { url: `file://${status.chrome.userDataDir}/` }))).not.toContain('DevToolsActivePort');
+    expect(await loot(s.attacker, s.attacker.call('navigate_page', { url: `file://${browser.userDataDir}/` }))).not.toContain('DevToolsActivePort');
   });
 });

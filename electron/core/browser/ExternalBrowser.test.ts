@@ -1,0 +1,73 @@
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { TabmuxError } from '../../../shared/errors.js';
+import { Logger } from '../Logger.js';
+import { ExternalBrowser } from './ExternalBrowser.js';
+
+/** A loopback port nothing listens on (taken, then given back). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') {
+    throw new Error('no port');
+  }
+  return address.port;
+}
+
+function browserAt(url: string): { browser: ExternalBrowser; prepared: number[] } {
+  const prepared: number[] = [];
+  const browser = new ExternalBrowser({
+    browserUrl: url,
+    logger: Logger.silent(),
+    prepare: () => {
+      prepared.push(1);
+      return Promise.resolve();
+    },
+  });
+  return { browser, prepared };
+}
+
+describe('ExternalBrowser', () => {
+  it('is pending until something needs it', async () => {
+    const { browser } = browserAt(`http://127.0.0.1:${await closedPort()}`);
+    await browser.start();
+    expect(browser.info()).toMatchObject({ kind: 'external', state: 'pending', lastError: null, attempts: 0, nextRetryAt: null });
+    expect(browser.endpoint()).toBeUndefined();
+    await browser.close();
+  });
+
+  it('fails fast with browser_unavailable when the browser is not there, and schedules a retry with backoff', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const { browser, prepared } = browserAt(url);
+    const states: string[] = [];
+    browser.on('state', (state) => states.push(state));
+    let failure: unknown;
+    await browser.ensure().catch((error: unknown) => {
+      failure = error;
+    });
+    expect(TabmuxError.from(failure).code).toBe('browser_unavailable');
+    expect(TabmuxError.from(failure).message).toContain(`the browser at ${url} is not reachable`);
+    expect(states).toEqual(['connecting', 'disconnected']);
+    const info = browser.info();
+    expect(info).toMatchObject({ state: 'disconnected', attempts: 1 });
+    expect(info.lastError).toContain('not reachable');
+    expect(info.nextRetryAt).toEqual(expect.any(Number));
+
+    // A call that needs it tries again at once, whatever the backoff says.
+    await expect(browser.ensure()).rejects.toThrow(/not reachable/);
+    expect(browser.info().attempts).toBe(2);
+    expect(prepared).toEqual([]);
+
+    await browser.close();
+    expect(browser.info()).toMatchObject({ state: 'disconnected', nextRetryAt: null });
+    await expect(browser.ensure()).rejects.toThrow(/stopping/);
+  });
+
+  it('shows its endpoint without credentials', async () => {
+    const { browser } = browserAt('http://agent:s3cret@127.0.0.1:9/');
+    expect(browser.info().endpoint).not.toContain('s3cret');
+    await browser.close();
+  });
+});
