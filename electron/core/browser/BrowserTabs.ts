@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Protocol } from 'devtools-protocol';
+import { TabmuxError } from '../../../shared/errors.js';
+import type { TabPlacement } from '../router/WindowTabs.js';
 import type { CdpConnection } from './CdpConnection.js';
 
 /** The targets the daemon watches: tabs, and the page each one holds. */
@@ -37,6 +39,8 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
   readonly #pendingOpeners = new Map<string, string>();
   readonly #connection: CdpConnection;
   readonly #waiters = new Map<string, Array<(tab: BrowserTab) => void>>();
+  /** Tabs are placed one at a time: placing one in a window makes that window the browser's last active one first. */
+  #placing: Promise<unknown> = Promise.resolve();
 
   private constructor(connection: CdpConnection) {
     super();
@@ -171,6 +175,64 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
   async openBlank(): Promise<string> {
     const { targetId } = await this.#connection.send('Target.createTarget', { url: 'about:blank', background: true });
     return targetId;
+  }
+
+  /**
+   * Opens a tab in a new window, or in the window of `nextTo`. `Target.createTarget` can open a new window but not
+   * choose an existing one: it uses the browser's last active window, so the window is made that first (which brings
+   * `nextTo` to the front of its window and the window to the front). Placings run one at a time, and a tab that still
+   * lands elsewhere (a person switched windows in between) is closed and refused rather than left in their window.
+   */
+  openTab(placement: TabPlacement): Promise<string> {
+    const run = this.#placing.then(() => this.#place(placement));
+    this.#placing = run.catch(() => undefined);
+    return run;
+  }
+
+  async #place({ url, nextTo, background }: TabPlacement): Promise<string> {
+    const anchor = nextTo === null ? undefined : this.#tabs.get(nextTo);
+    if (nextTo !== null && !anchor) {
+      throw new TabmuxError('upstream_failed', `tab ${nextTo} is gone, so its window cannot take a new tab; try again`);
+    }
+    if (anchor) {
+      await this.#connection.send('Target.activateTarget', { targetId: anchor.pageTargetId ?? anchor.tabId });
+    }
+    const { targetId } = await this.#connection.send('Target.createTarget', { url, newWindow: anchor === undefined, background });
+    const tab = await this.#whenPageOpened(targetId);
+    if (!tab) {
+      await this.close(targetId);
+      throw new TabmuxError('upstream_failed', 'the browser did not report the tab it opened; try again');
+    }
+    if (anchor) {
+      const [wanted, got] = await Promise.all([this.windowOf(anchor.tabId), this.windowOf(tab.tabId)]);
+      if (wanted === null || wanted !== got) {
+        await this.close(tab.tabId);
+        throw new TabmuxError('upstream_failed', "the new tab opened outside the session's window (another window became active meanwhile); try again");
+      }
+    }
+    return tab.tabId;
+  }
+
+  /** The tab holding a page target, once the browser reported it. */
+  #whenPageOpened(pageTargetId: string, timeoutMs = 5000): Promise<BrowserTab | undefined> {
+    const known = this.list().find((tab) => tab.pageTargetId === pageTargetId || tab.tabId === pageTargetId);
+    if (known) {
+      return Promise.resolve(known);
+    }
+    return new Promise((resolve) => {
+      const listener = (tab: BrowserTab): void => {
+        if (tab.pageTargetId === pageTargetId || tab.tabId === pageTargetId) {
+          clearTimeout(timer);
+          this.off('opened', listener);
+          resolve(tab);
+        }
+      };
+      const timer = setTimeout(() => {
+        this.off('opened', listener);
+        resolve(undefined);
+      }, timeoutMs);
+      this.on('opened', listener);
+    });
   }
 
   /** Closes a tab through the browser: works whatever state the upstream workers are in. */
