@@ -235,13 +235,42 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     });
   }
 
-  /** Closes a tab through the browser: works whatever state the upstream workers are in. */
+  /**
+   * Closes a tab through the browser: works whatever state the upstream workers are in. Resolves once the browser
+   * reports the tab gone (`closeTarget` only starts closing it), so a window whose last tab it was is gone too.
+   */
   async close(tabId: string): Promise<boolean> {
+    const gone = this.#whenClosed(tabId);
     try {
       await this.#connection.send('Target.closeTarget', { targetId: tabId });
-      return true;
     } catch {
+      gone.cancel();
       return false;
     }
+    await gone.promise;
+    return true;
+  }
+
+  #whenClosed(tabId: string, timeoutMs = 5000): { promise: Promise<void>; cancel: () => void } {
+    let cancel = (): void => undefined;
+    const promise = new Promise<void>((resolve) => {
+      if (!this.#tabs.has(tabId)) {
+        resolve();
+        return;
+      }
+      const listener = (tab: BrowserTab): void => {
+        if (tab.tabId === tabId) {
+          cancel();
+        }
+      };
+      const timer = setTimeout(() => cancel(), timeoutMs);
+      cancel = (): void => {
+        clearTimeout(timer);
+        this.off('closed', listener);
+        resolve();
+      };
+      this.on('closed', listener);
+    });
+    return { promise, cancel };
   }
 }
