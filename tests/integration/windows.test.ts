@@ -97,6 +97,12 @@ describe.each([1, 2])('a window per session, %i worker(s)', (workers) => {
     expect(inPersonWindow.filter((tab) => tab.windowId === personWindow).map((tab) => tab.url)).not.toContain(a1);
     expect(inPersonWindow.filter((tab) => [wa1, wb1].includes(tab.windowId)).map((tab) => tab.url).sort()).toEqual([a1, a2, b1, b2].sort());
 
+    // `tabmux pages` tells the same windows as Chrome.
+    const listed = (await control.call('tabmux/tabs.list')).tabs;
+    expect(listed.find((tab) => tab.url === a2)?.windowId).toBe(wa1);
+    expect(listed.find((tab) => tab.url === b1)?.windowId).toBe(wb1);
+    expect(listed.find((tab) => tab.url === personUrl)?.windowId).toBe(personWindow);
+
     // Each session lists only its own pages, as before.
     expect(await a.text('list_pages')).not.toContain(`b1-${workers}`);
 

@@ -97,7 +97,7 @@ export class PageAllocator {
     if (!selected) {
       throw new TabmuxError('upstream_failed', 'the new tab did not show up in the page list');
     }
-    return { pageId: selected.id, worker: worker.index, ownerPageId: null, url: selected.url, title: selected.title, owner: null, origin: null, upstreamSelected: true };
+    return { pageId: selected.id, worker: worker.index, ownerPageId: null, url: selected.url, title: selected.title, owner: null, origin: null, upstreamSelected: true, windowId: null };
   }
 
   /** Closes one of the session's pages; upstream's answer is returned for the agent. */

@@ -103,6 +103,7 @@ export class Router {
       ...parts,
       changed: (id) => this.#feed.sessionChanged(id),
       tabsListed: (tabs) => this.#feed.emit({ type: 'tabs', profile, tabs }),
+      windowOf: (tabId) => this.#sessionTabs.source?.windowOf(tabId) ?? Promise.resolve(null),
     });
   }
 

@@ -49,5 +49,6 @@ export function fakeParts(options: { workers?: number; urls?: readonly string[];
   /** A new session on the least loaded worker. */
   const createSession = (label: string | null = null): Session => sessions.add(label, pool.pin().index);
   const filesDir = join(mkdtempSync(join(tmpdir(), 'tabmux-fake-')), 'files');
-  return { browser, upstreams, sessions, pool, pages, tabs, sessionTabs, abandoned, front: new FrontTab(), catalog, createSession, filesDir };
+  const windowOf = (tabId: string): Promise<number | null> => browser.windowOf(tabId);
+  return { browser, windowOf, upstreams, sessions, pool, pages, tabs, sessionTabs, abandoned, front: new FrontTab(), catalog, createSession, filesDir };
 }
