@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
 import type { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
-import { html, startTestDaemon, type BoundSession, type TestDaemon } from '../helpers/daemonFixture.js';
+import { html, pagesOf, startTestDaemon, type BoundSession, type TestDaemon } from '../helpers/daemonFixture.js';
 
 const silent = (): undefined => undefined;
 
@@ -61,7 +61,9 @@ describe.each([1, 2])('a window per session, %i worker(s)', (workers) => {
 
   const open = async (session: BoundSession, name: string): Promise<string> => {
     const url = html(`<p>${name}</p>`, name);
-    await session.text('new_page', { url });
+    const listed = pagesOf(await session.text('new_page', { url }));
+    // Upstream's page list, rewritten as always: the session's new page is its selected one.
+    expect(listed.selected).toBe((await control.call('tabmux/session.page', { session: session.id })).pageId);
     return url;
   };
 
@@ -103,6 +105,11 @@ describe.each([1, 2])('a window per session, %i worker(s)', (workers) => {
     expect(listed.find((tab) => tab.url === b1)?.windowId).toBe(wb1);
     expect(listed.find((tab) => tab.url === personUrl)?.windowId).toBe(personWindow);
 
+    // A tab a person opens through tabmux gets a window of its own, never a session's (the last active window).
+    const loginUrl = html(`<p>login ${workers}</p>`, 'Login');
+    await control.call('tabmux/tabs.open', { url: loginUrl });
+    expect([wa1, wb1]).not.toContain(await windowOfUrl(loginUrl));
+
     // Each session lists only its own pages, as before.
     expect(await a.text('list_pages')).not.toContain(`b1-${workers}`);
 
@@ -118,6 +125,6 @@ describe.each([1, 2])('a window per session, %i worker(s)', (workers) => {
     await control.call('tabmux/session.close', { session: b.id });
     await control.call('tabmux/session.close', { session: c.id });
     expect(await windowExists(wb1)).toBe(false);
-    expect((await pageTargets()).map((target) => target.url)).toContain(personUrl);
+    expect((await pageTargets()).map((target) => target.url)).toEqual(expect.arrayContaining([personUrl, loginUrl]));
   });
 });

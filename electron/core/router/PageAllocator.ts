@@ -97,7 +97,7 @@ export class PageAllocator {
     if (!selected) {
       throw new TabmuxError('upstream_failed', 'the new tab did not show up in the page list');
     }
-    return { pageId: selected.id, worker: worker.index, ownerPageId: null, url: selected.url, title: selected.title, owner: null, origin: null, upstreamSelected: true, windowId: null };
+    return { pageId: selected.id, worker: worker.index, ownerPageId: null, url: selected.url, title: selected.title, owner: null, origin: null, upstreamSelected: selected.selected, windowId: null };
   }
 
   /** Closes one of the session's pages; upstream's answer is returned for the agent. */
@@ -133,7 +133,7 @@ export class PageAllocator {
   async #create(worker: Worker, args: Record<string, unknown>, session?: Session): Promise<Created> {
     const browser = this.windows?.browser();
     // An isolated context is a browser context of upstream's own, which only its `new_page` can open a tab in.
-    if (session && browser && args['isolatedContext'] === undefined) {
+    if (browser && args['isolatedContext'] === undefined) {
       return this.#createInWindow(worker, session, browser, args);
     }
     const before = new Set((await listPages(worker, this.sessionById)).map((page) => page.id));
@@ -148,13 +148,15 @@ export class PageAllocator {
   }
 
   /**
-   * Opens a session's tab in its window through the browser (a new window for its first), finds it in the worker, and
+   * Opens a session's tab in its window through the browser (a new window for its first; a human's tab gets a new window
+   * too, so it never joins a session's window, which is the browser's last active one), finds it in the worker, and
    * navigates it there with upstream's `navigate_page`, whose answer lists the pages as `new_page`'s does. A failed
    * navigation closes the tab again, as a failed `new_page` leaves the session nothing.
    */
-  async #createInWindow(worker: Worker, session: Session, browser: WindowTabs, args: Record<string, unknown>): Promise<Created> {
+  async #createInWindow(worker: Worker, session: Session | undefined, browser: WindowTabs, args: Record<string, unknown>): Promise<Created> {
     const url = typeof args['url'] === 'string' ? args['url'] : 'about:blank';
-    const tabId = await browser.openTab({ url: 'about:blank', nextTo: await this.#windowAnchor(session, browser), background: args['background'] !== false });
+    const nextTo = session ? await this.#windowAnchor(session, browser) : null;
+    const tabId = await browser.openTab({ url: 'about:blank', nextTo, background: args['background'] !== false });
     const pageId = await this.#find(worker, tabId);
     if (pageId === undefined) {
       await browser.close(tabId);

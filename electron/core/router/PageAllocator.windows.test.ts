@@ -85,6 +85,16 @@ describe('PageAllocator with a window per session', () => {
     expect(now).not.toBe(FIRST_WINDOW);
   });
 
+  it("opens a person's tab in a window of its own, never in a session's", async () => {
+    const { router, browser, windowsOf } = await setup('window', 1);
+    const session = router.createSession();
+    await router.callTool(session.id, 'new_page', { url: 'https://a.example/' });
+    const opened = await router.openTab('https://login.example/');
+    expect(opened).toMatchObject({ owner: null, url: 'https://login.example/' });
+    const windowId = browser.tabs.find((tab) => tab.url === 'https://login.example/')?.windowId;
+    expect([FIRST_WINDOW, ...windowsOf(session.id)]).not.toContain(windowId);
+  });
+
   it('closes the tab again when its navigation fails, and gives the session nothing', async () => {
     const { router, browser, upstreams } = await setup('window', 1);
     const session = router.createSession();
