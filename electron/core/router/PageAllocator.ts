@@ -36,7 +36,7 @@ export interface WindowIsolation {
 }
 
 /** How often, and how far apart, a worker is asked for a tab the browser just opened before giving up on it. */
-const FIND_ATTEMPTS = 20;
+const FIND_ATTEMPTS = 100;
 const FIND_PAUSE_MS = 50;
 
 interface Created {
