@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
 import type { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
-import { html, pagesOf, startTestDaemon, type BoundSession, type TestDaemon } from '../helpers/daemonFixture.js';
+import { html, pagesOf, startTestDaemon, uidOf, type BoundSession, type TestDaemon } from '../helpers/daemonFixture.js';
 
 const silent = (): undefined => undefined;
 
@@ -105,6 +105,13 @@ describe.each([1, 2])('a window per session, %i worker(s)', (workers) => {
     expect(listed.find((tab) => tab.url === b1)?.windowId).toBe(wb1);
     expect(listed.find((tab) => tab.url === personUrl)?.windowId).toBe(personWindow);
 
+    // A popup opens beside its opener, in the session's window, and is the session's.
+    const popupUrl = `about:blank#popup-${workers}`;
+    await a.text('new_page', { url: html(`<a href="${popupUrl}" target="_blank">open</a>`, 'Opener') });
+    await a.text('click', { uid: uidOf(await a.text('take_snapshot'), 'link', 'open') });
+    expect(await windowOfUrl(popupUrl)).toBe(wa1);
+    expect((await control.call('tabmux/session.page', { session: a.id })).pages.map((page) => page.origin).sort()).toEqual(['created', 'created', 'created', 'opened']);
+
     // A tab a person opens through tabmux gets a window of its own, never a session's (the last active window).
     const loginUrl = html(`<p>login ${workers}</p>`, 'Login');
     await control.call('tabmux/tabs.open', { url: loginUrl });
@@ -118,6 +125,7 @@ describe.each([1, 2])('a window per session, %i worker(s)', (workers) => {
     const left = (await pageTargets()).map((target) => target.url);
     expect(left).not.toContain(a1);
     expect(left).not.toContain(a2);
+    expect(left).not.toContain(popupUrl);
     expect(left).toEqual(expect.arrayContaining([b1, b2, personUrl]));
     expect(await windowExists(wb1)).toBe(true);
     expect(await windowOfUrl(personUrl)).toBe(personWindow);

@@ -180,8 +180,10 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
   /**
    * Opens a tab in a new window, or in the window of `nextTo`. `Target.createTarget` can open a new window but not
    * choose an existing one: it uses the browser's last active window, so the window is made that first (which brings
-   * `nextTo` to the front of its window and the window to the front). Placings run one at a time, and a tab that still
-   * lands elsewhere (a person switched windows in between) is closed and refused rather than left in their window.
+   * `nextTo` to the front of its window and the window to the front). Placings run one at a time. A browser that did
+   * not take the activation (headless Chrome ignores activating a window it still counts as active) gets its window
+   * minimized and restored, which it does take, and one more try; a tab that still lands elsewhere is closed and
+   * refused rather than left in someone else's window.
    */
   openTab(placement: TabPlacement): Promise<string> {
     const run = this.#placing.then(() => this.#place(placement));
@@ -190,27 +192,44 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
   }
 
   async #place({ url, nextTo, background }: TabPlacement): Promise<string> {
-    const anchor = nextTo === null ? undefined : this.#tabs.get(nextTo);
-    if (nextTo !== null && !anchor) {
+    if (nextTo === null) {
+      return this.#create(url, true, background);
+    }
+    const anchor = this.#tabs.get(nextTo);
+    const windowId = await this.windowOf(nextTo);
+    if (!anchor || windowId === null) {
       throw new TabmuxError('upstream_failed', `tab ${nextTo} is gone, so its window cannot take a new tab; try again`);
     }
-    if (anchor) {
+    for (const reactivate of [false, true]) {
+      if (reactivate) {
+        await this.#reactivate(windowId);
+      }
       await this.#connection.send('Target.activateTarget', { targetId: anchor.pageTargetId ?? anchor.tabId });
+      const tabId = await this.#create(url, false, background);
+      if ((await this.windowOf(tabId)) === windowId) {
+        return tabId;
+      }
+      await this.close(tabId);
     }
-    const { targetId } = await this.#connection.send('Target.createTarget', { url, newWindow: anchor === undefined, background });
+    throw new TabmuxError('upstream_failed', "the new tab kept opening outside the session's window (another window became active meanwhile); try again");
+  }
+
+  async #create(url: string, newWindow: boolean, background: boolean): Promise<string> {
+    const { targetId } = await this.#connection.send('Target.createTarget', { url, newWindow, background });
     const tab = await this.#whenPageOpened(targetId);
     if (!tab) {
       await this.close(targetId);
       throw new TabmuxError('upstream_failed', 'the browser did not report the tab it opened; try again');
     }
-    if (anchor) {
-      const [wanted, got] = await Promise.all([this.windowOf(anchor.tabId), this.windowOf(tab.tabId)]);
-      if (wanted === null || wanted !== got) {
-        await this.close(tab.tabId);
-        throw new TabmuxError('upstream_failed', "the new tab opened outside the session's window (another window became active meanwhile); try again");
-      }
-    }
     return tab.tabId;
+  }
+
+  /** Minimizes a window and puts it back as it was (normal, maximized or full screen), so activating it counts again. */
+  async #reactivate(windowId: number): Promise<void> {
+    const { bounds } = await this.#connection.send('Browser.getWindowBounds', { windowId });
+    const state = bounds.windowState === undefined || bounds.windowState === 'minimized' ? 'normal' : bounds.windowState;
+    await this.#connection.send('Browser.setWindowBounds', { windowId, bounds: { windowState: 'minimized' } });
+    await this.#connection.send('Browser.setWindowBounds', { windowId, bounds: { windowState: state } });
   }
 
   /** The tab holding a page target, once the browser reported it. */
