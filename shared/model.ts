@@ -128,6 +128,8 @@ export interface TabInfo {
   owner: string | null;
   origin: PageOrigin | null;
   upstreamSelected: boolean;
+  /** The browser window holding the tab; null when the browser could not tell (it is reconnecting, say). */
+  windowId: number | null;
 }
 
 export interface DaemonStatus {

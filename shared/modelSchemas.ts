@@ -112,6 +112,7 @@ export const tabInfoSchema: z.ZodType<TabInfo> = z.object({
   owner: z.string().nullable(),
   origin: pageOrigin.nullable(),
   upstreamSelected: z.boolean(),
+  windowId: z.number().nullable(),
 });
 
 export const daemonStatusSchema: z.ZodType<DaemonStatus> = z.object({

@@ -143,10 +143,10 @@ const profileCommands: Command[] = [
   },
   {
     words: ['profile', 'add'],
-    usage: 'tabmux profile add NAME [--chrome PATH] [--headless] [--chrome-arg FLAG]... [--workers N] | NAME --browser-url URL [--workers N]',
+    usage: 'tabmux profile add NAME [--chrome PATH] [--headless] [--chrome-arg FLAG]... [--workers N] [--isolation tab|window] | NAME --browser-url URL [--workers N] [--isolation tab|window]',
     summary: 'Create a profile with its own Chrome user-data-dir, or one that connects to your own browser (--browser-url)',
     positionals: [1, 1],
-    options: { ...chromeOptions, 'chrome-arg': { type: 'string', multiple: true }, workers: { type: 'string' }, 'browser-url': { type: 'string' } },
+    options: { ...chromeOptions, 'chrome-arg': { type: 'string', multiple: true }, workers: { type: 'string' }, 'browser-url': { type: 'string' }, isolation: { type: 'string' } },
     run: async (context) => {
       const name = context.positionals[0] ?? '';
       const chromeArgs = context.values['chrome-arg'];
@@ -175,6 +175,13 @@ const profileCommands: Command[] = [
           throw new TabmuxError('invalid_params', '--workers must be a whole number from 1 to 16');
         }
         config['workers'] = count;
+      }
+      const isolation = stringOption(context.values, 'isolation');
+      if (isolation !== undefined) {
+        if (isolation !== 'tab' && isolation !== 'window') {
+          throw new TabmuxError('invalid_params', '--isolation must be tab (the default) or window (a window per session)');
+        }
+        config['isolation'] = isolation;
       }
       const entry = await new ProfileStore(context.paths).add(name, config);
       print(context, entry, `added profile ${entry.name}`);

@@ -56,10 +56,10 @@ export function formatTabs(tabs: readonly TabInfo[]): string {
   if (tabs.length === 0) {
     return 'no tabs';
   }
-  const rows = [['PAGE', 'OWNER', 'ORIGIN', 'TITLE', 'URL']];
+  const rows = [['PAGE', 'WINDOW', 'OWNER', 'ORIGIN', 'TITLE', 'URL']];
   for (const tab of tabs) {
     const owner = tab.owner === null ? '(unowned)' : tab.ownerPageId !== null && tab.ownerPageId !== tab.pageId ? `${tab.owner} (its page ${tab.ownerPageId})` : tab.owner;
-    rows.push([String(tab.pageId), owner, tab.origin ?? '-', truncate(tab.title || '-', 40), truncate(tab.url, 80)]);
+    rows.push([String(tab.pageId), tab.windowId === null ? '-' : String(tab.windowId), owner, tab.origin ?? '-', truncate(tab.title || '-', 40), truncate(tab.url, 80)]);
   }
   return table(rows);
 }

@@ -27,6 +27,8 @@ export const profileConfigSchema = z.object({
   headless: z.boolean().optional(),
   chromeArgs: z.array(z.string()).optional(),
   workers: z.number().int().min(1).max(16).optional(),
+  /** `window`: each session's pages open in a window of its own. */
+  isolation: z.enum(['tab', 'window']).optional(),
   sessionTtlMs: z.number().int().positive().optional(),
   reapIntervalMs: z.number().int().positive().optional(),
   callTimeoutMs: z.number().int().positive().optional(),

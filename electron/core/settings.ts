@@ -15,6 +15,7 @@ function positiveInt(value: string | undefined): number | undefined {
 export function routerSettings(config: ProfileConfig, env: Env = process.env): RouterSettings {
   return {
     workers: positiveInt(env['TABMUX_WORKERS']) ?? config.workers ?? DEFAULT_SETTINGS.workers,
+    isolation: config.isolation ?? DEFAULT_SETTINGS.isolation,
     sessionTtlMs: positiveInt(env['TABMUX_SESSION_TTL_MS']) ?? config.sessionTtlMs ?? DEFAULT_SETTINGS.sessionTtlMs,
     reapIntervalMs: positiveInt(env['TABMUX_REAP_INTERVAL_MS']) ?? config.reapIntervalMs ?? DEFAULT_SETTINGS.reapIntervalMs,
     callTimeoutMs: positiveInt(env['TABMUX_CALL_TIMEOUT_MS']) ?? config.callTimeoutMs ?? DEFAULT_SETTINGS.callTimeoutMs,

@@ -4,7 +4,7 @@ import { profileList, selectSelectedProfile } from './selectProfiles.js';
 import { queueRows } from './queueRows.js';
 import { fromSnapshot } from './ServerState.js';
 import { selectSessionRows, sessionRows } from './sessionRows.js';
-import { selectTabRows, tabRows } from './tabRows.js';
+import { selectTabRows, tabGroups, tabRows } from './tabRows.js';
 import { makeQueueEntry, makeSession, makeStatus, makeTab, makeView, makeWorker, stoppedView } from './testData.js';
 
 const A = 'sess-aaaaaaaaaaaaaaaa';
@@ -81,6 +81,26 @@ describe('tabRows', () => {
     expect(rows[0]?.owner).toBeNull();
     expect(rows[1]?.owner).toEqual({ id: A, name: 'claude' });
     expect(rows[3]?.owner).toEqual({ id: B, name: 'bbbbbbbb' });
+  });
+
+  it('groups tabs by browser window, naming whose tabs each holds, unknown windows last', () => {
+    const rows = tabRows(
+      [
+        makeTab({ pageId: 1, windowId: 10 }),
+        makeTab({ pageId: 2, windowId: 20, owner: A }),
+        makeTab({ pageId: 3, windowId: null }),
+        makeTab({ pageId: 4, windowId: 20, owner: A }),
+        makeTab({ pageId: 5, windowId: 10, owner: B }),
+      ],
+      sessions,
+    );
+    const groups = tabGroups(rows);
+    expect(groups.map((group) => [group.title, group.rows.map((row) => row.pageId)])).toEqual([
+      ['Window 10 · unowned, bbbbbbbb', [1, 5]],
+      ['Window 20 · claude', [2, 4]],
+      ['Window unknown · unowned', [3]],
+    ]);
+    expect(new Set(groups.map((group) => group.key)).size).toBe(3);
   });
 
   it('carries the id the owner knows the tab by, for release', () => {

@@ -19,6 +19,8 @@ export interface TabRow {
   owner: SessionOption | null;
   origin: PageOrigin | null;
   upstreamSelected: boolean;
+  /** The browser window holding the tab; null when the daemon could not tell. */
+  windowId: number | null;
   /** Sessions this tab can be attached to: any session (the daemon finds the tab on the session's own worker). */
   attachTo: SessionOption[];
 }
@@ -44,9 +46,36 @@ export function tabRows(tabs: readonly TabInfo[] | undefined, sessions: Record<s
         owner: tab.owner === null ? null : { id: tab.owner, name: owner ? sessionName(owner) : sessionName({ id: tab.owner, label: null }) },
         origin: tab.origin,
         upstreamSelected: tab.upstreamSelected,
+        windowId: tab.windowId,
         attachTo: all.map((session) => ({ id: session.id, name: sessionName(session) })),
       };
     });
+}
+
+/** The tabs of one browser window, as the dashboard shows them under a heading. */
+export interface TabGroup {
+  key: string;
+  windowId: number | null;
+  /** The heading: the window, and the sessions whose tabs it holds (with a window per session, one). */
+  title: string;
+  rows: TabRow[];
+}
+
+/** Tabs grouped by window, windows in the order of their first tab; tabs whose window is unknown come last. */
+export function tabGroups(rows: readonly TabRow[]): TabGroup[] {
+  const groups = new Map<number | null, TabRow[]>();
+  for (const row of [...rows.filter((row) => row.windowId !== null), ...rows.filter((row) => row.windowId === null)]) {
+    groups.set(row.windowId, [...(groups.get(row.windowId) ?? []), row]);
+  }
+  return [...groups].map(([windowId, grouped]) => {
+    const owners = [...new Set(grouped.map((row) => row.owner?.name ?? 'unowned'))];
+    return {
+      key: windowId === null ? 'window:unknown' : `window:${windowId}`,
+      windowId,
+      title: `${windowId === null ? 'Window unknown' : `Window ${windowId}`} · ${owners.join(', ')}`,
+      rows: grouped,
+    };
+  });
 }
 
 export function selectTabRows(state: ServerState, profile: string): TabRow[] {

@@ -26,7 +26,7 @@ export function makeWorker(overrides: Partial<WorkerInfo> = {}): WorkerInfo {
 }
 
 export function makeTab(overrides: Partial<TabInfo> & { pageId: number }): TabInfo {
-  return { worker: 0, ownerPageId: null, url: 'about:blank', title: '', owner: null, origin: null, upstreamSelected: false, ...overrides };
+  return { worker: 0, ownerPageId: null, url: 'about:blank', title: '', owner: null, origin: null, upstreamSelected: false, windowId: null, ...overrides };
 }
 
 export function makeQueueEntry(overrides: Partial<QueueEntry> & { callId: number; sessionId: string }): QueueEntry {

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { actionKey } from '../state/actionKey.js';
-import { tabRows } from '../state/tabRows.js';
+import { tabGroups, tabRows } from '../state/tabRows.js';
 import { EmptyState } from './EmptyState.js';
 import { InlineForm } from './InlineForm.js';
 import { Panel } from './Panel.js';
@@ -16,6 +16,7 @@ export function TabsPanel(props: { profile: string }) {
   const opening = useIsPending(actionKey('profile', profile, 'tabs.open'));
   const [formOpen, setFormOpen] = useState(false);
   const rows = useMemo(() => tabRows(tabs, sessions), [tabs, sessions]);
+  const groups = useMemo(() => tabGroups(rows), [rows]);
   const unowned = rows.filter((row) => row.owner === null).length;
 
   const open = (url: string): void => {
@@ -69,11 +70,16 @@ export function TabsPanel(props: { profile: string }) {
           Tabs appear as agents work. Open one yourself to log in to a site before the agents use it.
         </EmptyState>
       ) : (
-        <ul className="tab-list" data-testid="tab-list">
-          {rows.map((row) => (
-            <TabRowView key={row.key} profile={profile} row={row} showWorker={workerCount > 1} />
-          ))}
-        </ul>
+        groups.map((group) => (
+          <section key={group.key} className="tab-group" data-testid="tab-group">
+            {groups.length > 1 && <h3 className="tab-group-title muted small">{group.title}</h3>}
+            <ul className="tab-list" data-testid="tab-list">
+              {group.rows.map((row) => (
+                <TabRowView key={row.key} profile={profile} row={row} showWorker={workerCount > 1} />
+              ))}
+            </ul>
+          </section>
+        ))
       )}
     </Panel>
   );

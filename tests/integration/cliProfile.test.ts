@@ -40,6 +40,14 @@ describe('tabmux profile', () => {
     expect(twice.code).toBe(1);
     expect(twice.stderr).toMatch(/already exists/);
 
+    expect(await ok(['profile', 'add', 'windows', '--isolation', 'window'])).toBe('added profile windows\n');
+    const windows = (await json<{ name: string; config: { isolation?: string } }[]>(['profile', 'list'])).find((row) => row.name === 'windows');
+    expect(windows?.config.isolation).toBe('window');
+    const unknown = await tabmux(['profile', 'add', 'other', '--isolation', 'tabs']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--isolation must be tab/);
+    await ok(['profile', 'remove', 'windows']);
+
     expect(await ok(['profile', 'remove', 'work'])).toBe('removed profile work\n');
     expect((await json<{ name: string }[]>(['profile', 'list'])).map((row) => row.name)).not.toContain('work');
     const gone = await tabmux(['profile', 'remove', 'work']);

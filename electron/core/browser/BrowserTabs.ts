@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Protocol } from 'devtools-protocol';
+import { TabmuxError } from '../../../shared/errors.js';
+import type { TabPlacement } from '../router/WindowTabs.js';
 import type { CdpConnection } from './CdpConnection.js';
 
 /** The targets the daemon watches: tabs, and the page each one holds. */
@@ -37,6 +39,8 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
   readonly #pendingOpeners = new Map<string, string>();
   readonly #connection: CdpConnection;
   readonly #waiters = new Map<string, Array<(tab: BrowserTab) => void>>();
+  /** Tabs are placed one at a time: placing one in a window makes that window the browser's last active one first. */
+  #placing: Promise<unknown> = Promise.resolve();
 
   private constructor(connection: CdpConnection) {
     super();
@@ -173,13 +177,119 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     return targetId;
   }
 
-  /** Closes a tab through the browser: works whatever state the upstream workers are in. */
+  /**
+   * Opens a tab in a new window, or in the window of `nextTo`. `Target.createTarget` can open a new window but not
+   * choose an existing one: it uses the browser's last active window, so the window is made that first (which brings
+   * `nextTo` to the front of its window and the window to the front). Placings run one at a time. A browser that did
+   * not take the activation (headless Chrome ignores activating a window it still counts as active) gets its window
+   * minimized and restored, which it does take, and one more try; a tab that still lands elsewhere is closed and
+   * refused rather than left in someone else's window.
+   */
+  openTab(placement: TabPlacement): Promise<string> {
+    const run = this.#placing.then(() => this.#place(placement));
+    this.#placing = run.catch(() => undefined);
+    return run;
+  }
+
+  async #place({ url, nextTo, background }: TabPlacement): Promise<string> {
+    if (nextTo === null) {
+      return this.#create(url, true, background);
+    }
+    const anchor = this.#tabs.get(nextTo);
+    const windowId = await this.windowOf(nextTo);
+    if (!anchor || windowId === null) {
+      throw new TabmuxError('upstream_failed', `tab ${nextTo} is gone, so its window cannot take a new tab; try again`);
+    }
+    for (const reactivate of [false, true]) {
+      if (reactivate) {
+        await this.#reactivate(windowId);
+      }
+      await this.#connection.send('Target.activateTarget', { targetId: anchor.pageTargetId ?? anchor.tabId });
+      const tabId = await this.#create(url, false, background);
+      if ((await this.windowOf(tabId)) === windowId) {
+        return tabId;
+      }
+      await this.close(tabId);
+    }
+    throw new TabmuxError('upstream_failed', "the new tab kept opening outside the session's window (another window became active meanwhile); try again");
+  }
+
+  async #create(url: string, newWindow: boolean, background: boolean): Promise<string> {
+    const { targetId } = await this.#connection.send('Target.createTarget', { url, newWindow, background });
+    const tab = await this.#whenPageOpened(targetId);
+    if (!tab) {
+      await this.close(targetId);
+      throw new TabmuxError('upstream_failed', 'the browser did not report the tab it opened; try again');
+    }
+    return tab.tabId;
+  }
+
+  /** Minimizes a window and puts it back as it was (normal, maximized or full screen), so activating it counts again. */
+  async #reactivate(windowId: number): Promise<void> {
+    const { bounds } = await this.#connection.send('Browser.getWindowBounds', { windowId });
+    const state = bounds.windowState === undefined || bounds.windowState === 'minimized' ? 'normal' : bounds.windowState;
+    await this.#connection.send('Browser.setWindowBounds', { windowId, bounds: { windowState: 'minimized' } });
+    await this.#connection.send('Browser.setWindowBounds', { windowId, bounds: { windowState: state } });
+  }
+
+  /** The tab holding a page target, once the browser reported it. */
+  #whenPageOpened(pageTargetId: string, timeoutMs = 5000): Promise<BrowserTab | undefined> {
+    const known = this.list().find((tab) => tab.pageTargetId === pageTargetId || tab.tabId === pageTargetId);
+    if (known) {
+      return Promise.resolve(known);
+    }
+    return new Promise((resolve) => {
+      const listener = (tab: BrowserTab): void => {
+        if (tab.pageTargetId === pageTargetId || tab.tabId === pageTargetId) {
+          clearTimeout(timer);
+          this.off('opened', listener);
+          resolve(tab);
+        }
+      };
+      const timer = setTimeout(() => {
+        this.off('opened', listener);
+        resolve(undefined);
+      }, timeoutMs);
+      this.on('opened', listener);
+    });
+  }
+
+  /**
+   * Closes a tab through the browser: works whatever state the upstream workers are in. Resolves once the browser
+   * reports the tab gone (`closeTarget` only starts closing it), so a window whose last tab it was is gone too.
+   */
   async close(tabId: string): Promise<boolean> {
+    const gone = this.#whenClosed(tabId);
     try {
       await this.#connection.send('Target.closeTarget', { targetId: tabId });
-      return true;
     } catch {
+      gone.cancel();
       return false;
     }
+    await gone.promise;
+    return true;
+  }
+
+  #whenClosed(tabId: string, timeoutMs = 5000): { promise: Promise<void>; cancel: () => void } {
+    let cancel = (): void => undefined;
+    const promise = new Promise<void>((resolve) => {
+      if (!this.#tabs.has(tabId)) {
+        resolve();
+        return;
+      }
+      const listener = (tab: BrowserTab): void => {
+        if (tab.tabId === tabId) {
+          cancel();
+        }
+      };
+      const timer = setTimeout(() => cancel(), timeoutMs);
+      cancel = (): void => {
+        clearTimeout(timer);
+        this.off('closed', listener);
+        resolve();
+      };
+      this.on('closed', listener);
+    });
+    return { promise, cancel };
   }
 }

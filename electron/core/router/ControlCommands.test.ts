@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TabInfo } from '../../../shared/model.js';
 import { ControlCommands } from './ControlCommands.js';
+import { FIRST_WINDOW } from './testing/FakeUpstream.js';
 import { fakeParts } from './testing/fakeParts.js';
 
 function setup(options: Parameters<typeof fakeParts>[0] = {}) {
@@ -84,6 +85,19 @@ describe('ControlCommands', () => {
       ['https://login.example/', null, null],
     ]);
     expect(listed).toEqual([tabs]);
+  });
+
+  it('tells the window of every tab, so tabs can be grouped by window', async () => {
+    const { control, createSession } = setup({ isolation: 'window' });
+    const session = createSession();
+    await control.newPage(session.id, 'https://mine.example/', true);
+    await control.newPage(session.id, 'https://mine2.example/', true);
+    const tabs = await control.tabs();
+    expect(tabs.map((tab) => [tab.url, tab.windowId])).toEqual([
+      ['https://human.example/', FIRST_WINDOW],
+      ['https://mine.example/', FIRST_WINDOW + 1],
+      ['https://mine2.example/', FIRST_WINDOW + 1],
+    ]);
   });
 
   it('shows a session\'s page and refuses a session that is gone', async () => {

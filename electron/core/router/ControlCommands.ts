@@ -17,6 +17,8 @@ export interface ControlCommandsOptions {
   tabs: TabIdentity;
   changed: (sessionId: string) => void;
   tabsListed: (tabs: TabInfo[]) => void;
+  /** The browser window holding a Chrome tab, from the browser itself; null when it cannot tell. */
+  windowOf: (tabId: string) => Promise<number | null>;
   /** Closes what a closed session still holds; runs inside the worker's queue slot. */
   abandoned: (session: Session, worker: Worker) => Promise<void>;
 }
@@ -106,7 +108,11 @@ export class ControlCommands {
   /** Opens an unowned tab in the foreground, for a human (to log in, say). */
   openTab(url: string): Promise<TabInfo> {
     const worker = this.options.pool.first;
-    return this.options.pool.runSystem(worker, 'new_page', () => this.options.pages.openUnowned(worker, url));
+    return this.options.pool.runSystem(worker, 'new_page', async () => {
+      const tab = await this.options.pages.openUnowned(worker, url);
+      const tabId = await this.options.tabs.tabIdOf(worker, tab.pageId);
+      return { ...tab, windowId: tabId === undefined ? null : await this.options.windowOf(tabId) };
+    });
   }
 
   async #system<T>(id: string, tool: string, run: (session: Session, worker: Worker) => Promise<T>): Promise<T> {
@@ -153,7 +159,7 @@ export class ControlCommands {
     const tabs: TabInfo[] = [];
     for (const page of await listPages(worker, this.#sessionById)) {
       const owner = await this.options.tabs.ownerOf(worker, page.id);
-      const tabId = worker.tabIds.get(page.id);
+      const tabId = await this.options.tabs.tabIdOf(worker, page.id);
       const owned = owner ? [...owner.pages.values()].find((candidate) => (owner.worker === worker.index ? candidate.pageId === page.id : candidate.tabId === tabId)) : undefined;
       // Every tab is listed with the first worker's id, so no two tabs share a number and attach takes what is shown;
       // the id the owner uses on its own worker comes along.
@@ -166,6 +172,7 @@ export class ControlCommands {
         owner: owner?.id ?? null,
         origin: owned?.origin ?? null,
         upstreamSelected: page.selected,
+        windowId: tabId === undefined ? null : await this.options.windowOf(tabId),
       });
     }
     return tabs;

@@ -3,6 +3,7 @@ import type { TabInfo } from '../../../shared/model.js';
 import type { ToolResult } from '../../../shared/protocol.js';
 import { textOf } from '../../../shared/toolResult.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
+import type { WindowTabs } from './WindowTabs.js';
 import type { Worker } from './Worker.js';
 import { listPages, syncPages } from './pageSync.js';
 import { isLastPageRefusal, replyOf, type ListedPage } from '../upstream/upstreamReply.js';
@@ -26,8 +27,22 @@ export interface OpenedPage {
   page: OwnedPage | undefined;
 }
 
+/** A window per session: how tabs are opened through the browser and found again in a worker. */
+export interface WindowIsolation {
+  /** The browser's own connection; without one (it is reconnecting), tabs open as upstream opens them. */
+  browser: () => WindowTabs | undefined;
+  /** The worker's page id of a Chrome tab, once the worker lists it. */
+  pageIdOfTab: (worker: Worker, tabId: string) => Promise<number | undefined>;
+}
+
+/** How often, and how far apart, a worker is asked for a tab the browser just opened before giving up on it. */
+const FIND_ATTEMPTS = 100;
+const FIND_PAUSE_MS = 50;
+
 interface Created {
   result: ToolResult;
+  /** Chrome's tab id of the new tab, when it was opened through the browser. */
+  tabId?: string;
   /** Whether upstream opened a tab and listed the pages after it. */
   opened: boolean;
   /** The tab upstream opened: it always selects a new page, even in the background. */
@@ -41,16 +56,20 @@ interface Created {
  * workers open may appear; only the one upstream selected is this call's).
  */
 export class PageAllocator {
-  constructor(private readonly sessionById: SessionLookup) {}
+  constructor(
+    private readonly sessionById: SessionLookup,
+    private readonly windows?: WindowIsolation,
+  ) {}
 
   /** The one way a session gets a new page: opens it, gives it to the session and makes it current. */
   async open(session: Session, worker: Worker, request: PageRequest): Promise<OpenedPage> {
     const background = request.agentArgs?.['background'] ?? request.background;
-    const { result, selected: created } = await this.#create(worker, { ...request.agentArgs, url: request.url, background });
+    const { result, selected: created, tabId } = await this.#create(worker, { ...request.agentArgs, url: request.url, background }, session);
     if (!created) {
       return { result, page: undefined };
     }
     const page = session.addPage(created.id, 'created', created.url, created.title);
+    page.tabId = tabId ?? null;
     worker.owners.set(created.id, session.id);
     session.select(created.id);
     return { result, page };
@@ -78,7 +97,7 @@ export class PageAllocator {
     if (!selected) {
       throw new TabmuxError('upstream_failed', 'the new tab did not show up in the page list');
     }
-    return { pageId: selected.id, worker: worker.index, ownerPageId: null, url: selected.url, title: selected.title, owner: null, origin: null, upstreamSelected: true };
+    return { pageId: selected.id, worker: worker.index, ownerPageId: null, url: selected.url, title: selected.title, owner: null, origin: null, upstreamSelected: selected.selected, windowId: null };
   }
 
   /** Closes one of the session's pages; upstream's answer is returned for the agent. */
@@ -111,7 +130,12 @@ export class PageAllocator {
    * tab open and selected without listing it; that one tab (selected, and new to this worker) is closed here, and
    * nothing else: other sessions' new tabs are theirs.
    */
-  async #create(worker: Worker, args: Record<string, unknown>): Promise<Created> {
+  async #create(worker: Worker, args: Record<string, unknown>, session?: Session): Promise<Created> {
+    const browser = this.windows?.browser();
+    // An isolated context is a browser context of upstream's own, which only its `new_page` can open a tab in.
+    if (browser && args['isolatedContext'] === undefined) {
+      return this.#createInWindow(worker, session, browser, args);
+    }
     const before = new Set((await listPages(worker, this.sessionById)).map((page) => page.id));
     const result = await worker.call('new_page', args);
     const listed = result.isError ? undefined : replyOf(result).pages;
@@ -121,6 +145,57 @@ export class PageAllocator {
     }
     syncPages(worker, listed, this.sessionById);
     return { result, opened: true, selected: listed.find((page) => page.selected && !before.has(page.id)) };
+  }
+
+  /**
+   * Opens a session's tab in its window through the browser (a new window for its first; a human's tab gets a new window
+   * too, so it never joins a session's window, which is the browser's last active one), finds it in the worker, and
+   * navigates it there with upstream's `navigate_page`, whose answer lists the pages as `new_page`'s does. A failed
+   * navigation closes the tab again, as a failed `new_page` leaves the session nothing.
+   */
+  async #createInWindow(worker: Worker, session: Session | undefined, browser: WindowTabs, args: Record<string, unknown>): Promise<Created> {
+    const url = typeof args['url'] === 'string' ? args['url'] : 'about:blank';
+    const nextTo = session ? await this.#windowAnchor(session, browser) : null;
+    const tabId = await browser.openTab({ url: 'about:blank', nextTo, background: args['background'] !== false });
+    const pageId = await this.#find(worker, tabId);
+    if (pageId === undefined) {
+      await browser.close(tabId);
+      throw new TabmuxError('upstream_failed', "the session's new tab did not show up in the page list; try again");
+    }
+    const timeout = args['timeout'];
+    const result = url === 'about:blank' ? await worker.call('list_pages', {}) : await worker.call('navigate_page', { pageId, type: 'url', url, ...(timeout === undefined ? {} : { timeout }) });
+    const reply = result.isError ? undefined : replyOf(result);
+    const listed = reply?.pages;
+    if (!listed || reply.message?.startsWith('Unable to navigate') === true) {
+      await browser.close(tabId);
+      return { result: { ...result, isError: true }, opened: false, selected: undefined };
+    }
+    syncPages(worker, listed, this.sessionById);
+    const selected = listed.find((page) => page.id === pageId);
+    return { result, opened: true, selected, tabId };
+  }
+
+  /** A tab of the session's window, to open the next tab beside; null when it has none left (a new window then). */
+  async #windowAnchor(session: Session, browser: WindowTabs): Promise<string | null> {
+    const made = [...session.pages.values()].filter((page) => page.origin !== 'attached' && page.tabId !== null).sort((a, b) => b.lastSelectedAt - a.lastSelectedAt);
+    for (const page of made) {
+      if (page.tabId !== null && (await browser.windowOf(page.tabId)) !== null) {
+        return page.tabId;
+      }
+    }
+    return null;
+  }
+
+  /** The worker's page id of a tab just opened: the worker's browser connection may learn of it a moment later. */
+  async #find(worker: Worker, tabId: string): Promise<number | undefined> {
+    for (let attempt = 0; attempt < FIND_ATTEMPTS; attempt++) {
+      const pageId = await this.windows?.pageIdOfTab(worker, tabId);
+      if (pageId !== undefined) {
+        return pageId;
+      }
+      await new Promise((resolve) => setTimeout(resolve, FIND_PAUSE_MS));
+    }
+    return undefined;
   }
 
   async #closeLeftover(worker: Worker, before: ReadonlySet<number>): Promise<void> {

@@ -8,7 +8,7 @@ import { AgentTools, type CallOptions } from './AgentTools.js';
 import { ChangeFeed } from './ChangeFeed.js';
 import { ControlCommands } from './ControlCommands.js';
 import { FrontTab } from './FrontTab.js';
-import { PageAllocator } from './PageAllocator.js';
+import { PageAllocator, type WindowIsolation } from './PageAllocator.js';
 import type { RouterSettings } from './RouterSettings.js';
 import type { Session } from './Session.js';
 import { SessionRegistry } from './SessionRegistry.js';
@@ -78,8 +78,14 @@ export class Router {
       onQueueChange: () => this.#feed.queueChanged(),
       onWorkersChange: () => this.#feed.emit({ type: 'workers', profile, workers: this.workers() }),
     });
-    this.#pages = new PageAllocator(sessionById);
     this.#tabs = new TabIdentity({ available: () => this.catalog.upstreamHas('get_tab_id'), sessions: () => sessions.all(), sessionById });
+    const tabs = this.#tabs;
+    const windows: WindowIsolation = {
+      // Finding a tab in a worker takes upstream's tab ids; without them, tabs open as upstream opens them.
+      browser: () => (this.catalog.upstreamHas('get_tab_id') ? this.#sessionTabs.source : undefined),
+      pageIdOfTab: async (worker, tabId) => (await tabs.pageIdsByTab(worker)).get(tabId),
+    };
+    this.#pages = new PageAllocator(sessionById, settings.isolation === 'window' ? windows : undefined);
     this.#sessionTabs = new SessionTabs({ tabs: this.#tabs, pool: this.#pool, pages: this.#pages, logger, changed: (session) => this.#changed(session) });
     const abandoned = async (session: Session, worker: Worker): Promise<void> => {
       await this.#sessionTabs.closeAll(session, worker, true);
@@ -97,6 +103,7 @@ export class Router {
       ...parts,
       changed: (id) => this.#feed.sessionChanged(id),
       tabsListed: (tabs) => this.#feed.emit({ type: 'tabs', profile, tabs }),
+      windowOf: (tabId) => this.#sessionTabs.source?.windowOf(tabId) ?? Promise.resolve(null),
     });
   }
 

@@ -1,5 +1,9 @@
+/** Where a session's pages open: tabs wherever Chrome puts them, or a window of the session's own. */
+export type Isolation = 'tab' | 'window';
+
 export interface RouterSettings {
   workers: number;
+  isolation: Isolation;
   sessionTtlMs: number;
   reapIntervalMs: number;
   callTimeoutMs: number;
@@ -11,6 +15,7 @@ export interface RouterSettings {
 
 export const DEFAULT_SETTINGS: RouterSettings = {
   workers: 4,
+  isolation: 'tab',
   workerIdleMs: 5 * 60_000,
   sessionTtlMs: 30 * 60_000,
   reapIntervalMs: 60_000,

@@ -5,14 +5,14 @@ import type { PageAllocator } from './PageAllocator.js';
 import type { Session } from './Session.js';
 import type { TabIdentity } from './TabIdentity.js';
 import type { Worker } from './Worker.js';
+import type { WindowTabs } from './WindowTabs.js';
 import type { WorkerPool } from './WorkerPool.js';
 
 /** What the router needs of the browser's own view of its tabs: `BrowserTabs`, on the daemon's CDP connection. */
-export interface TabSource {
+export interface TabSource extends WindowTabs {
   on(event: 'opened' | 'closed', listener: (tab: BrowserTab) => void): unknown;
   off(event: 'opened' | 'closed', listener: (tab: BrowserTab) => void): unknown;
   list(): BrowserTab[];
-  close(tabId: string): Promise<boolean>;
   openBlank(): Promise<string>;
 }
 
@@ -35,6 +35,11 @@ export class SessionTabs {
   readonly #onClosed = (tab: BrowserTab): void => this.#closed(tab);
 
   constructor(private readonly options: SessionTabsOptions) {}
+
+  /** The browser connection followed now, if any. */
+  get source(): TabSource | undefined {
+    return this.#source;
+  }
 
   /** Follows a browser connection's tabs (a relaunched browser gives a new one). */
   watch(source: TabSource | undefined): void {

@@ -45,7 +45,7 @@ describe('foldDaemonEvent', () => {
     const queue = [{ callId: 1, sessionId: 'sess-a', tool: 'click', worker: 0, state: 'running' as const, enqueuedAt: 1, startedAt: 2 }];
     let s = foldDaemonEvent(before, { type: 'queue', profile: 'default', queue });
     s = foldDaemonEvent(s, { type: 'daemon', profile: 'default', state: 'degraded', lastError: 'Chrome exited' });
-    s = foldDaemonEvent(s, { type: 'tabs', profile: 'default', tabs: [{ pageId: 1, worker: 0, ownerPageId: null, url: 'about:blank', title: '', owner: null, origin: null, upstreamSelected: true }] });
+    s = foldDaemonEvent(s, { type: 'tabs', profile: 'default', tabs: [{ pageId: 1, worker: 0, ownerPageId: null, url: 'about:blank', title: '', owner: null, origin: null, upstreamSelected: true, windowId: null }] });
     expect(s.status.queue).toEqual(queue);
     expect(s.status.state).toBe('degraded');
     expect(s.status.lastError).toBe('Chrome exited');

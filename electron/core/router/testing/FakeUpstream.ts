@@ -3,6 +3,7 @@ import type { BrowserTab, BrowserTabsEvents } from '../../browser/BrowserTabs.js
 import type { ToolInfo, ToolResult } from '../../../../shared/protocol.js';
 import { textResult } from '../../../../shared/toolResult.js';
 import type { Upstream } from '../../UpstreamClient.js';
+import type { TabPlacement } from '../WindowTabs.js';
 import { Worker } from '../Worker.js';
 import { snapshotText, type SnapshotNode } from '../../upstream/snapshotText.js';
 import { joinReply, snapshotBlock } from '../../upstream/upstreamReply.js';
@@ -17,7 +18,12 @@ export interface FakeTab {
   readonly tabId: string;
   url: string;
   title: string;
+  /** The window holding the tab: the first window unless the tab was placed elsewhere (or its opener was). */
+  windowId: number;
 }
+
+/** The window a fake browser's first tabs, and the tabs upstream's `new_page` opens, are in. */
+export const FIRST_WINDOW = 1;
 
 /**
  * Tabs of one browser, seen by every fake upstream on it. It reports openings (with the opener) and closings as the
@@ -26,6 +32,7 @@ export interface FakeTab {
 export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
   readonly tabs: FakeTab[] = [];
   #nextTab = 1;
+  #nextWindow = FIRST_WINDOW + 1;
 
   constructor(urls: readonly string[] = ['about:blank']) {
     super();
@@ -34,8 +41,9 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
     }
   }
 
-  open(url: string, title = '', openerTabId: string | null = null): FakeTab {
-    const tab = { tabId: `TAB${String(this.#nextTab++).padStart(4, '0')}`, url, title };
+  open(url: string, title = '', openerTabId: string | null = null, windowId?: number): FakeTab {
+    const opener = this.tabs.find((candidate) => candidate.tabId === openerTabId);
+    const tab = { tabId: `TAB${String(this.#nextTab++).padStart(4, '0')}`, url, title, windowId: windowId ?? opener?.windowId ?? FIRST_WINDOW };
     this.tabs.push(tab);
     this.emit('opened', { tabId: tab.tabId, pageTargetId: `PAGE-${tab.tabId}`, openerTabId, url, title });
     return tab;
@@ -62,6 +70,18 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
 
   openBlank(): Promise<string> {
     return Promise.resolve(this.open('about:blank').tabId);
+  }
+
+  openTab(placement: TabPlacement): Promise<string> {
+    const anchor = this.tabs.find((tab) => tab.tabId === placement.nextTo);
+    if (placement.nextTo !== null && !anchor) {
+      return Promise.reject(new Error(`no tab ${placement.nextTo}`));
+    }
+    return Promise.resolve(this.open(placement.url, '', null, anchor?.windowId ?? this.#nextWindow++).tabId);
+  }
+
+  windowOf(tabId: string): Promise<number | null> {
+    return Promise.resolve(this.tabs.find((tab) => tab.tabId === tabId)?.windowId ?? null);
   }
 }
 
@@ -179,6 +199,9 @@ export class FakeUpstream implements Upstream {
       case 'take_screenshot':
         return textResult(`Took a screenshot of page ${pageId}.`);
       case 'navigate_page':
+        if (typeof args['url'] === 'string' && this.failingUrls.has(args['url'])) {
+          return this.#listed(`Unable to navigate in the selected page: net::ERR_CONNECTION_REFUSED at ${args['url']}.`);
+        }
         tab.url = typeof args['url'] === 'string' ? args['url'] : tab.url;
         this.#snapshots.delete(pageId);
         return this.#listed(`Successfully navigated to ${tab.url}.`);

@@ -5,6 +5,7 @@ import type { ToolInfo } from '../../../../shared/protocol.js';
 import { Logger } from '../../Logger.js';
 import { FrontTab } from '../FrontTab.js';
 import { PageAllocator } from '../PageAllocator.js';
+import type { Isolation } from '../RouterSettings.js';
 import type { Session } from '../Session.js';
 import { SessionRegistry } from '../SessionRegistry.js';
 import { SessionTabs } from '../SessionTabs.js';
@@ -15,7 +16,7 @@ import { WorkerPool } from '../WorkerPool.js';
 import { FAKE_TOOLS, FakeBrowser, FakeUpstream } from './FakeUpstream.js';
 
 /** The router's parts wired over fake upstreams on one fake browser, as the Router wires them. */
-export function fakeParts(options: { workers?: number; urls?: readonly string[]; tools?: readonly ToolInfo[] } = {}) {
+export function fakeParts(options: { workers?: number; urls?: readonly string[]; tools?: readonly ToolInfo[]; isolation?: Isolation } = {}) {
   const browser = new FakeBrowser(options.urls);
   const tools = options.tools ?? FAKE_TOOLS;
   const upstreams: FakeUpstream[] = [];
@@ -37,8 +38,9 @@ export function fakeParts(options: { workers?: number; urls?: readonly string[];
     onQueueChange: () => undefined,
     onWorkersChange: () => undefined,
   });
-  const pages = new PageAllocator(sessionById);
   const tabs = new TabIdentity({ available: () => catalog.upstreamHas('get_tab_id'), sessions: () => sessions.all(), sessionById });
+  const windows = { browser: () => browser, pageIdOfTab: async (worker: Worker, tabId: string) => (await tabs.pageIdsByTab(worker)).get(tabId) };
+  const pages = new PageAllocator(sessionById, options.isolation === 'window' ? windows : undefined);
   const sessionTabs = new SessionTabs({ tabs, pool, pages, logger: Logger.silent(), changed: () => undefined });
   sessionTabs.watch(browser);
   const abandoned = async (session: Session, worker: Worker): Promise<void> => {
@@ -47,5 +49,6 @@ export function fakeParts(options: { workers?: number; urls?: readonly string[];
   /** A new session on the least loaded worker. */
   const createSession = (label: string | null = null): Session => sessions.add(label, pool.pin().index);
   const filesDir = join(mkdtempSync(join(tmpdir(), 'tabmux-fake-')), 'files');
-  return { browser, upstreams, sessions, pool, pages, tabs, sessionTabs, abandoned, front: new FrontTab(), catalog, createSession, filesDir };
+  const windowOf = (tabId: string): Promise<number | null> => browser.windowOf(tabId);
+  return { browser, windowOf, upstreams, sessions, pool, pages, tabs, sessionTabs, abandoned, front: new FrontTab(), catalog, createSession, filesDir };
 }
