@@ -56,10 +56,18 @@ export function formatTabs(tabs: readonly TabInfo[]): string {
   if (tabs.length === 0) {
     return 'no tabs';
   }
-  const rows = [['PAGE', 'WINDOW', 'OWNER', 'ORIGIN', 'TITLE', 'URL']];
+  // PAGE, OWNER and ORIGIN keep their places and URL stays last, so scripts that read them keep working.
+  const rows = [['PAGE', 'OWNER', 'ORIGIN', 'WINDOW', 'SESSION-PAGE', 'TITLE', 'URL']];
   for (const tab of tabs) {
-    const owner = tab.owner === null ? '(unowned)' : tab.ownerPageId !== null && tab.ownerPageId !== tab.pageId ? `${tab.owner} (its page ${tab.ownerPageId})` : tab.owner;
-    rows.push([String(tab.pageId), tab.windowId === null ? '-' : String(tab.windowId), owner, tab.origin ?? '-', truncate(tab.title || '-', 40), truncate(tab.url, 80)]);
+    rows.push([
+      String(tab.pageId),
+      tab.owner ?? '(unowned)',
+      tab.origin ?? '-',
+      tab.windowId === null ? '-' : String(tab.windowId),
+      tab.ownerPageId === null ? '-' : String(tab.ownerPageId),
+      truncate(tab.title || '-', 40),
+      truncate(tab.url, 80),
+    ]);
   }
   return table(rows);
 }

@@ -252,11 +252,11 @@ describe('tabmux session and mcp', () => {
       // One id per tab, whatever worker its owner uses.
       expect(new Set(tabs.map((tab) => tab.pageId)).size).toBe(tabs.length);
       const text = await ok(['pages']);
-      expect(text).toMatch(/^PAGE\s+WINDOW\s+OWNER/);
+      expect(text).toMatch(/^PAGE\s+OWNER\s+ORIGIN\s+WINDOW\s+SESSION-PAGE\s+TITLE\s+URL/);
       const listedA = tabs.find((tab) => tab.owner === a);
       // Chrome tells each tab's window, headless too.
       expect(listedA?.windowId).toEqual(expect.any(Number));
-      expect(text).toMatch(new RegExp(`^${listedA?.pageId}\\s+${listedA?.windowId}\\s+${a}.*\\s+created`, 'm'));
+      expect(text).toMatch(new RegExp(`^${listedA?.pageId}\\s+${a}\\s+created\\s+${listedA?.windowId}\\s+${listedA?.ownerPageId}\\s`, 'm'));
       expect(text).toMatch(/\(unowned\)/);
       expect(await ok(['session', 'page', '--session', a])).toBe(`session=${a} page=${page.pageId} url=${FORM}\n`);
     });
