@@ -9,8 +9,11 @@ export const LIST_BROWSERS = 'list_browsers';
 export interface ServedProfile {
   name: string;
   /** The profile's own bridge (an McpBridge). */
-  bridge: ToolBridge & { status(): Promise<DaemonStatus> };
+  bridge: ToolBridge & { status(): Promise<BrowserStatus> };
 }
+
+/** The parts of a daemon's status that `list_browsers` reports. */
+export type BrowserStatus = Pick<DaemonStatus, 'state' | 'lastError' | 'browser'>;
 
 /** A served browser as `list_browsers` reports it. */
 export interface BrowserEntry {
@@ -137,7 +140,7 @@ export class MultiBridge implements ToolBridge {
   }
 }
 
-function describe(name: string, status: DaemonStatus): BrowserEntry {
+function describe(name: string, status: BrowserStatus): BrowserEntry {
   const { browser } = status;
   if (browser.kind === 'external') {
     return { name, kind: 'external', state: browser.state, endpoint: browser.endpoint, lastError: browser.lastError };
