@@ -2,6 +2,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { BridgeRequest } from '../cli/EntryPoints.js';
 import { createBridgeServer, forwardNotification } from '../core/bridge/createBridgeServer.js';
 import { McpBridge } from '../core/bridge/McpBridge.js';
+import { MultiBridge } from '../core/bridge/MultiBridge.js';
+import type { ToolBridge } from '../core/bridge/ToolBridge.js';
 import { watchClient } from '../core/bridge/watchClient.js';
 import { connectOrStart } from '../core/daemonProcess.js';
 import { Logger } from '../core/Logger.js';
@@ -10,22 +12,29 @@ import { tabmuxVersion } from '../core/version.js';
 /** After a clean shutdown, anything still holding the event loop open must not keep an orphan alive. */
 const EXIT_GRACE_MS = 1_000;
 
-/** `tabmux mcp serve`: an MCP server on stdio for one agent, bridged to the profile's daemon, until the agent is gone. */
+/**
+ * `tabmux mcp serve`: an MCP server on stdio for one agent, bridged to the daemon of each profile it serves, until
+ * the agent is gone.
+ */
 export async function runBridge(request: BridgeRequest): Promise<number> {
-  const { paths, profile, session, label, sessionArg, start } = request;
+  const { paths, profiles, session, label, sessionArg, start } = request;
   // stdout carries MCP and nothing else: every log line goes to stderr, which MCP clients keep as the server log.
-  const logger = Logger.toStderr(`mcp-serve:${profile}`);
+  const logger = Logger.toStderr(`mcp-serve:${profiles.join(',')}`);
   let forward: (method: string, params: unknown) => void = () => undefined;
-  const bridge = new McpBridge({
-    profile,
-    connect: () => connectOrStart(paths, profile, 'tabmux-mcp-serve', start),
-    session,
-    label,
-    sessionArg,
-    logger,
-    onNotification: (method, params) => forward(method, params),
-  });
-  const server = createBridgeServer(bridge, { version: tabmuxVersion(), sessionArg, logger });
+  const bridgeFor = (profile: string): McpBridge =>
+    new McpBridge({
+      profile,
+      connect: () => connectOrStart(paths, profile, 'tabmux-mcp-serve', start),
+      session,
+      label,
+      sessionArg,
+      logger: profiles.length > 1 ? logger.child(profile) : logger,
+      onNotification: (method, params) => forward(method, params),
+    });
+  const [only] = profiles;
+  const bridge: ToolBridge =
+    profiles.length === 1 && only !== undefined ? bridgeFor(only) : new MultiBridge(profiles.map((name) => ({ name, bridge: bridgeFor(name) })));
+  const server = createBridgeServer(bridge, { version: tabmuxVersion(), sessionArg, severalBrowsers: profiles.length > 1, logger });
   forward = (method, params) => forwardNotification(server, method, params);
 
   const gone = new Promise<string>((resolve) => {

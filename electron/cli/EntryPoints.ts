@@ -20,7 +20,8 @@ export interface DashboardRequest {
 /** `tabmux mcp serve`, its arguments parsed. */
 export interface BridgeRequest {
   paths: TabmuxPaths;
-  profile: string;
+  /** One profile, or several behind one server (each tool then takes a browser argument naming one). */
+  profiles: readonly string[];
   session: string | undefined;
   label: string | undefined;
   sessionArg: boolean;

@@ -1,13 +1,18 @@
 import { TabmuxError } from '../../shared/errors.js';
 import { SESSION_ID_PATTERN } from '../../shared/protocol.js';
 import type { StartOptions } from '../core/daemonProcess.js';
-import { boolOption, stringOption, type Command } from './Command.js';
+import { validateProfileName } from '../core/ProfileStore.js';
+import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
 
 export const mcpServe: Command = {
   words: ['mcp', 'serve'],
-  usage: 'tabmux mcp serve [--profile NAME] [--session ID] [--label TEXT] [--session-arg] [--chrome PATH] [--headless]',
-  summary: "MCP server on stdio for an agent: its own session and tab in the profile's shared Chrome (starts the daemon if needed)",
+  usage: 'tabmux mcp serve [--profile NAME]... [--session ID] [--label TEXT] [--session-arg] [--chrome PATH] [--headless]',
+  summary:
+    "MCP server on stdio for an agent: its own session and tab in the profile's shared Chrome (starts the daemon if needed); " +
+    'with several --profile, every tool takes a browser argument naming one',
   options: {
+    // Repeatable here only: several profiles behind one server.
+    profile: { type: 'string', short: 'p', multiple: true },
     session: { type: 'string', short: 's' },
     label: { type: 'string' },
     'session-arg': { type: 'boolean' },
@@ -15,7 +20,11 @@ export const mcpServe: Command = {
     headless: { type: 'boolean' },
   },
   run: (context) => {
+    const profiles = servedProfiles(context);
     const session = stringOption(context.values, 'session');
+    if (session !== undefined && profiles.length > 1) {
+      throw new TabmuxError('invalid_params', '--session names a session in one profile; with several --profile, leave it out and each profile gets a new session');
+    }
     if (session !== undefined && !SESSION_ID_PATTERN.test(session)) {
       throw new TabmuxError('invalid_params', `--session must be a session id like sess-0123456789abcdef (see tabmux session list), got ${session}`);
     }
@@ -32,6 +41,17 @@ export const mcpServe: Command = {
     if (boolOption(context.values, 'headless')) {
       start.headless = true;
     }
-    return context.entryPoints.runBridge({ paths: context.paths, profile: context.profile, session, label, sessionArg, start });
+    return context.entryPoints.runBridge({ paths: context.paths, profiles, session, label, sessionArg, start });
   },
 };
+
+/** The --profile values in the order given, or the global default profile when there are none. */
+function servedProfiles(context: CommandContext): string[] {
+  const given = context.values['profile'];
+  const names = Array.isArray(given) ? given.filter((value) => typeof value === 'string').map(validateProfileName) : [context.profile];
+  const unique = [...new Set(names)];
+  if (unique.length !== names.length) {
+    throw new TabmuxError('invalid_params', `--profile was given the same profile twice (${names.join(', ')}); name each browser once`);
+  }
+  return unique.length === 0 ? [context.profile] : unique;
+}

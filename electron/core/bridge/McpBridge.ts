@@ -1,4 +1,5 @@
 import { TabmuxError } from '../../../shared/errors.js';
+import type { DaemonStatus } from '../../../shared/model.js';
 import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
 import type { Logger } from '../Logger.js';
 import { asToolResult } from '../../../shared/toolResult.js';
@@ -6,6 +7,7 @@ import type { DaemonClient } from '../transport/DaemonClient.js';
 import { AgentSessions, cancellable } from './AgentSessions.js';
 import { BoundSessionSlot } from './BoundSessionSlot.js';
 import { DaemonLink } from './DaemonLink.js';
+import type { CallOptions, ToolBridge } from './ToolBridge.js';
 
 export interface BridgeOptions {
   profile: string;
@@ -22,10 +24,7 @@ export interface BridgeOptions {
   onNotification?: (method: string, params: unknown) => void;
 }
 
-export interface CallOptions {
-  signal?: AbortSignal | undefined;
-  progressToken?: string | number | undefined;
-}
+export type { CallOptions } from './ToolBridge.js';
 
 /** How long a leaving bridge waits for its sessions to close before it goes anyway. */
 const CLOSE_DEADLINE_MS = 5_000;
@@ -36,7 +35,7 @@ const CLOSE_DEADLINE_MS = 5_000;
  * `session_id`. Every failure becomes a tool error the agent can read and act on; only an unknown tool is a
  * protocol error, as it is upstream.
  */
-export class McpBridge {
+export class McpBridge implements ToolBridge {
   readonly #options: BridgeOptions;
   readonly #link: DaemonLink;
   readonly #bound: BoundSessionSlot;
@@ -104,8 +103,20 @@ export class McpBridge {
     }
   }
 
+  /** The daemon's status, connecting (and starting the daemon) when there is no connection. */
+  async status(): Promise<DaemonStatus> {
+    return (await this.#link.client()).call('tabmux/status');
+  }
+
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult> {
     try {
+      // Serving several profiles, MultiBridge takes the argument off before the call gets here.
+      if (Object.hasOwn(args, 'browser')) {
+        throw new TabmuxError(
+          'invalid_params',
+          `this server serves one browser (profile ${this.#options.profile}), so tools take no browser argument; call ${name} again without it`,
+        );
+      }
       if (!this.#options.sessionArg) {
         return await this.#callBound(name, args, options);
       }

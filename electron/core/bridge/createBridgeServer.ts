@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { Logger } from '../Logger.js';
-import type { McpBridge } from './McpBridge.js';
+import type { ToolBridge } from './ToolBridge.js';
 
 const INSTRUCTIONS =
   'Browser tools for a shared, logged-in Chrome profile. Your tab(s) are private: other agents using the same ' +
@@ -24,16 +24,20 @@ const SESSION_ARG_INSTRUCTIONS =
   ' Pass the same session_id (any string you choose) on every call to keep working in the same tab; a new ' +
   'session_id starts a new session with its own tab, and close_session ends one.';
 
+const SEVERAL_BROWSERS_INSTRUCTIONS =
+  ' This server serves several browsers, each its own Chrome profile with its own logins: every tool needs a ' +
+  'browser argument naming one, and list_browsers lists them.';
+
 /**
  * The MCP face of the bridge: the SDK's low-level server with tools/list and tools/call handed to `McpBridge`.
  * The SDK answers ping, initialize and any method we do not serve, so no client request is left hanging.
  */
-export function createBridgeServer(bridge: McpBridge, options: { version: string; sessionArg: boolean; logger: Logger }): Server {
+export function createBridgeServer(bridge: ToolBridge, options: { version: string; sessionArg: boolean; severalBrowsers: boolean; logger: Logger }): Server {
   const server = new Server(
     { name: 'tabmux', version: options.version },
     {
       capabilities: { tools: { listChanged: true }, logging: {} },
-      instructions: options.sessionArg ? INSTRUCTIONS + SESSION_ARG_INSTRUCTIONS : INSTRUCTIONS,
+      instructions: INSTRUCTIONS + (options.sessionArg ? SESSION_ARG_INSTRUCTIONS : '') + (options.severalBrowsers ? SEVERAL_BROWSERS_INSTRUCTIONS : ''),
     },
   );
   server.oninitialized = () => {
