@@ -1,29 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { textOf } from '../../../shared/toolResult.js';
-import { Logger } from '../Logger.js';
-import { Router } from './Router.js';
-import { DEFAULT_SETTINGS, type Isolation } from './RouterSettings.js';
-import { FIRST_WINDOW, FakeBrowser, FakeUpstream } from './testing/FakeUpstream.js';
+import type { Isolation } from './RouterSettings.js';
+import { FIRST_WINDOW } from './testing/FakeUpstream.js';
+import { fakeRouter } from './testing/fakeRouter.js';
 
 async function setup(isolation: Isolation, workers = 2) {
-  const browser = new FakeBrowser(['https://human.example/']);
-  const upstreams: FakeUpstream[] = [];
-  const router = new Router({
-    profile: 'test',
-    settings: { ...DEFAULT_SETTINGS, workers, isolation, sessionTtlMs: 60_000 },
-    logger: Logger.silent(),
-    startUpstream: (index) => {
-      const upstream = new FakeUpstream(browser);
-      upstreams[index] = upstream;
-      return Promise.resolve(upstream);
-    },
-    filesDir: join(mkdtempSync(join(tmpdir(), 'tabmux-windows-')), 'files'),
-  });
-  router.watchTabs(browser);
-  await router.start();
+  const { browser, upstreams, router } = await fakeRouter({ settings: { workers, isolation }, watchTabs: true });
   /** The windows holding a session's pages, as the browser has them. */
   const windowsOf = (id: string): number[] => {
     const info = router.sessionInfo(id);

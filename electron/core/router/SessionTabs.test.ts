@@ -1,13 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../../shared/protocol.js';
 import { textOf } from '../../../shared/toolResult.js';
-import { Logger } from '../Logger.js';
-import { Router } from './Router.js';
-import { DEFAULT_SETTINGS } from './RouterSettings.js';
-import { FakeBrowser, FakeUpstream } from './testing/FakeUpstream.js';
+import { FakeUpstream } from './testing/FakeUpstream.js';
+import { fakeRouter } from './testing/fakeRouter.js';
 
 /** A fake upstream whose `new_page` waits until the test lets it finish. */
 class GatedUpstream extends FakeUpstream {
@@ -24,21 +19,7 @@ class GatedUpstream extends FakeUpstream {
 }
 
 async function setup(workers = 1) {
-  const browser = new FakeBrowser(['https://human.example/']);
-  const upstreams: GatedUpstream[] = [];
-  const router = new Router({
-    profile: 'test',
-    settings: { ...DEFAULT_SETTINGS, workers, sessionTtlMs: 60_000 },
-    logger: Logger.silent(),
-    startUpstream: (index) => {
-      const upstream = new GatedUpstream(browser);
-      upstreams[index] = upstream;
-      return Promise.resolve(upstream);
-    },
-    filesDir: join(mkdtempSync(join(tmpdir(), 'tabmux-tabs-')), 'files'),
-  });
-  router.watchTabs(browser);
-  await router.start();
+  const { browser, upstreams, router } = await fakeRouter({ settings: { workers }, watchTabs: true, upstream: (on) => new GatedUpstream(on) });
   const tabOf = (id: string, pageId: number) => {
     const upstream = upstreams[router.sessionInfo(id).worker];
     return browser.tabs.find((tab) => upstream?.pageIdOf(tab) === pageId);
