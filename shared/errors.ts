@@ -44,6 +44,7 @@ const CODES = {
   profile_exists: true,
   chrome_not_found: true,
   browser_unavailable: true,
+  browser_busy: true,
   profile_locked: true,
   insecure_runtime_dir: true,
   internal: false,

@@ -36,3 +36,9 @@ export function stringOption(values: OptionValues, name: string): string | undef
 export function boolOption(values: OptionValues, name: string): boolean {
   return values[name] === true;
 }
+
+/** A repeatable option's values, in order (none when it was not given). */
+export function stringsOption(values: OptionValues, name: string): string[] {
+  const value = values[name];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}

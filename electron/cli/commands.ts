@@ -1,7 +1,8 @@
 import { TabmuxError } from '../../shared/errors.js';
-import { validateBrowserUrl } from '../core/browserUrl.js';
+import { parseWsHeader, validateBrowserUrl, validateWsEndpoint } from '../core/browserUrl.js';
+import { shownProfileConfig } from '../core/shownProfileConfig.js';
 import { ProfileStore } from '../core/ProfileStore.js';
-import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
+import { boolOption, stringOption, stringsOption, type Command, type CommandContext } from './Command.js';
 import { connectOrStart, isDaemonRunning, startDaemon, stopDaemon, tryConnect } from '../core/daemonProcess.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
@@ -134,7 +135,7 @@ const profileCommands: Command[] = [
         profiles.map(async (profile) => {
           const client = await tryConnect(context.paths, profile.name).catch(() => undefined);
           client?.close();
-          return { name: profile.name, running: client !== undefined, config: profile.config };
+          return { name: profile.name, running: client !== undefined, config: shownProfileConfig(profile.config) };
         }),
       );
       print(context, rows, rows.map((row) => `${row.name}\t${row.running ? 'running' : 'stopped'}`).join('\n'));
@@ -143,21 +144,56 @@ const profileCommands: Command[] = [
   },
   {
     words: ['profile', 'add'],
-    usage: 'tabmux profile add NAME [--chrome PATH] [--headless] [--chrome-arg FLAG]... [--workers N] [--isolation tab|window] | NAME --browser-url URL [--workers N] [--isolation tab|window]',
-    summary: 'Create a profile with its own Chrome user-data-dir, or one that connects to your own browser (--browser-url)',
+    usage:
+      "tabmux profile add NAME [--chrome PATH] [--headless] [--chrome-arg FLAG]... [--workers N] [--isolation tab|window] | NAME --browser-url URL | NAME --ws-endpoint URL [--ws-header 'Name: value']... (external: [--start-command CMD] [--workers N] [--isolation tab|window])",
+    summary: 'Create a profile with its own Chrome user-data-dir, or one that connects to your own browser (--browser-url) or a remote engine (--ws-endpoint)',
     positionals: [1, 1],
-    options: { ...chromeOptions, 'chrome-arg': { type: 'string', multiple: true }, workers: { type: 'string' }, 'browser-url': { type: 'string' }, isolation: { type: 'string' } },
+    options: {
+      ...chromeOptions,
+      'chrome-arg': { type: 'string', multiple: true },
+      workers: { type: 'string' },
+      'browser-url': { type: 'string' },
+      'ws-endpoint': { type: 'string' },
+      'ws-header': { type: 'string', multiple: true },
+      'start-command': { type: 'string' },
+      isolation: { type: 'string' },
+    },
     run: async (context) => {
       const name = context.positionals[0] ?? '';
       const chromeArgs = context.values['chrome-arg'];
       const workers = stringOption(context.values, 'workers');
       const config: Record<string, unknown> = {};
       const browserUrl = stringOption(context.values, 'browser-url');
+      const wsEndpoint = stringOption(context.values, 'ws-endpoint');
+      const wsHeaders = stringsOption(context.values, 'ws-header');
+      const startCommand = stringOption(context.values, 'start-command');
+      if (browserUrl !== undefined && wsEndpoint !== undefined) {
+        throw new TabmuxError('invalid_params', 'give either --browser-url (HTTP discovery) or --ws-endpoint (a WebSocket), not both');
+      }
+      const external = browserUrl !== undefined || wsEndpoint !== undefined;
+      if (external && (stringOption(context.values, 'chrome') !== undefined || boolOption(context.values, 'headless') || chromeArgs !== undefined)) {
+        throw new TabmuxError('invalid_params', '--browser-url and --ws-endpoint connect to a browser you run; --chrome, --headless and --chrome-arg only apply to a Chrome that tabmux launches');
+      }
+      if (wsHeaders.length > 0 && wsEndpoint === undefined) {
+        throw new TabmuxError('invalid_params', '--ws-header goes with --ws-endpoint (headers are sent with its WebSocket handshake)');
+      }
+      if (startCommand !== undefined && !external) {
+        throw new TabmuxError('invalid_params', '--start-command goes with --browser-url or --ws-endpoint: tabmux launches its own Chrome otherwise');
+      }
       if (browserUrl !== undefined) {
-        if (stringOption(context.values, 'chrome') !== undefined || boolOption(context.values, 'headless') || chromeArgs !== undefined) {
-          throw new TabmuxError('invalid_params', '--browser-url connects to a browser you started; --chrome, --headless and --chrome-arg only apply to a Chrome that tabmux launches');
-        }
         config['browserUrl'] = validateBrowserUrl(browserUrl);
+      }
+      if (wsEndpoint !== undefined) {
+        config['wsEndpoint'] = validateWsEndpoint(wsEndpoint);
+        if (wsHeaders.length > 0) {
+          config['wsHeaders'] = Object.fromEntries(wsHeaders.map(parseWsHeader));
+        }
+      }
+      if (startCommand !== undefined) {
+        if (startCommand.trim() === '') {
+          throw new TabmuxError('invalid_params', '--start-command must not be empty');
+        }
+        config['startCommand'] = startCommand;
       }
       const chrome = stringOption(context.values, 'chrome');
       if (chrome) {
@@ -184,7 +220,7 @@ const profileCommands: Command[] = [
         config['isolation'] = isolation;
       }
       const entry = await new ProfileStore(context.paths).add(name, config);
-      print(context, entry, `added profile ${entry.name}`);
+      print(context, { name: entry.name, config: shownProfileConfig(entry.config) }, `added profile ${entry.name}`);
       return 0;
     },
   },

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { TabmuxError } from '../../shared/errors.js';
 import { PROFILE_NAME_PATTERN, PROFILE_NAME_RULE } from '../../shared/profileName.js';
-import { isBrowserUrl } from './browserUrl.js';
+import { isBrowserUrl, isWsEndpoint } from './browserUrl.js';
 import { profilesConfigFile, type TabmuxPaths } from './paths.js';
 import { isNodeError } from './secureFs.js';
 
@@ -24,6 +24,12 @@ export const profileConfigSchema = z.object({
   chrome: z.string().optional(),
   /** An external browser reached by HTTP discovery; tabmux connects to it instead of launching Chrome. */
   browserUrl: z.string().refine(isBrowserUrl, { message: 'browserUrl must be an http(s) URL' }).optional(),
+  /** An external browser's browser-level WebSocket (a remote engine); `${VAR}` references are read at connect time. */
+  wsEndpoint: z.string().refine(isWsEndpoint, { message: 'wsEndpoint must be a ws(s) URL' }).optional(),
+  /** Headers for the WebSocket handshake (auth); values may be `${VAR}` references. */
+  wsHeaders: z.record(z.string(), z.string()).optional(),
+  /** Run through /bin/sh when the external browser cannot be reached and a call needs it. */
+  startCommand: z.string().min(1).optional(),
   headless: z.boolean().optional(),
   chromeArgs: z.array(z.string()).optional(),
   workers: z.number().int().min(1).max(16).optional(),

@@ -12,10 +12,11 @@ describe('UpstreamClient.args', () => {
     expect(args).not.toContain('--wsEndpoint');
   });
 
-  it('points upstream at a WebSocket endpoint with its headers', () => {
-    const endpoint = { kind: 'wsEndpoint', url: 'wss://cdp.example/browser', headers: { Authorization: 'Bearer x' } } as const;
+  it('points upstream at a WebSocket endpoint and never passes headers on the command line', () => {
+    const endpoint = { kind: 'wsEndpoint', url: 'ws://127.0.0.1:4000/relay/abc', hiddenEnv: ['TOKEN'] } as const;
     const args = UpstreamClient.args({ endpoint, logger });
-    expect(args.slice(1, 5)).toEqual(['--wsEndpoint', 'wss://cdp.example/browser', '--wsHeaders', '{"Authorization":"Bearer x"}']);
+    expect(args.slice(1, 3)).toEqual(['--wsEndpoint', 'ws://127.0.0.1:4000/relay/abc']);
     expect(args).not.toContain('--browserUrl');
+    expect(args).not.toContain('--wsHeaders');
   });
 });

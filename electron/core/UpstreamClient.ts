@@ -53,7 +53,7 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
 export const UPSTREAM_MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
 /**
- * One `chrome-devtools-mcp` child connected to a browser (`--browserUrl`, or `--wsEndpoint` with `--wsHeaders`),
+ * One `chrome-devtools-mcp` child connected to a browser (`--browserUrl` or `--wsEndpoint`),
  * spoken to with the MCP SDK.
  * Telemetry, update checks and config discovery are off so that no detached helper processes are spawned and no
  * user config leaks in.
@@ -93,9 +93,6 @@ export class UpstreamClient implements Upstream {
       args.push('--browserUrl', endpoint.url);
     } else {
       args.push('--wsEndpoint', endpoint.url);
-      if (endpoint.headers && Object.keys(endpoint.headers).length > 0) {
-        args.push('--wsHeaders', JSON.stringify(endpoint.headers));
-      }
     }
     args.push(
       '--no-usage-statistics',
@@ -113,8 +110,9 @@ export class UpstreamClient implements Upstream {
 
   static async start(options: UpstreamOptions): Promise<UpstreamClient> {
     const env: Record<string, string> = {};
+    const hidden = new Set(options.endpoint.hiddenEnv);
     for (const [key, value] of Object.entries(process.env)) {
-      if (value !== undefined) {
+      if (value !== undefined && !hidden.has(key)) {
         env[key] = value;
       }
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TabmuxError } from '../../shared/errors.js';
-import { isBrowserUrl, redactUrl, validateBrowserUrl } from './browserUrl.js';
+import { isBrowserUrl, isWsEndpoint, validateBrowserUrl } from './browserUrl.js';
 
 describe('browserUrl', () => {
   it('accepts http(s) URLs only', () => {
@@ -9,6 +9,13 @@ describe('browserUrl', () => {
     expect(isBrowserUrl('ws://127.0.0.1:9222/devtools/browser/x')).toBe(false);
     expect(isBrowserUrl('127.0.0.1:9222')).toBe(false);
     expect(isBrowserUrl('')).toBe(false);
+  });
+
+  it('takes ${VAR} references where a value will be read at connect time', () => {
+    expect(isBrowserUrl('http://127.0.0.1:${PORT}')).toBe(true);
+    expect(isWsEndpoint('wss://engine.example/chromium?token=${TOKEN}')).toBe(true);
+    expect(isWsEndpoint('http://127.0.0.1:9222')).toBe(false);
+    expect(isWsEndpoint('${URL}')).toBe(false);
   });
 
   it('refuses anything else with an error that shows the expected form', () => {
@@ -22,13 +29,5 @@ describe('browserUrl', () => {
     expect(error).toBeInstanceOf(TabmuxError);
     expect(TabmuxError.from(error).code).toBe('invalid_params');
     expect(TabmuxError.from(error).message).toContain('http://127.0.0.1:9222');
-  });
-
-  it('redacts credentials and leaves other URLs as they are', () => {
-    expect(redactUrl('http://127.0.0.1:9222')).toBe('http://127.0.0.1:9222');
-    const redacted = redactUrl('https://user:s3cret@browser.example/');
-    expect(redacted).not.toContain('s3cret');
-    expect(redacted).not.toContain('user');
-    expect(redacted).toContain('browser.example');
   });
 });

@@ -1,6 +1,7 @@
 import { CDPSessionEvent } from 'puppeteer-core/internal/api/CDPSession.js';
 import { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
+import { WebSocket } from 'ws';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { Logger } from '../Logger.js';
 
@@ -10,18 +11,63 @@ export type CdpConnection = Pick<Connection, 'send' | 'on' | 'session'>;
 /** How long one CDP command of the daemon's own may take before it fails. */
 const PROTOCOL_TIMEOUT_MS = 30_000;
 
+export interface OpenCdpOptions {
+  /** Sent with the WebSocket handshake (auth for a remote engine). */
+  headers?: Readonly<Record<string, string>>;
+  /** The URL as errors may show it (credentials hidden); the URL itself when it holds none. */
+  shownUrl?: string;
+  /**
+   * How long the handshake may take. An engine that queues connections holds the handshake open; past this the
+   * attempt fails as `browser_busy` instead of hanging.
+   */
+  handshakeTimeoutMs?: number;
+}
+
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 30_000;
+
+/** The largest message accepted from the browser (puppeteer's own default). */
+const MAX_PAYLOAD_BYTES = 256 * 1024 * 1024;
+
 /**
  * Opens the daemon's own CDP connection to a browser's WebSocket endpoint, outside upstream's tool mutex. It is
  * puppeteer-core's `Connection` (the version upstream bundles), so sessions, events and errors behave as upstream's.
+ * An engine that refuses for load (HTTP 429 or 503) or keeps the handshake waiting fails as `browser_busy`.
  */
-export async function openCdpConnection(url: string, logger: Logger, headers?: Record<string, string>): Promise<Connection> {
+export async function openCdpConnection(url: string, logger: Logger, options: OpenCdpOptions = {}): Promise<Connection> {
   const log = (prefix: string) => (prefix.includes('error') ? (...args: unknown[]) => logger.debug(`cdp: ${args.map(String).join(' ')}`) : undefined);
-  const transport = await NodeWebSocketTransport.create(url, headers, log).catch((error: unknown) => {
-    // `ws` rejects with an ErrorEvent, not an Error: keep its message.
-    const message = typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string' ? error.message : String(error);
-    throw new TabmuxError('browser_unavailable', `could not open a DevTools connection to ${url}: ${message}`, { cause: error });
+  const shown = options.shownUrl ?? url;
+  const timeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+  const transport = await new Promise<NodeWebSocketTransport>((resolve, reject) => {
+    const socket = new WebSocket(url, [], {
+      followRedirects: true,
+      perMessageDeflate: false,
+      maxPayload: MAX_PAYLOAD_BYTES,
+      handshakeTimeout: timeoutMs,
+      headers: { ...options.headers },
+    });
+    socket.once('open', () => resolve(new NodeWebSocketTransport(socket, log)));
+    socket.once('error', (error) => {
+      socket.terminate();
+      reject(connectError(error, shown, timeoutMs));
+    });
   });
   return new Connection(url, transport, 0, PROTOCOL_TIMEOUT_MS, false, undefined, log);
+}
+
+/** What a failed handshake means for the user; `ws`'s messages name the HTTP status, never the URL or headers. */
+function connectError(error: Error, shown: string, timeoutMs: number): TabmuxError {
+  const status = /Unexpected server response: (\d+)/.exec(error.message)?.[1];
+  if (status === '429' || status === '503') {
+    return new TabmuxError('browser_busy', `the browser at ${shown} is busy (HTTP ${status}: it is at its limit of sessions); retry in a moment`, { cause: error });
+  }
+  if (/handshake has timed out/i.test(error.message)) {
+    return new TabmuxError(
+      'browser_busy',
+      `the browser at ${shown} did not accept the connection within ${Math.round(timeoutMs / 1000)} s (an engine queueing sessions does this when it is full); retry in a moment`,
+      { cause: error },
+    );
+  }
+  return new TabmuxError('browser_unavailable', `could not open a DevTools connection to ${shown}: ${error.message}`, { cause: error });
 }
 
 /** Calls `listener` once when the connection closes (the browser went away, or `dispose()`). */

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TabmuxError } from '../../../shared/errors.js';
 import { Logger } from '../Logger.js';
 import { ExternalBrowser } from './ExternalBrowser.js';
+import type { ExternalEndpoint } from './externalEndpoint.js';
 
 /** A loopback port nothing listens on (taken, then given back). */
 async function closedPort(): Promise<number> {
@@ -16,10 +17,11 @@ async function closedPort(): Promise<number> {
   return address.port;
 }
 
-function browserAt(url: string): { browser: ExternalBrowser; prepared: number[] } {
+function browserAt(url: string, endpoint: ExternalEndpoint = { kind: 'browserUrl', url }, env: NodeJS.ProcessEnv = {}): { browser: ExternalBrowser; prepared: number[] } {
   const prepared: number[] = [];
   const browser = new ExternalBrowser({
-    browserUrl: url,
+    endpoint,
+    env,
     logger: Logger.silent(),
     prepare: () => {
       prepared.push(1);
@@ -68,6 +70,32 @@ describe('ExternalBrowser', () => {
   it('shows its endpoint without credentials', async () => {
     const { browser } = browserAt('http://agent:s3cret@127.0.0.1:9/');
     expect(browser.info().endpoint).not.toContain('s3cret');
+    await browser.close();
+  });
+
+  it('names a variable that is not set, and never shows a value that is', async () => {
+    const port = await closedPort();
+    const missing = browserAt('', { kind: 'wsEndpoint', url: `ws://127.0.0.1:${port}/chromium?token=\${ENGINE_TOKEN}`, headers: {} });
+    const error = await missing.browser.ensure().then(() => undefined, (thrown: unknown) => TabmuxError.from(thrown));
+    expect(error?.code).toBe('browser_unavailable');
+    expect(error?.message).toContain('${ENGINE_TOKEN}');
+    expect(error?.message).toContain('not set');
+    await missing.browser.close();
+
+    const secret = 'tok-4f2a9c';
+    const header = 'hdr-77e1b0';
+    const { browser } = browserAt(
+      '',
+      { kind: 'wsEndpoint', url: `ws://127.0.0.1:${port}/chromium?token=\${ENGINE_TOKEN}&key=literal-k3y`, headers: { 'X-Auth': '${ENGINE_HEADER}' } },
+      { ENGINE_TOKEN: secret, ENGINE_HEADER: header },
+    );
+    const failure = await browser.ensure().then(() => undefined, (thrown: unknown) => TabmuxError.from(thrown));
+    expect(failure?.code).toBe('browser_unavailable');
+    const shown = JSON.stringify([failure?.message, browser.info()]);
+    expect(shown).not.toContain(secret);
+    expect(shown).not.toContain(header);
+    expect(shown).not.toContain('literal-k3y');
+    expect(browser.info().endpoint).toBe(`ws://127.0.0.1:${port}/chromium?token=\${ENGINE_TOKEN}&key=redacted (headers: X-Auth)`);
     await browser.close();
   });
 });

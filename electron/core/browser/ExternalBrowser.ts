@@ -5,37 +5,61 @@ import { TabmuxError } from '../../../shared/errors.js';
 import type { ExternalBrowserInfo, ExternalBrowserState } from '../../../shared/model.js';
 import { Backoff } from '../Backoff.js';
 import type { Logger } from '../Logger.js';
-import { redactUrl } from '../browserUrl.js';
 import { onDisconnected, openCdpConnection } from './CdpConnection.js';
+import { describeEndpoint, expandEndpoint, scrubSecrets, type ExternalEndpoint } from './externalEndpoint.js';
+import { sharedBrowserEndpoint } from './sharedBrowserEndpoint.js';
+import type { StartCommand } from './StartCommand.js';
+import { WsRelay } from './WsRelay.js';
 import type { BrowserEndpoint, BrowserRun, ProfileBrowser, ProfileBrowserEvents, ProfileBrowserHooks } from './ProfileBrowser.js';
 
 export interface ExternalBrowserOptions extends ProfileBrowserHooks {
-  /** The browser's HTTP discovery address, e.g. `http://127.0.0.1:9222`. */
-  browserUrl: string;
+  /** Where the browser is, as the profile's config says (`${VAR}` references unread). */
+  endpoint: ExternalEndpoint;
   logger: Logger;
+  /** Where `${VAR}` references are read, at every connect; the daemon's environment unless a test says otherwise. */
+  env?: NodeJS.ProcessEnv;
+  /** Brings the browser up when it cannot be reached and something needs it. */
+  startCommand?: StartCommand;
+  /** How long to wait for the browser after running the start command. */
+  startWaitMs?: number;
 }
 
 /** How long HTTP discovery may take: a browser that does not answer by then counts as unreachable. */
 const DISCOVERY_TIMEOUT_MS = 5000;
+const DEFAULT_START_WAIT_MS = 30_000;
+const START_POLL_MS = 500;
 
 const versionSchema = z.object({ webSocketDebuggerUrl: z.string() });
 
+interface ExternalRun extends BrowserRun {
+  /** Where the workers connect. */
+  workers: BrowserEndpoint;
+  /** Carries the workers' connections when they need credentials that must stay off their command lines. */
+  relay: WsRelay | undefined;
+}
+
 /**
- * A browser someone else runs (a Chrome the user started with `--remote-debugging-port`), reached by HTTP discovery.
- * tabmux only connects to it: it never closes or kills it and never touches tabs it did not open; `close()` just
- * disconnects. The connection is made when first needed. A browser that goes away is `disconnected`: the daemon
+ * A browser someone else runs: a Chrome the user started with `--remote-debugging-port` (HTTP discovery), or a
+ * browser-level WebSocket of a remote engine (browserless, Selenium Grid's `se:cdp`, a hosted service) with auth
+ * headers. tabmux only connects to it: it never closes or kills it and never touches tabs it did not open; `close()`
+ * just disconnects. The connection is made when first needed. A browser that goes away is `disconnected`: the daemon
  * is told it was lost, reconnection is retried in the background with backoff (0.5 s doubling up to a 30 s
- * cooldown), and a call that needs the browser tries at once, so it fails fast while the browser is gone and works
- * as soon as it is back.
+ * cooldown), and a call that needs the browser tries at once (running the profile's start command first if there is
+ * one), so it fails fast while the browser is gone and works as soon as it is back.
+ *
+ * Secrets (`${VAR}` values, header values, a token in the URL) are read at connect time, scrubbed from every message
+ * and never given to the workers: when the endpoint holds any, the workers reach the browser through a loopback
+ * relay that adds them.
  */
 export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implements ProfileBrowser {
   readonly kind = 'external';
   state: ExternalBrowserState = 'pending';
   lastError: string | null = null;
   readonly #options: ExternalBrowserOptions;
+  readonly #shown: string;
   readonly #backoff = new Backoff({ initialMs: 500, maxMs: 30_000 });
-  #run: BrowserRun | undefined;
-  #connecting: Promise<BrowserRun> | undefined;
+  #run: ExternalRun | undefined;
+  #connecting: Promise<ExternalRun> | undefined;
   #retry: NodeJS.Timeout | undefined;
   #nextRetryAt: number | null = null;
   /** Whether a run was ever prepared: the next one is then a comeback (`back`). */
@@ -45,6 +69,7 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
   constructor(options: ExternalBrowserOptions) {
     super();
     this.#options = options;
+    this.#shown = describeEndpoint(options.endpoint);
   }
 
   /** Nothing to do yet: the first worker's start connects (see `ensure`). */
@@ -56,14 +81,12 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
     if (this.#closed) {
       throw new TabmuxError('daemon_stopping', 'the daemon is stopping');
     }
-    if (!this.#run) {
-      await this.#connect();
-    }
-    return { kind: 'browserUrl', url: this.#options.browserUrl };
+    const run = this.#run ?? (await this.#connect(true));
+    return run.workers;
   }
 
   endpoint(): BrowserEndpoint | undefined {
-    return this.#run ? { kind: 'browserUrl', url: this.#options.browserUrl } : undefined;
+    return this.#run?.workers;
   }
 
   connection(): Connection | undefined {
@@ -74,7 +97,7 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
     return {
       kind: 'external',
       state: this.state,
-      endpoint: redactUrl(this.#options.browserUrl),
+      endpoint: this.#shown,
       lastError: this.lastError,
       attempts: this.#backoff.failures,
       nextRetryAt: this.#nextRetryAt,
@@ -91,52 +114,49 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
     await this.#connecting?.catch(() => undefined);
     const run = this.#run;
     this.#run = undefined;
+    await run?.relay?.close();
     run?.connection.dispose();
     this.#setState('disconnected', null);
   }
 
   /** One attempt at a time; callers that arrive meanwhile share it. */
-  #connect(): Promise<BrowserRun> {
-    this.#connecting ??= this.#connectOnce().finally(() => {
+  #connect(mayStart: boolean): Promise<ExternalRun> {
+    this.#connecting ??= this.#connectOnce(mayStart).finally(() => {
       this.#connecting = undefined;
     });
     return this.#connecting;
   }
 
-  async #connectOnce(): Promise<BrowserRun> {
-    const { browserUrl, logger, prepare } = this.#options;
-    const shown = redactUrl(browserUrl);
+  async #connectOnce(mayStart: boolean): Promise<ExternalRun> {
+    const { logger } = this.#options;
     this.#cancelRetry();
     this.#setState('connecting', this.lastError);
-    let connection: Connection | undefined;
-    let run: BrowserRun;
+    let run: ExternalRun;
     try {
-      const webSocketUrl = await discover(browserUrl);
-      connection = await openCdpConnection(webSocketUrl, logger.child('cdp'));
-      if (this.#closed) {
-        throw new TabmuxError('daemon_stopping', 'the daemon is stopping');
-      }
-      const prepared: BrowserRun = { connection, debuggingPort: debuggingPortOf(webSocketUrl, browserUrl) };
-      await prepare(prepared);
-      run = prepared;
+      run = await this.#attemptOrStart(mayStart);
     } catch (error) {
-      connection?.dispose();
       const failure = TabmuxError.from(error);
       if (this.#closed) {
         throw failure;
       }
       this.#backoff.fail();
-      const message = `the browser at ${shown} is not reachable (${failure.message}); start it with --remote-debugging-port (or check the profile's --browser-url) and retry`;
+      const message =
+        failure.code === 'browser_busy'
+          ? failure.message
+          : this.#options.endpoint.kind === 'browserUrl'
+            ? `the browser at ${this.#shown} is not reachable (${failure.message}); start it with --remote-debugging-port (or check the profile's --browser-url) and retry`
+            : `the browser at ${this.#shown} is not reachable (${failure.message}); check that the engine runs and the profile's --ws-endpoint and headers, then retry`;
       this.#setState('disconnected', message);
       this.#scheduleRetry();
       logger.warn(message);
-      throw new TabmuxError('browser_unavailable', message, { cause: error });
+      throw new TabmuxError(failure.code === 'browser_busy' ? 'browser_busy' : 'browser_unavailable', message);
     }
     this.#run = run;
-    onDisconnected(run.connection, () => this.#onLost(run));
+    onDisconnected(run.connection, () => void this.#onLost(run));
+    this.#options.startCommand?.succeeded();
     this.#backoff.reset();
     this.#setState('connected', null);
-    logger.info(`connected to the browser at ${shown}`);
+    logger.info(`connected to the browser at ${this.#shown}`);
     if (this.#connectedBefore) {
       this.emit('back', run);
     }
@@ -144,13 +164,74 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
     return run;
   }
 
+  /** One attempt; when the browser is not there and a call needs it, the start command runs and it is awaited. */
+  async #attemptOrStart(mayStart: boolean): Promise<ExternalRun> {
+    try {
+      return await this.#attempt();
+    } catch (error) {
+      const failure = TabmuxError.from(error);
+      const { startCommand } = this.#options;
+      if (!mayStart || startCommand === undefined || failure.code !== 'browser_unavailable' || !startCommand.run()) {
+        throw failure;
+      }
+      const waitMs = this.#options.startWaitMs ?? DEFAULT_START_WAIT_MS;
+      const deadline = Date.now() + waitMs;
+      let last = failure;
+      while (Date.now() < deadline && !this.#closed) {
+        await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));
+        try {
+          return await this.#attempt();
+        } catch (retryError) {
+          last = TabmuxError.from(retryError);
+        }
+      }
+      throw new TabmuxError(last.code, `${last.message} (the profile's start command ran, and the browser did not answer within ${Math.round(waitMs / 1000)} s)`);
+    }
+  }
+
+  /** Reads the secrets, opens the daemon's connection, finds where the workers go and prepares the run. */
+  async #attempt(): Promise<ExternalRun> {
+    const { logger, prepare } = this.#options;
+    const expanded = expandEndpoint(this.#options.endpoint, this.#options.env ?? process.env);
+    const scrub = (text: string): string => scrubSecrets(text, expanded.secrets);
+    let connection: Connection | undefined;
+    let relay: WsRelay | undefined;
+    try {
+      const webSocketUrl = expanded.kind === 'browserUrl' ? await discover(expanded.url) : expanded.url;
+      connection = await openCdpConnection(webSocketUrl, logger.child('cdp'), { headers: expanded.headers, shownUrl: this.#shown });
+      let workers: BrowserEndpoint;
+      if (expanded.kind === 'browserUrl' && expanded.secrets.length === 0) {
+        workers = { kind: 'browserUrl', url: expanded.url };
+      } else {
+        const target =
+          expanded.kind === 'browserUrl'
+            ? webSocketUrl
+            : await sharedBrowserEndpoint(connection, { url: webSocketUrl, headers: expanded.headers, shownUrl: this.#shown, logger });
+        relay = await WsRelay.start({ target, headers: expanded.headers, logger: logger.child('relay') });
+        workers = { kind: 'wsEndpoint', url: relay.url, hiddenEnv: expanded.variables };
+      }
+      if (this.#closed) {
+        throw new TabmuxError('daemon_stopping', 'the daemon is stopping');
+      }
+      const run: ExternalRun = { connection, debuggingPort: debuggingPortOf(webSocketUrl, expanded.url), workers, relay };
+      await prepare(run);
+      return run;
+    } catch (error) {
+      await relay?.close();
+      connection?.dispose();
+      const failure = TabmuxError.from(error);
+      throw new TabmuxError(failure.code, scrub(failure.message), { cause: error });
+    }
+  }
+
   /** The browser went away (or closed the connection): tell the daemon, then keep trying to get it back. */
-  #onLost(run: BrowserRun): void {
+  async #onLost(run: ExternalRun): Promise<void> {
     if (this.#closed || this.#run !== run) {
       return;
     }
     this.#run = undefined;
-    const reason = `the browser at ${redactUrl(this.#options.browserUrl)} went away (its DevTools connection closed)`;
+    await run.relay?.close();
+    const reason = `the browser at ${this.#shown} went away (its DevTools connection closed)`;
     this.#options.logger.error(reason);
     this.#backoff.fail();
     this.#setState('disconnected', reason);
@@ -169,7 +250,7 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
       this.#retry = undefined;
       this.#nextRetryAt = null;
       // A failure has already rescheduled the next attempt and said why.
-      this.#connect().catch(() => undefined);
+      this.#connect(false).catch(() => undefined);
     }, delay);
     this.#retry.unref();
   }

@@ -2,8 +2,13 @@ import type { EventEmitter } from 'node:events';
 import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 import type { BrowserInfo, ExternalBrowserState } from '../../../shared/model.js';
 
-/** Where the upstream workers connect: HTTP discovery (`--browserUrl`) or a WebSocket endpoint with headers. */
-export type BrowserEndpoint = { kind: 'browserUrl'; url: string } | { kind: 'wsEndpoint'; url: string; headers?: Record<string, string> };
+/**
+ * Where the upstream workers connect: HTTP discovery (`--browserUrl`) or a WebSocket endpoint (`--wsEndpoint`).
+ * Never a credential: a worker's command line is readable by every local user, so an endpoint that needs one is
+ * reached through a loopback relay. `hiddenEnv` names environment variables that hold secrets and are kept from the
+ * worker's environment.
+ */
+export type BrowserEndpoint = { kind: 'browserUrl'; url: string; hiddenEnv?: readonly string[] } | { kind: 'wsEndpoint'; url: string; hiddenEnv?: readonly string[] };
 
 /**
  * A launched browser: `ready`: usable; `degraded`: lost and being brought back (calls fail fast meanwhile);

@@ -1,8 +1,11 @@
 import type { Logger } from '../Logger.js';
-import { profileUserDataDir, type TabmuxPaths } from '../paths.js';
-import type { ProfileEntry } from '../ProfileStore.js';
+import { join } from 'node:path';
+import { profileDataDir, profileUserDataDir, type TabmuxPaths } from '../paths.js';
+import type { ProfileConfig, ProfileEntry } from '../ProfileStore.js';
 import { chromeExtraArgs, resolveHeadless } from '../settings.js';
 import { ExternalBrowser } from './ExternalBrowser.js';
+import type { ExternalEndpoint } from './externalEndpoint.js';
+import { StartCommand } from './StartCommand.js';
 import { LaunchedBrowser } from './LaunchedBrowser.js';
 import type { ProfileBrowser, ProfileBrowserHooks } from './ProfileBrowser.js';
 
@@ -14,11 +17,19 @@ export interface BrowserForProfileOptions extends ProfileBrowserHooks {
   headless?: boolean | undefined;
 }
 
-/** The browser a profile's config asks for: one it connects to (`browserUrl`), or else a Chrome it launches. */
+/** The browser a profile's config asks for: one it connects to (`browserUrl`, `wsEndpoint`), or else a Chrome it launches. */
 export function browserForProfile(paths: TabmuxPaths, profile: ProfileEntry, options: BrowserForProfileOptions): ProfileBrowser {
-  const { browserUrl } = profile.config;
-  if (browserUrl !== undefined) {
-    return new ExternalBrowser({ browserUrl, logger: options.logger, prepare: options.prepare });
+  const endpoint = externalEndpointOf(profile.config);
+  if (endpoint !== undefined) {
+    const { startCommand } = profile.config;
+    return new ExternalBrowser({
+      endpoint,
+      logger: options.logger,
+      prepare: options.prepare,
+      ...(startCommand === undefined
+        ? {}
+        : { startCommand: new StartCommand(startCommand, join(profileDataDir(paths, profile.name), 'start-command.log'), options.logger.child('start-command')) }),
+    });
   }
   return new LaunchedBrowser({
     chrome: options.chrome ?? profile.config.chrome,
@@ -28,4 +39,15 @@ export function browserForProfile(paths: TabmuxPaths, profile: ProfileEntry, opt
     logger: options.logger,
     prepare: options.prepare,
   });
+}
+
+/** The external browser a profile's config names, if any. */
+export function externalEndpointOf(config: ProfileConfig): ExternalEndpoint | undefined {
+  if (config.wsEndpoint !== undefined) {
+    return { kind: 'wsEndpoint', url: config.wsEndpoint, headers: config.wsHeaders ?? {} };
+  }
+  if (config.browserUrl !== undefined) {
+    return { kind: 'browserUrl', url: config.browserUrl };
+  }
+  return undefined;
 }
