@@ -32,7 +32,7 @@ export interface DaemonOptions {
 }
 
 /** The browser's state as the daemon's, once the daemon is up. */
-const FROM_BROWSER: Partial<Record<BrowserState, DaemonState>> = { ready: 'ready', degraded: 'degraded', crashed: 'crashed', connected: 'ready', disconnected: 'degraded' };
+const FROM_BROWSER: Partial<Record<BrowserState, DaemonState>> = { ready: 'ready', degraded: 'degraded', crashed: 'crashed', connected: 'ready', disconnected: 'degraded', pending: 'ready' };
 
 /**
  * One profile's daemon: the composition root that wires its browser, its router (with the upstream workers) and
@@ -80,6 +80,7 @@ export class Daemon {
       settings: routerSettings(profile.config),
       logger: logger.child('router'),
       startUpstream: (index) => this.#startUpstream(index),
+      browserReady: () => this.#browser.ready(),
       filesDir: profileFilesDir(paths, profile.name),
       urlPolicy: () => this.#policy,
     });
@@ -145,13 +146,13 @@ export class Daemon {
     const policy = createUrlPolicy({ debuggingPort: run.debuggingPort, protectedRoots: [paths.configDir, paths.dataDir, paths.runtimeDir] });
     const guardLog = logger.child('guard');
     try {
-      // In a browser the user runs, the tabs already open are the user's: they are never reset or closed.
+      // In a browser the user runs, only agents' tabs are reset: the user's own are never reset or closed.
       await ControlSurfaceGuard.install(
         run.connection,
         policy,
         run.debuggingPort,
         { refused: ({ url, reason, kind }) => guardLog.info(`refused ${kind} to ${url}: ${reason}`) },
-        { spareExistingTabs: this.#browser.kind === 'external' },
+        this.#browser.kind === 'external' ? { isAgentPage: (pageTargetId) => this.router.isAgentPage(pageTargetId) } : {},
       );
     } catch (error) {
       throw new TabmuxError(

@@ -153,8 +153,17 @@ describe('a profile on the user\'s own browser (--browser-url)', () => {
     expect(listed.map((row) => row.name)).not.toContain('bad');
   });
 
-  it('serves sessions there, and status says it is an external browser', async () => {
+  it('connects when the first call needs the browser, serves sessions there, and status says it is external', async () => {
+    const before = (await jsonList(first)).map((tab) => tab.id).sort();
     await ok(['daemon', 'start', '--profile', 'mine']);
+    const idle = await status();
+    expect(idle.browser).toEqual({ kind: 'external', state: 'pending', endpoint: first.url, lastError: null, attempts: 0, nextRetryAt: null });
+    expect(idle.state).toBe('ready');
+    // Nothing of tabmux's is in the browser yet: not even its guard's connection.
+    expect((await jsonList(first)).map((tab) => tab.id).sort()).toEqual(before);
+
+    const opener = await session('opener');
+    expect(await opener.text('list_pages')).toContain('## Pages');
     const running = await status();
     expect(running.browser).toEqual({ kind: 'external', state: 'connected', endpoint: first.url, lastError: null, attempts: 0, nextRetryAt: null });
     expect(running.chrome).toEqual({ pid: null, port: null, browserUrl: null, userDataDir: null, headless: null, executable: null });
@@ -186,6 +195,18 @@ describe('a profile on the user\'s own browser (--browser-url)', () => {
     const after = await jsonList(first);
     expect(after.find((tab) => tab.id === userTab.id)).toMatchObject({ url: userTab.url, title: 'mine' });
     expect(after.find((tab) => tab.id === settingsTab.id)?.url).toBe('chrome://version/');
+  });
+
+  it('leaves a browser page the user opens while tabmux is connected where it is', async () => {
+    const later = (await (await fetch(`${first.url}/json/new?chrome://version/`, { method: 'PUT' })).json()) as JsonTab;
+    // An agent's tab opened and closed after it: closing goes through the daemon's own connection and waits for the
+    // browser's event, so by then the daemon has had the user's tab reported (events come in order).
+    const agent = await session('later');
+    await agent.text('new_page', { url: html('<p>later</p>', 'Later page') });
+    await agent.client.call('tabmux/session.close', { session: agent.id });
+    // The guard answers a tab's event in milliseconds; give a reset that should not happen time to show.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await jsonList(first)).find((tab) => tab.id === later.id)?.url).toBe('chrome://version/');
   });
 
   it('fails calls with a clear error while the browser is gone, and works again once it is back', async () => {

@@ -143,20 +143,24 @@ describe('a profile on a remote engine (--ws-endpoint)', () => {
         holders.push(await puppeteer.connect({ browserWSEndpoint: `ws://127.0.0.1:${full.port}/chromium?token=${TOKEN}` }));
       }
       await ok(['profile', 'add', 'full', '--ws-endpoint', `ws://127.0.0.1:${full.port}/chromium?token=\${ENGINE_TOKEN}`]);
-      // The daemon reads upstream's tools at start, which needs the browser: a full engine makes the start fail.
-      const refused = await tabmux(['daemon', 'start', '--profile', 'full'], { ENGINE_TOKEN: TOKEN });
+      // The daemon connects when a call needs the browser: starting it asks nothing of the engine.
+      await ok(['daemon', 'start', '--profile', 'full'], { ENGINE_TOKEN: TOKEN });
+      expect((await status('full')).parsed.browser).toMatchObject({ kind: 'external', state: 'pending' });
+      const id = (await ok(['session', 'create', '--profile', 'full'])).trim();
+      const refused = await tabmux(['mcp', 'call', '--profile', 'full', '--session', id, 'list_pages']);
       expect(refused.code).not.toBe(0);
-      expect(refused.stderr).toMatch(/is busy \(HTTP 429/);
+      expect(`${refused.stdout}${refused.stderr}`).toMatch(/is busy \(HTTP 429[^)]*\); retry in a moment/);
       expect(`${refused.stdout}${refused.stderr}`).not.toContain(TOKEN);
+      const { parsed } = await status('full');
+      expect(parsed.browser).toMatchObject({ kind: 'external', state: 'disconnected' });
 
       for (const holder of holders.splice(0)) {
         await holder.disconnect();
       }
-      await ok(['daemon', 'start', '--profile', 'full'], { ENGINE_TOKEN: TOKEN });
-      const id = (await ok(['session', 'create', '--profile', 'full'])).trim();
       const worked = await tabmux(['mcp', 'call', '--profile', 'full', '--session', id, 'list_pages']);
       expect(worked.code).toBe(0);
-      expect(worked.stdout).toMatch(/about:blank|No pages|\d+:/);
+      expect(worked.stdout).toContain('## Pages');
+      expect((await status('full')).parsed.browser).toMatchObject({ kind: 'external', state: 'connected' });
     } finally {
       for (const holder of holders) {
         await holder.disconnect();

@@ -35,7 +35,7 @@ afterAll(async () => {
   } catch {
     // Not started, or already gone.
   }
-  rmSync(userDataDir, { recursive: true, force: true });
+  rmSync(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   cleanup();
 });
 
@@ -49,14 +49,17 @@ describe('a profile with --start-command', () => {
     await ok(['profile', 'add', 'own', '--browser-url', `http://127.0.0.1:${port}`, '--start-command', command]);
     expect(await answers()).toBe(false);
 
+    // Starting the daemon needs no browser yet: the first call does.
     await ok(['daemon', 'start', '--profile', 'own']);
+    expect(await answers()).toBe(false);
+    expect((await json<DaemonStatus>(['daemon', 'status', '--profile', 'own'])).browser).toMatchObject({ kind: 'external', state: 'pending' });
+
+    const id = (await ok(['session', 'create', '--profile', 'own'])).trim();
+    expect(await ok(['mcp', 'call', '--profile', 'own', '--session', id, 'new_page', JSON.stringify({ url: 'data:text/html,<title>started</title>' })])).toContain('started');
     expect(await answers()).toBe(true);
     const status = await json<DaemonStatus>(['daemon', 'status', '--profile', 'own']);
     expect(status.browser).toMatchObject({ kind: 'external', state: 'connected' });
     expect(readFileSync(profileLogFile(paths, 'own'), 'utf8')).toContain("ran the profile's start command");
-
-    const id = (await ok(['session', 'create', '--profile', 'own'])).trim();
-    expect(await ok(['mcp', 'call', '--profile', 'own', '--session', id, 'new_page', JSON.stringify({ url: 'data:text/html,<title>started</title>' })])).toContain('started');
 
     await ok(['daemon', 'stop', '--profile', 'own']);
     expect(alive(browserPid())).toBe(true);
@@ -65,6 +68,8 @@ describe('a profile with --start-command', () => {
 
   it('runs it again when the browser went away and a call needs it', async () => {
     await ok(['daemon', 'start', '--profile', 'own']);
+    const before = (await ok(['session', 'create', '--profile', 'own'])).trim();
+    await ok(['mcp', 'call', '--profile', 'own', '--session', before, 'list_pages']);
     const first = browserPid();
     process.kill(first, 'SIGKILL');
     await waitUntil(async () => (await json<DaemonStatus>(['daemon', 'status', '--profile', 'own'])).browser.kind === 'external' && !(await answers()), 'the browser to be gone');

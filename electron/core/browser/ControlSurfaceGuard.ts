@@ -5,10 +5,11 @@ import type { UrlPolicy } from './urlPolicy.js';
 
 export interface GuardOptions {
   /**
-   * Leave the tabs that are open when the guard is installed to themselves (a browser the user runs: those are the
-   * user's). Requests are still policed in every tab; tabs opened later are policed in full.
+   * In a browser the user runs, only agents' tabs are sent back from a browser page: the user's own tabs (open
+   * before tabmux connected, or opened by the user later) are theirs to take anywhere. When given, a page target is
+   * sent back only if this says it is an agent's. Requests are policed in every tab either way.
    */
-  spareExistingTabs?: boolean;
+  isAgentPage?: (pageTargetId: string) => boolean;
 }
 
 export interface GuardEvents {
@@ -31,21 +32,17 @@ export class ControlSurfaceGuard {
   readonly #policy: UrlPolicy;
   readonly #events: GuardEvents;
   readonly #resetting = new Set<string>();
-  readonly #spared: ReadonlySet<string>;
+  readonly #polices: (pageTargetId: string) => boolean;
 
-  private constructor(connection: CdpConnection, policy: UrlPolicy, events: GuardEvents, spared: ReadonlySet<string>) {
+  private constructor(connection: CdpConnection, policy: UrlPolicy, events: GuardEvents, options: GuardOptions) {
     this.#connection = connection;
     this.#policy = policy;
     this.#events = events;
-    this.#spared = spared;
+    this.#polices = options.isAgentPage ?? (() => true);
   }
 
   static async install(connection: CdpConnection, policy: UrlPolicy, port: number | null, events: GuardEvents = {}, options: GuardOptions = {}): Promise<ControlSurfaceGuard> {
-    // Listed before any target event is listened to, so no event about a spared tab can come first.
-    const spared = options.spareExistingTabs
-      ? new Set((await connection.send('Target.getTargets', { filter: DISCOVERED_TARGETS })).targetInfos.map((info) => info.targetId))
-      : new Set<string>();
-    const guard = new ControlSurfaceGuard(connection, policy, events, spared);
+    const guard = new ControlSurfaceGuard(connection, policy, events, options);
     connection.on('Fetch.requestPaused', (event: Protocol.Fetch.RequestPausedEvent) => guard.#onRequest(event));
     connection.on('Target.targetCreated', (event: Protocol.Target.TargetCreatedEvent) => guard.#onTarget(event.targetInfo));
     connection.on('Target.targetInfoChanged', (event: Protocol.Target.TargetInfoChangedEvent) => guard.#onTarget(event.targetInfo));
@@ -78,7 +75,7 @@ export class ControlSurfaceGuard {
   }
 
   #onTarget(info: Protocol.Target.TargetInfo): void {
-    if (info.type !== 'page' || this.#spared.has(info.targetId) || this.#resetting.has(info.targetId)) {
+    if (info.type !== 'page' || this.#resetting.has(info.targetId) || !this.#polices(info.targetId)) {
       return;
     }
     const reason = this.#policy.navigationRefusal(info.url);

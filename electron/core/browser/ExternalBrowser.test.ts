@@ -46,7 +46,7 @@ describe('ExternalBrowser', () => {
     const states: string[] = [];
     browser.on('state', (state) => states.push(state));
     let failure: unknown;
-    await browser.ensure().catch((error: unknown) => {
+    await browser.ready().catch((error: unknown) => {
       failure = error;
     });
     expect(TabmuxError.from(failure).code).toBe('browser_unavailable');
@@ -58,13 +58,13 @@ describe('ExternalBrowser', () => {
     expect(info.nextRetryAt).toEqual(expect.any(Number));
 
     // A call that needs it tries again at once, whatever the backoff says.
-    await expect(browser.ensure()).rejects.toThrow(/not reachable/);
+    await expect(browser.ready()).rejects.toThrow(/not reachable/);
     expect(browser.info().attempts).toBe(2);
     expect(prepared).toEqual([]);
 
     await browser.close();
     expect(browser.info()).toMatchObject({ state: 'disconnected', nextRetryAt: null });
-    await expect(browser.ensure()).rejects.toThrow(/stopping/);
+    await expect(browser.ready()).rejects.toThrow(/stopping/);
   });
 
   it('shows its endpoint without credentials', async () => {
@@ -76,7 +76,7 @@ describe('ExternalBrowser', () => {
   it('names a variable that is not set, and never shows a value that is', async () => {
     const port = await closedPort();
     const missing = browserAt('', { kind: 'wsEndpoint', url: `ws://127.0.0.1:${port}/chromium?token=\${ENGINE_TOKEN}`, headers: {} });
-    const error = await missing.browser.ensure().then(() => undefined, (thrown: unknown) => TabmuxError.from(thrown));
+    const error = await missing.browser.ready().then(() => undefined, (thrown: unknown) => TabmuxError.from(thrown));
     expect(error?.code).toBe('browser_unavailable');
     expect(error?.message).toContain('${ENGINE_TOKEN}');
     expect(error?.message).toContain('not set');
@@ -89,7 +89,7 @@ describe('ExternalBrowser', () => {
       { kind: 'wsEndpoint', url: `ws://127.0.0.1:${port}/chromium?token=\${ENGINE_TOKEN}&key=literal-k3y`, headers: { 'X-Auth': '${ENGINE_HEADER}' } },
       { ENGINE_TOKEN: secret, ENGINE_HEADER: header },
     );
-    const failure = await browser.ensure().then(() => undefined, (thrown: unknown) => TabmuxError.from(thrown));
+    const failure = await browser.ready().then(() => undefined, (thrown: unknown) => TabmuxError.from(thrown));
     expect(failure?.code).toBe('browser_unavailable');
     const shown = JSON.stringify([failure?.message, browser.info()]);
     expect(shown).not.toContain(secret);
@@ -97,5 +97,21 @@ describe('ExternalBrowser', () => {
     expect(shown).not.toContain('literal-k3y');
     expect(browser.info().endpoint).toBe(`ws://127.0.0.1:${port}/chromium?token=\${ENGINE_TOKEN}&key=redacted (headers: X-Auth)`);
     await browser.close();
+  });
+
+  it('gives the workers an address without connecting: its own URL, or a loopback relay when it holds credentials', async () => {
+    const port = await closedPort();
+    const plain = browserAt(`http://127.0.0.1:${port}`);
+    expect(await plain.browser.ensure()).toEqual({ kind: 'browserUrl', url: `http://127.0.0.1:${port}` });
+    expect(plain.browser.info().state).toBe('pending');
+    await plain.browser.close();
+
+    const secret = 'tok-81c2d3';
+    const remote = browserAt('', { kind: 'wsEndpoint', url: `ws://127.0.0.1:${port}/chromium?token=\${ENGINE_TOKEN}`, headers: {} }, { ENGINE_TOKEN: secret });
+    const endpoint = await remote.browser.ensure();
+    expect(endpoint).toMatchObject({ kind: 'wsEndpoint', hiddenEnv: ['ENGINE_TOKEN'] });
+    expect(endpoint.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/relay\/[0-9a-f]+$/);
+    expect(remote.browser.info().state).toBe('pending');
+    await remote.browser.close();
   });
 });

@@ -4,12 +4,13 @@ import { z } from 'zod';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { ExternalBrowserInfo, ExternalBrowserState } from '../../../shared/model.js';
 import { Backoff } from '../Backoff.js';
+import { variablesIn } from '../browserUrl.js';
 import type { Logger } from '../Logger.js';
 import { onDisconnected, openCdpConnection } from './CdpConnection.js';
-import { describeEndpoint, expandEndpoint, scrubSecrets, type ExternalEndpoint } from './externalEndpoint.js';
+import { describeEndpoint, expandEndpoint, holdsCredentials, scrubSecrets, type ExternalEndpoint } from './externalEndpoint.js';
 import { sharedBrowserEndpoint } from './sharedBrowserEndpoint.js';
 import type { StartCommand } from './StartCommand.js';
-import { WsRelay } from './WsRelay.js';
+import { WsRelay, type RelayTarget } from './WsRelay.js';
 import type { BrowserEndpoint, BrowserRun, ProfileBrowser, ProfileBrowserEvents, ProfileBrowserHooks } from './ProfileBrowser.js';
 
 export interface ExternalBrowserOptions extends ProfileBrowserHooks {
@@ -32,10 +33,8 @@ const START_POLL_MS = 500;
 const versionSchema = z.object({ webSocketDebuggerUrl: z.string() });
 
 interface ExternalRun extends BrowserRun {
-  /** Where the workers connect. */
-  workers: BrowserEndpoint;
-  /** Carries the workers' connections when they need credentials that must stay off their command lines. */
-  relay: WsRelay | undefined;
+  /** Where the relay sends the workers' connections in this run (the browser the daemon's connection is in). */
+  relayTarget: RelayTarget | undefined;
 }
 
 /**
@@ -59,6 +58,8 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
   readonly #shown: string;
   readonly #backoff = new Backoff({ initialMs: 500, maxMs: 30_000 });
   #run: ExternalRun | undefined;
+  /** Carries the workers' connections when the endpoint holds credentials, which must stay off their command lines. */
+  #relay: Promise<WsRelay> | undefined;
   #connecting: Promise<ExternalRun> | undefined;
   #retry: NodeJS.Timeout | undefined;
   #nextRetryAt: number | null = null;
@@ -72,21 +73,40 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
     this.#shown = describeEndpoint(options.endpoint);
   }
 
-  /** Nothing to do yet: the first worker's start connects (see `ensure`). */
+  /** Nothing to do yet: the first call that needs the browser connects (see `ready`). */
   start(): Promise<void> {
     return Promise.resolve();
   }
 
+  /**
+   * Where the workers connect; it does not connect: upstream reaches the browser only inside a call, after `ready`.
+   * An endpoint with credentials gives the address of the daemon's loopback relay instead.
+   */
   async ensure(): Promise<BrowserEndpoint> {
     if (this.#closed) {
       throw new TabmuxError('daemon_stopping', 'the daemon is stopping');
     }
-    const run = this.#run ?? (await this.#connect(true));
-    return run.workers;
+    const { endpoint } = this.#options;
+    const hiddenEnv = [endpoint.url, ...(endpoint.kind === 'wsEndpoint' ? Object.values(endpoint.headers) : [])].flatMap(variablesIn);
+    if (endpoint.kind === 'browserUrl' && !holdsCredentials(endpoint.url)) {
+      return { kind: 'browserUrl', url: endpoint.url };
+    }
+    this.#relay ??= WsRelay.start({ target: () => this.#run?.relayTarget, logger: this.#options.logger.child('relay') });
+    return { kind: 'wsEndpoint', url: (await this.#relay).url, hiddenEnv };
   }
 
   endpoint(): BrowserEndpoint | undefined {
-    return this.#run?.workers;
+    return undefined;
+  }
+
+  /** Connects now unless connected, whatever the backoff says; runs the start command when the browser is not there. */
+  async ready(): Promise<void> {
+    if (this.#closed) {
+      throw new TabmuxError('daemon_stopping', 'the daemon is stopping');
+    }
+    if (!this.#run) {
+      await this.#connect(true);
+    }
   }
 
   connection(): Connection | undefined {
@@ -114,7 +134,7 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
     await this.#connecting?.catch(() => undefined);
     const run = this.#run;
     this.#run = undefined;
-    await run?.relay?.close();
+    await this.#relay?.then((relay) => relay.close(), () => undefined);
     run?.connection.dispose();
     this.#setState('disconnected', null);
   }
@@ -152,7 +172,7 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
       throw new TabmuxError(failure.code === 'browser_busy' ? 'browser_busy' : 'browser_unavailable', message);
     }
     this.#run = run;
-    onDisconnected(run.connection, () => void this.#onLost(run));
+    onDisconnected(run.connection, () => this.#onLost(run));
     this.#options.startCommand?.succeeded();
     this.#backoff.reset();
     this.#setState('connected', null);
@@ -195,29 +215,21 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
     const expanded = expandEndpoint(this.#options.endpoint, this.#options.env ?? process.env);
     const scrub = (text: string): string => scrubSecrets(text, expanded.secrets);
     let connection: Connection | undefined;
-    let relay: WsRelay | undefined;
     try {
       const webSocketUrl = expanded.kind === 'browserUrl' ? await discover(expanded.url) : expanded.url;
       connection = await openCdpConnection(webSocketUrl, logger.child('cdp'), { headers: expanded.headers, shownUrl: this.#shown });
-      let workers: BrowserEndpoint;
-      if (expanded.kind === 'browserUrl' && expanded.secrets.length === 0) {
-        workers = { kind: 'browserUrl', url: expanded.url };
-      } else {
-        const target =
-          expanded.kind === 'browserUrl'
-            ? webSocketUrl
-            : await sharedBrowserEndpoint(connection, { url: webSocketUrl, headers: expanded.headers, shownUrl: this.#shown, logger });
-        relay = await WsRelay.start({ target, headers: expanded.headers, logger: logger.child('relay') });
-        workers = { kind: 'wsEndpoint', url: relay.url, hiddenEnv: expanded.variables };
-      }
+      // Over HTTP discovery the browser names its one endpoint; an engine's WebSocket may start a browser per connection.
+      const relayTarget: RelayTarget =
+        expanded.kind === 'browserUrl'
+          ? { url: webSocketUrl, headers: {} }
+          : { url: await sharedBrowserEndpoint(connection, { url: webSocketUrl, headers: expanded.headers, shownUrl: this.#shown, logger }), headers: expanded.headers };
       if (this.#closed) {
         throw new TabmuxError('daemon_stopping', 'the daemon is stopping');
       }
-      const run: ExternalRun = { connection, debuggingPort: debuggingPortOf(webSocketUrl, expanded.url), workers, relay };
+      const run: ExternalRun = { connection, debuggingPort: debuggingPortOf(webSocketUrl, expanded.url), relayTarget };
       await prepare(run);
       return run;
     } catch (error) {
-      await relay?.close();
       connection?.dispose();
       const failure = TabmuxError.from(error);
       throw new TabmuxError(failure.code, scrub(failure.message), { cause: error });
@@ -225,12 +237,11 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
   }
 
   /** The browser went away (or closed the connection): tell the daemon, then keep trying to get it back. */
-  async #onLost(run: ExternalRun): Promise<void> {
+  #onLost(run: ExternalRun): void {
     if (this.#closed || this.#run !== run) {
       return;
     }
     this.#run = undefined;
-    await run.relay?.close();
     const reason = `the browser at ${this.#shown} went away (its DevTools connection closed)`;
     this.#options.logger.error(reason);
     this.#backoff.fail();

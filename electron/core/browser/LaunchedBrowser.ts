@@ -72,6 +72,10 @@ export class LaunchedBrowser extends EventEmitter<ProfileBrowserEvents> implemen
     return Promise.resolve(endpoint);
   }
 
+  async ready(): Promise<void> {
+    await this.ensure();
+  }
+
   connection(): Connection | undefined {
     return this.state === 'ready' ? this.#run?.connection : undefined;
   }

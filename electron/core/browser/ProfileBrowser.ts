@@ -53,11 +53,17 @@ export interface ProfileBrowser extends EventEmitter<ProfileBrowserEvents> {
   /** Brings the browser up the first time; rejects with a TabmuxError that says what to do. */
   start(): Promise<void>;
   /**
-   * Where upstream connects, for a worker about to start: the browser is brought up first when the implementation
-   * does that on demand (an external one connects at once, whatever its backoff). Rejects with a TabmuxError that
-   * says what to do when it is not there.
+   * Where upstream connects, for a worker about to start. A launched browser must be running; an external one gives
+   * its address without connecting (upstream reaches the browser only inside a call, after `ready`). Rejects with a
+   * TabmuxError that says what to do.
    */
   ensure(): Promise<BrowserEndpoint>;
+  /**
+   * Before every call that reaches the browser: resolves once a prepared run (guard installed, tabs watched) is
+   * there. An external browser connects now if it is not connected, whatever its backoff. Rejects with a TabmuxError
+   * that says what to do when the browser is not there.
+   */
+  ready(): Promise<void>;
   /** Where upstream connects, while the browser is ready. */
   endpoint(): BrowserEndpoint | undefined;
   /** The daemon's own CDP connection of the current run, while the browser is ready. */

@@ -33,7 +33,7 @@ async function echoServer(): Promise<{ url: string; handshakes: IncomingMessage[
 describe('WsRelay', () => {
   it('forwards both ways in order, adding the credentials only on the far side', async () => {
     const echo = await echoServer();
-    const relay = await WsRelay.start({ target: echo.url, headers: { Authorization: 'Bearer h3ader' }, logger: Logger.silent() });
+    const relay = await WsRelay.start({ target: () => ({ url: echo.url, headers: { Authorization: 'Bearer h3ader' } }), logger: Logger.silent() });
     cleanups.push(() => relay.close());
     expect(relay.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/relay\/[0-9a-f]{48}$/);
     expect(relay.url).not.toContain('s3cret');
@@ -54,7 +54,7 @@ describe('WsRelay', () => {
 
   it('refuses any other path', async () => {
     const echo = await echoServer();
-    const relay = await WsRelay.start({ target: echo.url, headers: {}, logger: Logger.silent() });
+    const relay = await WsRelay.start({ target: () => ({ url: echo.url, headers: {} }), logger: Logger.silent() });
     cleanups.push(() => relay.close());
     const guess = new WebSocket(relay.url.replace(/relay\/[0-9a-f]+/, 'relay/0000'));
     const [error] = (await once(guess, 'error')) as [Error];
@@ -64,7 +64,7 @@ describe('WsRelay', () => {
 
   it('closes the worker side when the far side goes away', async () => {
     const echo = await echoServer();
-    const relay = await WsRelay.start({ target: echo.url, headers: {}, logger: Logger.silent() });
+    const relay = await WsRelay.start({ target: () => ({ url: echo.url, headers: {} }), logger: Logger.silent() });
     const client = new WebSocket(relay.url);
     await once(client, 'open');
     client.send('hello');

@@ -3,10 +3,15 @@ import { createServer, type Server } from 'node:http';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Logger } from '../Logger.js';
 
-export interface WsRelayOptions {
-  /** Where every relayed connection goes, with its credentials. */
-  target: string;
+/** Where a relayed connection goes, with its credentials. */
+export interface RelayTarget {
+  url: string;
   headers: Readonly<Record<string, string>>;
+}
+
+export interface WsRelayOptions {
+  /** Asked at every connection: the browser can change between runs; none means it is not there now. */
+  target: () => RelayTarget | undefined;
   logger: Logger;
 }
 
@@ -69,8 +74,13 @@ export class WsRelay {
   }
 
   #relay(client: WebSocket): void {
-    const { target, headers, logger } = this.#options;
-    const remote = new WebSocket(target, { headers: { ...headers }, maxPayload: MAX_PAYLOAD_BYTES, perMessageDeflate: false, followRedirects: true });
+    const { logger } = this.#options;
+    const target = this.#options.target();
+    if (target === undefined) {
+      client.close(1011, 'the browser is not connected');
+      return;
+    }
+    const remote = new WebSocket(target.url, { headers: { ...target.headers }, maxPayload: MAX_PAYLOAD_BYTES, perMessageDeflate: false, followRedirects: true });
     this.#sockets.add(client);
     this.#sockets.add(remote);
     // CDP messages the worker sends before the remote side is open wait here, in order.

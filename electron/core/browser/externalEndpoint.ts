@@ -97,3 +97,15 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
   }
   return scrubbed;
 }
+
+/** Whether a URL template holds anything that may be a credential: a `${VAR}`, a user name or password, a query. */
+export function holdsCredentials(template: string): boolean {
+  if (variablesIn(template).length > 0) {
+    return true;
+  }
+  if (!URL.canParse(template)) {
+    return true;
+  }
+  const url = new URL(template);
+  return url.username !== '' || url.password !== '' || url.search !== '';
+}

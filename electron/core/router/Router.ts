@@ -26,6 +26,8 @@ export interface RouterOptions {
   settings: RouterSettings;
   logger: Logger;
   startUpstream: (workerIndex: number) => Promise<Upstream>;
+  /** Before every call to upstream: the browser is there and prepared (see `ProfileBrowser.ready`). */
+  browserReady?: () => Promise<void>;
   /** The profile's folder for files tools read and write (one folder per session inside it). */
   filesDir: string;
   /** What agents may navigate to (the browser layer knows its DevTools port and the folders to protect). */
@@ -41,6 +43,7 @@ export interface RouterOptions {
 export class Router {
   readonly settings: RouterSettings;
   readonly #logger: Logger;
+  readonly #browserReady: () => Promise<void>;
   readonly #profile: string;
   readonly #sessions: SessionRegistry;
   readonly #pool: WorkerPool;
@@ -58,6 +61,7 @@ export class Router {
     const { settings, logger, profile } = options;
     this.settings = settings;
     this.#logger = logger;
+    this.#browserReady = options.browserReady ?? (() => Promise.resolve());
     this.#profile = profile;
     const sessions = new SessionRegistry(settings.sessionTtlMs);
     const sessionById = (id: string): Session | undefined => sessions.find(id);
@@ -73,6 +77,7 @@ export class Router {
       workerIdleMs: settings.workerIdleMs,
       logger,
       startUpstream: options.startUpstream,
+      ...(options.browserReady ? { browserReady: options.browserReady } : {}),
       isPaused: (id) => sessions.isPaused(id),
       prepare: (worker, upstream) => this.#prepare(worker, upstream),
       onQueueChange: () => this.#feed.queueChanged(),
@@ -253,6 +258,27 @@ export class Router {
     this.#sessionTabs.watch(source);
   }
 
+  /**
+   * Whether a page target is a session's tab, or was opened from one (a popup, whenever it opened): the tabs the
+   * guard sends back from a browser page in a browser the user runs. Known from the browser's own tab and opener
+   * ids; a tab not known yet counts as the user's.
+   */
+  isAgentPage(pageTargetId: string): boolean {
+    const tabs = this.#sessionTabs.source?.list() ?? [];
+    const sessions = this.#sessions.all();
+    const isAgentTab = (tabId: string): boolean => this.#tabs.sessionOwningTab(tabId) !== undefined || sessions.some((session) => session.pendingTabs.has(tabId));
+    let tab = tabs.find((candidate) => candidate.pageTargetId === pageTargetId);
+    // Openers are followed a few steps up; a chain of popups longer than that is not worth a walk per event.
+    for (let step = 0; tab !== undefined && step < 8; step++) {
+      if (isAgentTab(tab.tabId)) {
+        return true;
+      }
+      const opener = tab.openerTabId;
+      tab = opener === null ? undefined : tabs.find((candidate) => candidate.tabId === opener);
+    }
+    return false;
+  }
+
   queue(): QueueEntry[] {
     return this.#pool.queue();
   }
@@ -301,6 +327,10 @@ export class Router {
       return;
     }
     const sessions = this.#sessions.onWorker(worker.index).filter((session) => session.pages.size > 0);
+    if (sessions.length > 0) {
+      // Remapping asks upstream for its pages, which reaches the browser.
+      await this.#browserReady();
+    }
     await remapPages(worker, upstream, sessions, this.#tabs);
     for (const session of sessions) {
       this.#changed(session);

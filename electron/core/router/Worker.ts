@@ -30,14 +30,17 @@ export class Worker {
   readonly #backoff = new Backoff({ initialMs: 1000, maxMs: 60_000, freeFailures: 2, resetAfterMs: 60_000 });
 
   readonly #start: () => Promise<Upstream>;
+  /** The browser is there and prepared: asked before every call, since upstream reaches the browser only in calls. */
+  readonly #ready: () => Promise<void>;
 
   constructor(
     readonly index: number,
     maxInFlight: number,
-    options: { isPaused: (sessionId: string) => boolean; onChange: () => void; start: (index: number) => Promise<Upstream> },
+    options: { isPaused: (sessionId: string) => boolean; onChange: () => void; start: (index: number) => Promise<Upstream>; ready?: () => Promise<void> },
   ) {
     this.queue = new FairQueue(index, maxInFlight, options);
     this.#start = () => options.start(index);
+    this.#ready = options.ready ?? (() => Promise.resolve());
   }
 
   /** Starts the upstream once (or again after it died); concurrent callers share the same start. */
@@ -95,8 +98,9 @@ export class Worker {
     await upstream?.close(reason);
   }
 
-  /** Calls upstream, restarting it first if it died since the call was queued. */
+  /** Calls upstream, once the browser is ready, restarting upstream first if it died since the call was queued. */
   async call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    await this.#ready();
     const upstream = this.upstream ?? (await this.ensureStarted());
     return upstream.callTool(name, args);
   }

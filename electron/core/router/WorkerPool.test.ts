@@ -62,6 +62,24 @@ describe('WorkerPool', () => {
     expect(pool.infos()[0]?.state).toBe('ready');
   });
 
+  it('asks for the browser before every call, and a call the browser cannot take never reaches upstream', async () => {
+    let browserThere = false;
+    let asked = 0;
+    const { pool, started } = setup({
+      browserReady: () => {
+        asked++;
+        return browserThere ? Promise.resolve() : Promise.reject(new TabmuxError('browser_unavailable', 'the browser at http://127.0.0.1:9 is not reachable'));
+      },
+    });
+    const worker = pool.first;
+    await expect(worker.call('list_pages', {})).rejects.toThrow(/not reachable/);
+    expect(started.flatMap((upstream) => upstream.calls)).toEqual([]);
+    browserThere = true;
+    await worker.call('list_pages', {});
+    expect(started.flatMap((upstream) => upstream.calls).map((call) => call.name)).toEqual(['list_pages']);
+    expect(asked).toBe(2);
+  });
+
   it('closes an upstream it could not prepare', async () => {
     let closedOne = false;
     const { pool } = setup({

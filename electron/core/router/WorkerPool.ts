@@ -13,6 +13,8 @@ export interface WorkerPoolOptions {
   workerIdleMs: number;
   logger: Logger;
   startUpstream: (workerIndex: number) => Promise<Upstream>;
+  /** Before every call to upstream: the browser is there and prepared (see `ProfileBrowser.ready`). */
+  browserReady?: () => Promise<void>;
   isPaused: (sessionId: string) => boolean;
   /** Runs with every freshly started upstream before it takes calls; a throw stops that upstream again. */
   prepare: (worker: Worker, upstream: Upstream) => Promise<void>;
@@ -33,6 +35,7 @@ export class WorkerPool {
       isPaused: options.isPaused,
       onChange: options.onQueueChange,
       start: (index: number) => this.#launch(index),
+      ...(options.browserReady ? { ready: options.browserReady } : {}),
     };
     this.#workers = Array.from({ length: Math.max(1, options.size) }, (_, index) => new Worker(index, 1, workerOptions));
   }
