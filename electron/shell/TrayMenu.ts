@@ -1,6 +1,6 @@
 import { Menu, Tray, nativeImage, type MenuItemConstructorOptions } from 'electron';
-import { EXTERNAL_CONNECTION_LABELS, externalConnectionState } from '../../shared/externalConnection.js';
 import type { ProfileView } from '../../shared/supervisor.js';
+import { trayProfileLabel } from './trayProfileLabel.js';
 
 export interface TrayActions {
   open: () => void;
@@ -8,24 +8,6 @@ export interface TrayActions {
   stop: (profile: string) => void;
   restart: (profile: string) => void;
   quit: () => void;
-}
-
-const STATE_LABELS: Record<ProfileView['state'], string> = {
-  stopped: 'stopped',
-  starting: 'starting…',
-  ready: 'running',
-  crashed: 'crashed',
-  restarting: 'restarting…',
-  stopping: 'stopping…',
-};
-
-/** A browser the user runs is connected or not; "running" would suggest tabmux runs it. */
-function stateLabel(profile: ProfileView): string {
-  if (profile.kind === 'launched') {
-    return STATE_LABELS[profile.state];
-  }
-  const state = externalConnectionState(profile.state, profile.status?.browser ?? null);
-  return state === 'lost' ? 'disconnected, retrying' : EXTERNAL_CONNECTION_LABELS[state];
 }
 
 /**
@@ -63,7 +45,7 @@ export class TrayMenu {
       if (profile.endpoint !== null) {
         submenu.unshift({ label: `Your browser at ${profile.endpoint}`, enabled: false }, { type: 'separator' });
       }
-      return { label: `${profile.name}: ${stateLabel(profile)}`, submenu };
+      return { label: trayProfileLabel(profile), submenu };
     });
     const template: MenuItemConstructorOptions[] = [
       { label: 'Open tabmux', click: () => this.#actions.open() },
