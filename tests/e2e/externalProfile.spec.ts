@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { runCli } from '../helpers/runCli.js';
-import { startUserChromium } from '../helpers/userChromium.js';
+import { freePort, startUserChromium } from '../helpers/userChromium.js';
 import { startDashboard } from './dashboardFixture.js';
 
 /**
@@ -79,6 +79,33 @@ test('a browser of your own is added by URL, connected and disconnected, and kee
     dashboard.child.kill('SIGTERM');
     await runCli(['daemon', 'stop', '--profile', 'mine'], env);
     chromium.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('connecting to a browser that is not there fails with the reason, and says how to fix it', async ({ page }, testInfo) => {
+  const home = mkdtempSync(join(tmpdir(), 'tmx-e2e-ext-'));
+  const env = { TABMUX_HOME: home };
+  const url = `http://127.0.0.1:${await freePort()}`;
+  const dashboard = await startDashboard(env);
+  try {
+    await page.goto(dashboard.url);
+    await page.getByTestId('add-profile-button').click();
+    await page.getByTestId('add-profile-name').fill('gone');
+    await page.getByTestId('add-profile-url').fill(url);
+    await page.getByTestId('add-profile-submit').click();
+    await page.getByTestId('profile-connect-gone').click();
+    await expect(page.getByTestId('profile-state-gone')).toHaveText('failed');
+    await expect(page.getByTestId('connection-error')).toContainText('not reachable');
+    await expect(page.getByTestId('profile-connect-failed')).toContainText('--remote-debugging-port');
+    await expect(page.getByTestId('profile-connect-main')).toHaveText('Connect again');
+    await expect(page.getByTestId('toast')).toContainText('Could not connect gone');
+    const path = testInfo.outputPath('external-failed.png');
+    await page.screenshot({ path, fullPage: true });
+    await testInfo.attach('external-failed', { path, contentType: 'image/png' });
+  } finally {
+    dashboard.child.kill('SIGTERM');
+    await runCli(['daemon', 'stop', '--profile', 'gone'], env);
     rmSync(home, { recursive: true, force: true });
   }
 });
