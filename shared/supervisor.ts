@@ -9,9 +9,15 @@ import { controlMethods, type ControlInput, type ControlMethod, type ControlResu
  * types, the method list and the checks on both sides derive from it, so a method is never wired by hand twice.
  */
 
-/** One profile as the UI sees it. `status` is null while the daemon is not running (or not yet reachable). */
+/**
+ * One profile as the UI sees it. `status` is null while the daemon is not running (or not yet reachable). `kind`
+ * and `endpoint` come from the profile's config, so they are known while the daemon is down: `external` profiles
+ * connect to a browser someone else runs, at `endpoint` (credentials redacted; null for `launched`).
+ */
 const profileViewSchema = z.object({
   name: z.string(),
+  kind: z.enum(['launched', 'external']),
+  endpoint: z.string().nullable(),
   state: profileState,
   lastError: z.string().nullable(),
   status: daemonStatusSchema.nullable(),
@@ -58,6 +64,12 @@ export type DaemonCallResult = ControlResults[ForwardedDaemonMethod];
 const profileParams = z.object({ profile: profileNameSchema });
 
 /**
+ * A profile on a browser the user runs, as `tabmux profile add NAME --browser-url URL [--isolation tab|window]`
+ * makes it. Name and URL are plain strings here so that the one check the CLI also uses gives the error message.
+ */
+const addExternalParams = z.object({ name: z.string(), browserUrl: z.string(), isolation: z.enum(['tab', 'window']).optional() });
+
+/**
  * A forwarded call's own params are checked against the daemon method's schema by the supervisor (`DaemonCall`
  * gives callers the precise type); its result is one of the forwarded methods' results.
  */
@@ -71,6 +83,8 @@ export const supervisorMethods = {
   'supervisor/profile.start': { params: profileParams, result: profileViewSchema },
   'supervisor/profile.stop': { params: profileParams, result: profileViewSchema },
   'supervisor/profile.restart': { params: profileParams, result: profileViewSchema },
+  /** Stores a new external profile (errors `invalid_params`, `invalid_profile`, `profile_exists`); its daemon is not started. */
+  'supervisor/profile.addExternal': { params: addExternalParams, result: profileViewSchema },
   /** Forwards one daemon control method to the profile's daemon (error `daemon_not_running` when it is down). */
   'supervisor/daemon': { params: daemonCallSchema, result: daemonCallResultSchema },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;

@@ -1,5 +1,6 @@
 import { Menu, Tray, nativeImage, type MenuItemConstructorOptions } from 'electron';
 import type { ProfileView } from '../../shared/supervisor.js';
+import { trayProfileLabel } from './trayProfileLabel.js';
 
 export interface TrayActions {
   open: () => void;
@@ -9,16 +10,10 @@ export interface TrayActions {
   quit: () => void;
 }
 
-const STATE_LABELS: Record<ProfileView['state'], string> = {
-  stopped: 'stopped',
-  starting: 'starting…',
-  ready: 'running',
-  crashed: 'crashed',
-  restarting: 'restarting…',
-  stopping: 'stopping…',
-};
-
-/** The tray icon and its menu: every profile with its state and start/stop, then Open and Quit. */
+/**
+ * The tray icon and its menu: every profile with its state and start/stop (connect/disconnect for a browser the
+ * user runs), then Open and Quit.
+ */
 export class TrayMenu {
   readonly #tray: Tray;
   readonly #actions: TrayActions;
@@ -41,14 +36,16 @@ export class TrayMenu {
   update(profiles: readonly ProfileView[]): void {
     const profileItems: MenuItemConstructorOptions[] = profiles.map((profile) => {
       const running = profile.state === 'ready' || profile.state === 'starting' || profile.state === 'restarting';
-      return {
-        label: `${profile.name}: ${STATE_LABELS[profile.state]}`,
-        submenu: [
-          { label: 'Start', enabled: profile.state === 'stopped' || profile.state === 'crashed', click: () => this.#actions.start(profile.name) },
-          { label: 'Stop', enabled: running || profile.state === 'crashed', click: () => this.#actions.stop(profile.name) },
-          { label: 'Restart', enabled: profile.state === 'ready' || profile.state === 'crashed', click: () => this.#actions.restart(profile.name) },
-        ],
-      };
+      const external = profile.kind === 'external';
+      const submenu: MenuItemConstructorOptions[] = [
+        { label: external ? 'Connect' : 'Start', enabled: profile.state === 'stopped' || profile.state === 'crashed', click: () => this.#actions.start(profile.name) },
+        { label: external ? 'Disconnect' : 'Stop', enabled: running || profile.state === 'crashed', click: () => this.#actions.stop(profile.name) },
+        { label: external ? 'Reconnect' : 'Restart', enabled: profile.state === 'ready' || profile.state === 'crashed', click: () => this.#actions.restart(profile.name) },
+      ];
+      if (profile.endpoint !== null) {
+        submenu.unshift({ label: `Your browser at ${profile.endpoint}`, enabled: false }, { type: 'separator' });
+      }
+      return { label: trayProfileLabel(profile), submenu };
     });
     const template: MenuItemConstructorOptions[] = [
       { label: 'Open tabmux', click: () => this.#actions.open() },

@@ -100,7 +100,7 @@ async function quit(supervisor: Supervisor, window: MainWindow, tray: TrayMenu):
       defaultId: 0,
       cancelId: 2,
       message: `Quit tabmux?`,
-      detail: `Daemons are running for ${running.join(', ')}. Agents keep working if you leave them running; stopping them closes their Chrome.`,
+      detail: `Daemons are running for ${running.join(', ')}. Agents keep working if you leave them running; stopping them closes the Chrome tabmux launched and only disconnects from browsers of your own.`,
     });
     if (response === 2) {
       return;

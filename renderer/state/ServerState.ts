@@ -6,6 +6,9 @@ export type DaemonSummary = Omit<DaemonStatus, 'sessions' | 'queue' | 'workers'>
 
 export interface ProfileEntry {
   name: string;
+  /** `external`: a browser the user runs, which the daemon connects to at `endpoint` (redacted). */
+  kind: ProfileView['kind'];
+  endpoint: string | null;
   state: ProfileState;
   lastError: string | null;
   /** Null while the daemon is not running or not yet reachable. */
@@ -31,10 +34,11 @@ export function emptyServerState(): ServerState {
 }
 
 export function profileEntryOf(view: ProfileView): ProfileEntry {
+  const { name, kind, endpoint, state, lastError } = view;
   if (!view.status) {
-    return { name: view.name, state: view.state, lastError: view.lastError, daemon: null, workers: [] };
+    return { name, kind, endpoint, state, lastError, daemon: null, workers: [] };
   }
-  return { name: view.name, state: view.state, lastError: view.lastError, daemon: summaryOf(view.status), workers: view.status.workers };
+  return { name, kind, endpoint, state, lastError, daemon: summaryOf(view.status), workers: view.status.workers };
 }
 
 // Spelled out rather than spread-and-omit so a new status field is a compile error here, not a silent copy.

@@ -5,7 +5,7 @@ import { actionKey } from './actionKey.js';
 import { createActions } from './createActions.js';
 import { createTabmuxStore, type TabmuxStore } from './createTabmuxStore.js';
 import { TestHost } from './testHost.js';
-import { makeQueueEntry, makeSession, makeStatus, makeTab, makeView, stoppedView } from './testData.js';
+import { externalView, makeQueueEntry, makeSession, makeStatus, makeTab, makeView, stoppedView } from './testData.js';
 
 const A = 'sess-aaaaaaaaaaaaaaaa';
 
@@ -150,6 +150,57 @@ describe('createActions', () => {
     store.getState().receive({ type: 'profile', profile: makeView('work', { status: makeStatus('work', { pid: 101 }) }) });
     await done;
     expect(store.getState().pending).toEqual({});
+  });
+});
+
+describe('addExternalProfile', () => {
+  const ADD = actionKey('profiles', 'addExternal');
+
+  it('sends trimmed input, waits for the profile to appear and selects it', async () => {
+    const store = loadedStore();
+    const added = externalView('mine', 'stopped', null);
+    const host = new TestHost(() => added);
+    const done = createActions(host, store).addExternalProfile({ name: ' mine ', browserUrl: ' http://127.0.0.1:9333 ', isolation: 'window' });
+    await vi.waitFor(() => expect(host.calls).toHaveLength(1));
+    expect(host.calls[0]).toEqual({ method: 'supervisor/profile.addExternal', params: { name: 'mine', browserUrl: 'http://127.0.0.1:9333', isolation: 'window' } });
+    await Promise.resolve();
+    expect(store.getState().pending[ADD]).toBe(true);
+    store.getState().receive({ type: 'profile', profile: added });
+    expect(await done).toBeNull();
+    expect(store.getState().selectedProfile).toBe('mine');
+    expect(store.getState().profiles['mine']).toMatchObject({ kind: 'external', endpoint: 'http://127.0.0.1:9333', state: 'stopped' });
+    expect(store.getState().pending).toEqual({});
+  });
+
+  it('leaves the default isolation out, as profile add does', async () => {
+    const store = loadedStore();
+    const host = new TestHost(() => externalView('mine', 'stopped', null));
+    store.getState().receive({ type: 'profile', profile: externalView('mine', 'stopped', null) });
+    await createActions(host, store).addExternalProfile({ name: 'mine', browserUrl: 'http://127.0.0.1:9333', isolation: 'tab' });
+    expect(host.calls[0]?.params).toEqual({ name: 'mine', browserUrl: 'http://127.0.0.1:9333' });
+  });
+
+  it("hands the server's refusal back to the form instead of a toast", async () => {
+    const store = loadedStore();
+    const host = new TestHost(() => {
+      throw new TabmuxError('profile_exists', 'profile "work" already exists; remove it first or pick another name');
+    });
+    const refused = await createActions(host, store).addExternalProfile({ name: 'work', browserUrl: 'http://127.0.0.1:9333', isolation: 'tab' });
+    expect(refused).toBe('profile "work" already exists; remove it first or pick another name');
+    expect(store.getState().toasts).toEqual([]);
+    expect(store.getState().pending).toEqual({});
+    expect(store.getState().selectedProfile).toBeNull();
+  });
+
+  it('says a failed connect could not connect, not that the profile crashed', async () => {
+    const store = loadedStore();
+    store.getState().receive({ type: 'profile', profile: externalView('mine', 'stopped', null) });
+    const host = new TestHost(() => ({ ...externalView('mine', 'starting', null) }));
+    const done = createActions(host, store).startProfile('mine');
+    await vi.waitFor(() => expect(host.calls).toHaveLength(1));
+    store.getState().receive({ type: 'profile', profile: { ...externalView('mine', 'crashed', null), lastError: 'the browser is not reachable' } });
+    await done;
+    expect(store.getState().toasts[0]?.message).toBe('Could not connect mine: the browser is not reachable');
   });
 });
 

@@ -7,7 +7,16 @@ import { actionKey } from './actionKey.js';
 import type { TabmuxState, TabmuxStore } from './createTabmuxStore.js';
 import { waitForState } from './waitForState.js';
 
+/** A profile on a browser the user runs, as the add form collects it. */
+export interface ExternalProfileInput {
+  name: string;
+  browserUrl: string;
+  isolation: 'tab' | 'window';
+}
+
 export interface TabmuxActions {
+  /** Resolves with the server's message when the profile was refused (the form shows it), else null. */
+  addExternalProfile: (input: ExternalProfileInput) => Promise<string | null>;
   startProfile: (profile: string) => Promise<void>;
   stopProfile: (profile: string) => Promise<void>;
   restartProfile: (profile: string) => Promise<void>;
@@ -72,11 +81,33 @@ export function createActions(host: Host, store: TabmuxStore, options: ActionOpt
   const reportCrash = (profile: string): void => {
     const entry = store.getState().profiles[profile];
     if (entry?.state === 'crashed') {
-      store.getState().pushToast('error', `Profile ${profile} crashed: ${entry.lastError ?? 'no reason given'}`);
+      const what = entry.kind === 'external' ? `Could not connect ${profile}` : `Profile ${profile} crashed`;
+      store.getState().pushToast('error', `${what}: ${entry.lastError ?? 'no reason given'}`);
     }
   };
 
   return {
+    addExternalProfile: async (input) => {
+      const key = actionKey('profiles', 'addExternal');
+      if (Object.hasOwn(store.getState().pending, key)) {
+        return null;
+      }
+      store.getState().setPending(key, true);
+      try {
+        // `tab` is the default and stays out of the config, as with `profile add` without --isolation.
+        const params = { name: input.name.trim(), browserUrl: input.browserUrl.trim(), ...(input.isolation === 'window' ? { isolation: input.isolation } : {}) };
+        const added = await host.call('supervisor/profile.addExternal', params);
+        await waitForState(store, (state) => Object.hasOwn(state.profiles, added.name), confirmTimeoutMs);
+        store.getState().selectProfile(added.name);
+        return null;
+      } catch (error) {
+        return TabmuxError.from(error).message;
+      } finally {
+        store.getState().setPending(key, false);
+      }
+    },
+
+
     startProfile: (profile) =>
       run(actionKey('profile', profile, 'start'), lifecycleTimeoutMs, async () => {
         await host.call('supervisor/profile.start', { profile });

@@ -1,4 +1,4 @@
-import type { DaemonStatus, QueueEntry, SessionInfo, TabInfo, WorkerInfo } from '../../shared/model.js';
+import type { DaemonStatus, ExternalBrowserInfo, QueueEntry, SessionInfo, TabInfo, WorkerInfo } from '../../shared/model.js';
 import type { ProfileView } from '../../shared/supervisor.js';
 
 /** Builders for unit tests: complete model objects with overridable fields. */
@@ -55,9 +55,19 @@ export function makeStatus(profile: string, overrides: Partial<DaemonStatus> = {
 }
 
 export function makeView(name: string, overrides: Partial<ProfileView> = {}): ProfileView {
-  return { name, state: 'ready', lastError: null, status: makeStatus(name), tabs: [], ...overrides };
+  return { name, kind: 'launched', endpoint: null, state: 'ready', lastError: null, status: makeStatus(name), tabs: [], ...overrides };
 }
 
 export function stoppedView(name: string): ProfileView {
-  return { name, state: 'stopped', lastError: null, status: null, tabs: [] };
+  return { name, kind: 'launched', endpoint: null, state: 'stopped', lastError: null, status: null, tabs: [] };
+}
+
+export const EXTERNAL_ENDPOINT = 'http://127.0.0.1:9333';
+
+/** An external profile whose daemon runs, with the browser's connection as given (`null`: no daemon). */
+export function externalView(name: string, state: ProfileView['state'], browser: Partial<ExternalBrowserInfo> | null): ProfileView {
+  const info: ExternalBrowserInfo = { kind: 'external', state: 'connected', endpoint: EXTERNAL_ENDPOINT, lastError: null, attempts: 0, nextRetryAt: null, ...browser };
+  const chrome = { pid: null, port: null, browserUrl: null, userDataDir: null, headless: null, executable: null };
+  const status = browser === null ? null : makeStatus(name, { browser: info, chrome });
+  return { name, kind: 'external', endpoint: EXTERNAL_ENDPOINT, state, lastError: null, status, tabs: [] };
 }

@@ -1,19 +1,15 @@
+import { useMemo } from 'react';
 import type { ProfileEntry } from '../state/ServerState.js';
 import { actionKey } from '../state/actionKey.js';
 import { formatRelativeTime } from '../format/formatRelativeTime.js';
+import { profileBadge, profileVerbs } from '../state/profileStatus.js';
 import { ActionButton } from './ActionButton.js';
+import { ConnectionFacts } from './ConnectionFacts.js';
+import { Fact } from './Fact.js';
+import { KindTag } from './KindTag.js';
 import { StateBadge } from './StateBadge.js';
 import { useActions, useTabmux } from './TabmuxContext.js';
 import { useNow } from './useNow.js';
-
-function Fact(props: { label: string; value: string; testId: string; title?: string | undefined }) {
-  return (
-    <div className="fact" data-testid={props.testId} title={props.title}>
-      <dt>{props.label}</dt>
-      <dd>{props.value}</dd>
-    </div>
-  );
-}
 
 const show = (value: number | null): string => (value === null ? '—' : String(value));
 
@@ -24,14 +20,18 @@ export function ProfileHeader(props: { profile: ProfileEntry }) {
   const debug = useTabmux((state) => state.debug);
   const setDebug = useTabmux((state) => state.setDebug);
   const now = useNow(30_000);
+  const badge = useMemo(() => profileBadge(profile), [profile]);
+  const verbs = profileVerbs(profile);
+  const external = profile.kind === 'external';
   const readyWorkers = workers.filter((worker) => worker.state === 'ready').length;
 
   return (
     <header className="profile-header" data-testid="profile-header">
       <div className="profile-title">
         <h1>{profile.name}</h1>
-        <StateBadge state={profile.state} testId="profile-header-state" />
-        {daemon && daemon.state !== 'ready' && (
+        <KindTag kind={profile.kind} testId="profile-header-kind" />
+        <StateBadge badge={badge} testId="profile-header-state" />
+        {daemon && daemon.state !== 'ready' && !external && (
           <span className="muted small" data-testid="daemon-state">
             daemon {daemon.state}
           </span>
@@ -44,21 +44,26 @@ export function ProfileHeader(props: { profile: ProfileEntry }) {
         {daemon && (
           <ActionButton
             pendingKey={actionKey('profile', profile.name, 'restart')}
-            busyLabel="Restarting"
+            busyLabel={verbs.restarting}
             testId="profile-restart"
             onRun={() => actions.restartProfile(profile.name)}
-            title="Restart the daemon; agents reconnect and their sessions end"
-            confirmLabel="Restart?"
+            title={verbs.restartTitle}
+            confirmLabel={verbs.restartConfirm}
           >
-            Restart
+            {verbs.restart}
           </ActionButton>
         )}
       </div>
+      {external && <ConnectionFacts profile={profile} />}
       {daemon && (
         <dl className="facts">
-          <Fact label="Chrome pid" value={show(daemon.chrome.pid)} testId="fact-chrome-pid" title={daemon.chrome.executable ?? undefined} />
-          <Fact label="Port" value={show(daemon.chrome.port)} testId="fact-chrome-port" title={daemon.chrome.browserUrl ?? undefined} />
-          <Fact label="Mode" value={daemon.chrome.headless === null ? '-' : daemon.chrome.headless ? 'headless' : 'headed'} testId="fact-headless" />
+          {!external && (
+            <>
+              <Fact label="Chrome pid" value={show(daemon.chrome.pid)} testId="fact-chrome-pid" title={daemon.chrome.executable ?? undefined} />
+              <Fact label="Port" value={show(daemon.chrome.port)} testId="fact-chrome-port" title={daemon.chrome.browserUrl ?? undefined} />
+              <Fact label="Mode" value={daemon.chrome.headless === null ? '-' : daemon.chrome.headless ? 'headless' : 'headed'} testId="fact-headless" />
+            </>
+          )}
           <Fact label="Workers" value={`${readyWorkers}/${workers.length} ready`} testId="fact-workers" />
           <Fact label="Upstream pid" value={show(daemon.upstream.pid)} testId="fact-upstream-pid" />
           <Fact label="Daemon pid" value={String(daemon.pid)} testId="fact-daemon-pid" title={daemon.socketPath} />
@@ -66,7 +71,7 @@ export function ProfileHeader(props: { profile: ProfileEntry }) {
           <Fact label="Version" value={daemon.version} testId="fact-version" />
         </dl>
       )}
-      {daemon?.lastError && (
+      {daemon?.lastError && !external && (
         <p className="notice notice-warn" data-testid="daemon-error">
           {daemon.lastError}
         </p>

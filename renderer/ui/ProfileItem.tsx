@@ -1,6 +1,9 @@
+import { useMemo } from 'react';
 import type { ProfileEntry } from '../state/ServerState.js';
 import { actionKey } from '../state/actionKey.js';
+import { profileBadge, profileVerbs } from '../state/profileStatus.js';
 import { ActionButton } from './ActionButton.js';
+import { KindTag } from './KindTag.js';
 import { StateBadge } from './StateBadge.js';
 import { useActions, useTabmux } from './TabmuxContext.js';
 
@@ -9,10 +12,19 @@ export function ProfileItem(props: { profile: ProfileEntry; selected: boolean })
   const actions = useActions();
   const selectProfile = useTabmux((state) => state.selectProfile);
   const sessionCount = useTabmux((state) => Object.keys(state.sessions[profile.name] ?? {}).length);
+  const badge = useMemo(() => profileBadge(profile), [profile]);
+  const verbs = profileVerbs(profile);
   const running = profile.state !== 'stopped' && profile.state !== 'crashed';
+  // Test ids name the control by what it does, so a spec reads "connect", not "start", for an external profile.
+  const external = profile.kind === 'external';
 
   return (
-    <li className={`profile-item${props.selected ? ' is-selected' : ''}`} data-testid={`profile-item-${profile.name}`} data-state={profile.state}>
+    <li
+      className={`profile-item${props.selected ? ' is-selected' : ''}`}
+      data-testid={`profile-item-${profile.name}`}
+      data-state={profile.state}
+      data-kind={profile.kind}
+    >
       <button
         type="button"
         className="profile-select"
@@ -20,9 +32,17 @@ export function ProfileItem(props: { profile: ProfileEntry; selected: boolean })
         aria-current={props.selected ? 'page' : undefined}
         data-testid={`profile-select-${profile.name}`}
       >
-        <span className="profile-name">{profile.name}</span>
+        <span className="profile-name-row">
+          <span className="profile-name">{profile.name}</span>
+          <KindTag kind={profile.kind} testId={`profile-kind-${profile.name}`} />
+        </span>
+        {profile.endpoint !== null && (
+          <span className="profile-endpoint" data-testid={`profile-endpoint-${profile.name}`} title={profile.endpoint}>
+            {profile.endpoint}
+          </span>
+        )}
         <span className="profile-meta">
-          <StateBadge state={profile.state} testId={`profile-state-${profile.name}`} />
+          <StateBadge badge={badge} testId={`profile-state-${profile.name}`} />
           {profile.state === 'ready' && (
             <span className="muted small">
               {sessionCount} {sessionCount === 1 ? 'session' : 'sessions'}
@@ -33,24 +53,24 @@ export function ProfileItem(props: { profile: ProfileEntry; selected: boolean })
       {running ? (
         <ActionButton
           pendingKey={actionKey('profile', profile.name, 'stop')}
-          busyLabel="Stopping"
-          testId={`profile-stop-${profile.name}`}
+          busyLabel={verbs.stopping}
+          testId={`profile-${external ? 'disconnect' : 'stop'}-${profile.name}`}
           onRun={() => actions.stopProfile(profile.name)}
           disabled={profile.state === 'stopping'}
-          title="Stop the daemon, its Chrome and workers"
-          confirmLabel="Stop?"
+          title={verbs.stopTitle}
+          confirmLabel={verbs.stopConfirm}
         >
-          Stop
+          {verbs.stop}
         </ActionButton>
       ) : (
         <ActionButton
           pendingKey={actionKey('profile', profile.name, 'start')}
-          busyLabel="Starting"
-          testId={`profile-start-${profile.name}`}
+          busyLabel={verbs.starting}
+          testId={`profile-${external ? 'connect' : 'start'}-${profile.name}`}
           onRun={() => actions.startProfile(profile.name)}
-          title="Start the daemon with its own Chrome"
+          title={verbs.startTitle}
         >
-          Start
+          {verbs.start}
         </ActionButton>
       )}
     </li>

@@ -1,4 +1,5 @@
 import { actionKey } from '../state/actionKey.js';
+import { profileVerbs } from '../state/profileStatus.js';
 import { ActionButton } from './ActionButton.js';
 import { DebugPanel } from './DebugPanel.js';
 import { EmptyState } from './EmptyState.js';
@@ -19,12 +20,14 @@ export function ProfilePane(props: { profile: string }) {
     return null;
   }
 
+  const verbs = profileVerbs(entry);
   const startButton = (label: string) => (
     <ActionButton
       pendingKey={actionKey('profile', profile, 'start')}
-      busyLabel="Starting"
-      testId="profile-start-main"
+      busyLabel={verbs.starting}
+      testId={entry.kind === 'external' ? 'profile-connect-main' : 'profile-start-main'}
       variant="primary"
+      title={verbs.startTitle}
       onRun={() => actions.startProfile(profile)}
     >
       {label}
@@ -32,7 +35,26 @@ export function ProfilePane(props: { profile: string }) {
   );
 
   let body;
-  if (entry.state === 'stopped') {
+  if (entry.kind === 'external' && entry.state === 'stopped') {
+    body = (
+      <EmptyState testId="profile-disconnected" title="Not connected to your browser">
+        <p>
+          Connect to let agents open tabs of their own in the browser at <code>{entry.endpoint}</code>. Agents that use the profile connect on their own,
+          too. Your tabs stay yours, and disconnecting never closes the browser.
+        </p>
+        {startButton('Connect')}
+      </EmptyState>
+    );
+  } else if (entry.kind === 'external' && entry.state === 'crashed') {
+    body = (
+      <EmptyState testId="profile-connect-failed" title="Could not connect">
+        <p>
+          Is the browser running with <code>--remote-debugging-port</code> at <code>{entry.endpoint}</code>? Start it, then connect again.
+        </p>
+        {startButton('Connect again')}
+      </EmptyState>
+    );
+  } else if (entry.state === 'stopped') {
     body = (
       <EmptyState testId="profile-stopped" title="This profile's daemon is not running">
         <p>Start it to launch its Chrome and workers. Agents that use the profile start it on their own, too.</p>
@@ -52,7 +74,7 @@ export function ProfilePane(props: { profile: string }) {
     );
   } else if (!entry.daemon) {
     body = (
-      <EmptyState testId="profile-starting" title={entry.state === 'stopping' ? 'Stopping…' : 'Starting Chrome and its workers…'}>
+      <EmptyState testId="profile-starting" title={startingTitle(entry.kind, entry.state === 'stopping')}>
         <span className="spinner spinner-lg" aria-hidden="true" />
       </EmptyState>
     );
@@ -75,4 +97,11 @@ export function ProfilePane(props: { profile: string }) {
       {body}
     </main>
   );
+}
+
+function startingTitle(kind: 'launched' | 'external', stopping: boolean): string {
+  if (kind === 'external') {
+    return stopping ? 'Disconnecting…' : 'Connecting to your browser…';
+  }
+  return stopping ? 'Stopping…' : 'Starting Chrome and its workers…';
 }

@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { profileList, selectSelectedProfile } from '../state/selectProfiles.js';
+import { AddExternalProfile } from './AddExternalProfile.js';
 import { EmptyState } from './EmptyState.js';
 import { ProfileItem } from './ProfileItem.js';
 import { useTabmux } from './TabmuxContext.js';
@@ -25,6 +26,7 @@ export function Sidebar() {
           <ProfileItem key={profile.name} profile={profile} selected={profile.name === selected} />
         ))}
       </ul>
+      {loaded && <AddExternalProfile />}
     </nav>
   );
 }

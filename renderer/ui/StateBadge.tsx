@@ -1,19 +1,11 @@
-import type { ProfileState } from '../../shared/model.js';
+import type { ProfileBadge } from '../state/profileStatus.js';
 
-const LABELS: Record<ProfileState, string> = {
-  stopped: 'stopped',
-  starting: 'starting',
-  ready: 'ready',
-  crashed: 'crashed',
-  restarting: 'restarting',
-  stopping: 'stopping',
-};
-
-export function StateBadge(props: { state: ProfileState; testId?: string }) {
+export function StateBadge(props: { badge: ProfileBadge; testId?: string }) {
+  const { badge } = props;
   return (
-    <span className={`badge badge-${props.state}`} data-testid={props.testId} data-state={props.state}>
+    <span className={`badge badge-${badge.tone}`} data-testid={props.testId} data-state={badge.state} title={badge.title}>
       <span className="badge-dot" aria-hidden="true" />
-      {LABELS[props.state]}
+      {badge.label}
     </span>
   );
 }

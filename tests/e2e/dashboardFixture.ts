@@ -16,7 +16,7 @@ export interface TabmuxStack {
   cliInBackground: (args: readonly string[]) => { done: Promise<CliResult>; finished: () => boolean };
 }
 
-async function startDashboard(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+export async function startDashboard(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [cliPath(), 'dashboard', '--port', '0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const stdout = child.stdout;
   if (!stdout) {

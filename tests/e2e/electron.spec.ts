@@ -33,6 +33,9 @@ test('the tray app lists a profile in its tray menu and window, and starts it', 
   }
   const home = mkdtempSync(join(tmpdir(), 'tmx-app-'));
   const env = { TABMUX_HOME: home, TABMUX_HEADLESS: '1' };
+  // A browser of the user's own, never started here: the menu says whether it is connected, not whether it runs.
+  const added = await runCli(['profile', 'add', 'mine', '--browser-url', 'http://127.0.0.1:9'], env);
+  expect(added.code, added.stderr).toBe(0);
   const app = await electron.launch({
     executablePath: binary.path,
     args: [join(packageRoot(), 'dist', 'electron-app', 'main.cjs'), '--no-sandbox'],
@@ -45,6 +48,9 @@ test('the tray app lists a profile in its tray menu and window, and starts it', 
     expect(hasBridge).toBe('object');
     const trayLabels = async (): Promise<unknown> => app.evaluate((): unknown => Reflect.get(globalThis, 'tabmuxTrayLabels'));
     await expect.poll(trayLabels).toContain('default: stopped');
+    await expect.poll(trayLabels).toContain('mine: disconnected');
+    await expect(window.getByTestId('profile-item-mine')).toHaveAttribute('data-kind', 'external');
+    await expect(window.getByTestId('profile-connect-mine')).toBeVisible();
 
     await window.getByTestId('profile-start-default').click();
     await expect(window.getByTestId('profile-item-default')).toHaveAttribute('data-state', 'ready', { timeout: 60_000 });

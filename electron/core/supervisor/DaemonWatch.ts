@@ -9,6 +9,8 @@ export interface DaemonWatchOptions {
   /** Sessions and the queue change which tabs exist; the tab list is fetched again this long after the last change. */
   tabsDebounceMs?: number;
   onEvent: (event: DaemonEvent) => void;
+  /** The whole status was fetched again (see `#refreshStatus`). */
+  onStatus?: () => void;
   onClose: () => void;
 }
 
@@ -25,14 +27,18 @@ export class DaemonWatch {
   #refreshing = false;
   #refreshAgain = false;
   #lastQueueKey = '';
+  #statusRefresh: Promise<void> | null = null;
+  #statusAgain = false;
   readonly #tabsDebounceMs: number;
   readonly #onEvent: (event: DaemonEvent) => void;
+  readonly #onStatus: () => void;
 
   private constructor(client: DaemonClient, status: DaemonStatus, tabs: TabInfo[], options: DaemonWatchOptions) {
     this.client = client;
     this.#state = { status, tabs };
     this.#tabsDebounceMs = options.tabsDebounceMs ?? 250;
     this.#onEvent = options.onEvent;
+    this.#onStatus = options.onStatus ?? (() => undefined);
     this.#lastQueueKey = queueKey(status.queue);
     client.onEvent((event) => this.#handle(event));
     client.onClose(() => {
@@ -92,6 +98,9 @@ export class DaemonWatch {
     if (event.type === 'tabs') {
       this.#syncUpstreamSelection(event.tabs);
     }
+    if (event.type === 'daemon' && this.#state.status.browser.kind === 'external') {
+      void this.#refreshStatus();
+    }
     if (event.type === 'session.updated' || event.type === 'session.closed') {
       this.#scheduleTabs();
     } else if (event.type === 'queue') {
@@ -121,6 +130,33 @@ export class DaemonWatch {
     });
     if (changed) {
       this.#handle({ type: 'workers', profile: status.profile, workers });
+    }
+  }
+
+  /**
+   * An external browser's connection (state, attempts, next retry) changes with the daemon's state, but the
+   * `daemon` event carries only that state; fetch the status so a UI shows why and when it retries.
+   */
+  async #refreshStatus(): Promise<void> {
+    if (this.#statusRefresh) {
+      this.#statusAgain = true;
+      return;
+    }
+    this.#statusRefresh = this.client.call('tabmux/status').then(
+      (status) => {
+        if (!this.#closed) {
+          this.#state = { ...this.#state, status };
+          this.#onStatus();
+        }
+      },
+      // The daemon is stopping; its close is reported on its own.
+      () => undefined,
+    );
+    await this.#statusRefresh;
+    this.#statusRefresh = null;
+    if (this.#statusAgain) {
+      this.#statusAgain = false;
+      await this.#refreshStatus();
     }
   }
 

@@ -1,13 +1,16 @@
 import { TabmuxError } from '../../../shared/errors.js';
-import type { DaemonEvent, DaemonState as DaemonLifecycle, ProfileState } from '../../../shared/model.js';
+import type { DaemonEvent, ProfileState } from '../../../shared/model.js';
 import type { ForwardedDaemonMethod, ProfileView, SupervisorEvent, SupervisorSnapshot } from '../../../shared/supervisor.js';
 import { startDaemon, stopDaemon } from '../daemonProcess.js';
 import { Logger } from '../Logger.js';
 import type { TabmuxPaths } from '../paths.js';
-import { ProfileStore, validateProfileName } from '../ProfileStore.js';
+import { addExternalProfile, type ExternalProfileRequest } from '../addExternalProfile.js';
+import { ProfileStore, validateProfileName, type ProfileConfig } from '../ProfileStore.js';
 import { daemonLogTail } from '../daemonLog.js';
 import { classifyDaemonExit } from './daemonExit.js';
 import { DaemonWatch } from './DaemonWatch.js';
+import { profileSource, type ProfileSource } from './profileSource.js';
+import { profileStateOf } from './profileStateOf.js';
 import { RestartPolicy, type RestartPolicyOptions } from './RestartPolicy.js';
 
 export interface SupervisorOptions {
@@ -23,6 +26,9 @@ export interface SupervisorOptions {
 
 interface Slot {
   name: string;
+  /** From the profile's config, re-read on every scan. */
+  kind: ProfileSource['kind'];
+  endpoint: string | null;
   state: ProfileState;
   lastError: string | null;
   watch: DaemonWatch | null;
@@ -121,6 +127,17 @@ export class Supervisor {
     return view(slot);
   }
 
+  /** Creates a profile on a browser the user runs (see `addExternalProfile`); it connects once started. */
+  async addExternalProfile(request: ExternalProfileRequest): Promise<ProfileView> {
+    await addExternalProfile(this.#store, request);
+    await this.#scan();
+    if (!this.#slots.has(request.name)) {
+      // The scan that was under way had read the list before the profile was stored.
+      await this.#scan();
+    }
+    return view(this.#slot(request.name));
+  }
+
   /** Forwards one control call to a profile's daemon on the supervisor's own connection. */
   async forward(profile: string, method: ForwardedDaemonMethod, params: unknown): Promise<unknown> {
     const slot = this.#slot(profile);
@@ -182,27 +199,29 @@ export class Supervisor {
   }
 
   async #scanOnce(): Promise<void> {
-    let names: string[];
+    let entries: { name: string; config: ProfileConfig }[] | undefined;
     try {
-      names = (await this.#store.list()).map((entry) => entry.name);
+      entries = await this.#store.list();
     } catch (error) {
       // A broken profiles.json must not blank the UI; keep what is known and say why in the log.
       this.#logger.warn(`cannot read profiles: ${TabmuxError.from(error).message}`);
-      names = [...this.#slots.keys()];
     }
-    for (const name of names) {
-      if (!this.#slots.has(name)) {
-        this.#slots.set(name, {
-          name,
-          state: 'stopped',
-          lastError: null,
-          watch: null,
-          ours: false,
-          busy: false,
-          readyAt: null,
-          restartTimer: null,
-          policy: new RestartPolicy(this.#options.restart),
-        });
+    const names = entries ? entries.map((entry) => entry.name) : [...this.#slots.keys()];
+    for (const { name, config } of entries ?? []) {
+      const source = profileSource(config);
+      const known = this.#slots.get(name);
+      if (known) {
+        if (known.kind !== source.kind || known.endpoint !== source.endpoint) {
+          // Removed and added again with another browser; the UI must not keep showing the old one.
+          Object.assign(known, source);
+          this.#emit({ type: 'profile', profile: view(known) });
+        }
+      } else {
+        const policy = new RestartPolicy(this.#options.restart);
+        const slot: Slot = { name, ...source, state: 'stopped', lastError: null, watch: null, ours: false, busy: false, readyAt: null, restartTimer: null, policy };
+        this.#slots.set(name, slot);
+        // A profile added by the CLI or another window shows up in every UI without a reload.
+        this.#emit({ type: 'profile', profile: view(slot) });
       }
     }
     for (const [name, slot] of this.#slots) {
@@ -225,6 +244,11 @@ export class Supervisor {
       profile: slot.name,
       ...(this.#options.tabsDebounceMs === undefined ? {} : { tabsDebounceMs: this.#options.tabsDebounceMs }),
       onEvent: (event) => this.#relay(slot, watch, event),
+      onStatus: () => {
+        if (slot.watch === watch && watch && !this.#disposed) {
+          this.#emit({ type: 'profile', profile: view(slot) });
+        }
+      },
       onClose: () => void this.#closed(slot, watch),
     });
     if (!watch) {
@@ -237,7 +261,7 @@ export class Supervisor {
     slot.watch = watch;
     slot.ours = ours;
     slot.readyAt = Date.now();
-    this.#set(slot, profileState(watch.status.state), watch.status.lastError);
+    this.#set(slot, profileStateOf(watch.status.state), watch.status.lastError);
     return true;
   }
 
@@ -247,7 +271,7 @@ export class Supervisor {
     }
     this.#emit({ type: 'daemon', profile: slot.name, event });
     if (event.type === 'daemon' && !slot.busy) {
-      this.#set(slot, profileState(event.state), event.lastError);
+      this.#set(slot, profileStateOf(event.state), event.lastError);
     }
   }
 
@@ -365,19 +389,6 @@ export class Supervisor {
 
 function view(slot: Slot): ProfileView {
   const watch = slot.watch;
-  return { name: slot.name, state: slot.state, lastError: slot.lastError, status: watch ? watch.status : null, tabs: watch ? watch.tabs : [] };
-}
-
-/** A running daemon's own state, as the profile's: a daemon relaunching its Chrome is restarting, not ready. */
-function profileState(state: DaemonLifecycle): ProfileState {
-  switch (state) {
-    case 'starting':
-    case 'stopping':
-    case 'ready':
-      return state;
-    case 'degraded':
-      return 'restarting';
-    default:
-      return 'crashed';
-  }
+  const { name, kind, endpoint, state, lastError } = slot;
+  return { name, kind, endpoint, state, lastError, status: watch ? watch.status : null, tabs: watch ? watch.tabs : [] };
 }

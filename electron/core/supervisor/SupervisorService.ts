@@ -36,6 +36,10 @@ export class SupervisorService {
         return this.#supervisor.stopProfile(parse(supervisorMethods[method].params, method, params).profile);
       case 'supervisor/profile.restart':
         return this.#supervisor.restartProfile(parse(supervisorMethods[method].params, method, params).profile);
+      case 'supervisor/profile.addExternal': {
+        const { isolation, ...request } = parse(supervisorMethods[method].params, method, params);
+        return this.#supervisor.addExternalProfile(isolation === undefined ? request : { ...request, isolation });
+      }
       case 'supervisor/daemon': {
         const call = parse(supervisorMethods[method].params, method, params);
         const checked = parse(controlMethods[call.method].params, call.method, call.params);

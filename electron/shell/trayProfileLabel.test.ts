@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { ExternalBrowserInfo } from '../../shared/model.js';
+import type { ProfileView } from '../../shared/supervisor.js';
+import { trayProfileLabel } from './trayProfileLabel.js';
+
+/** Only the fields the label reads matter; the status carries just the browser report. */
+function view(kind: ProfileView['kind'], state: ProfileView['state'], browser: ExternalBrowserInfo['state'] | null = null): ProfileView {
+  const status = browser === null ? null : { ...STATUS, browser: { ...STATUS.browser, state: browser } };
+  return { name: kind === 'external' ? 'mine' : 'work', kind, endpoint: null, state, lastError: null, tabs: [], status };
+}
+
+const STATUS: NonNullable<ProfileView['status']> & { browser: ExternalBrowserInfo } = {
+  protocolVersion: 1,
+  version: '0.1.0',
+  profile: 'mine',
+  pid: 1,
+  socketPath: '/run/mine.sock',
+  startedAt: 0,
+  state: 'ready',
+  lastError: null,
+  browser: { kind: 'external', state: 'connected', endpoint: 'http://127.0.0.1:9222', lastError: null, attempts: 0, nextRetryAt: null },
+  chrome: { pid: null, port: null, browserUrl: null, userDataDir: null, headless: null, executable: null },
+  upstream: { pid: null },
+  workers: [],
+  sessions: [],
+  queue: [],
+  settings: { sessionTtlMs: 1, reapIntervalMs: 1, callTimeoutMs: 1, workers: 1, workerIdleMs: 1, toolTimeoutsMs: {} },
+};
+
+describe('trayProfileLabel', () => {
+  it('says running or stopped for a Chrome tabmux launches', () => {
+    expect(trayProfileLabel(view('launched', 'ready'))).toBe('work: running');
+    expect(trayProfileLabel(view('launched', 'stopped'))).toBe('work: stopped');
+  });
+
+  it('says connected or disconnected for a browser the user runs', () => {
+    expect(trayProfileLabel(view('external', 'stopped'))).toBe('mine: disconnected');
+    expect(trayProfileLabel(view('external', 'starting'))).toBe('mine: connecting');
+    expect(trayProfileLabel(view('external', 'ready', 'connected'))).toBe('mine: connected');
+    expect(trayProfileLabel(view('external', 'restarting', 'disconnected'))).toBe('mine: disconnected, retrying');
+    expect(trayProfileLabel(view('external', 'crashed'))).toBe('mine: failed');
+  });
+});

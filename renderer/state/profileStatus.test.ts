@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { externalConnectionFacts, profileBadge, profileVerbs } from './profileStatus.js';
+import { profileEntryOf } from './ServerState.js';
+import { EXTERNAL_ENDPOINT, externalView, makeView, stoppedView } from './testData.js';
+
+describe('profileBadge', () => {
+  it("shows a launched profile's daemon state", () => {
+    expect(profileBadge(profileEntryOf(makeView('work')))).toMatchObject({ state: 'ready', label: 'ready', tone: 'ok' });
+    expect(profileBadge(profileEntryOf(stoppedView('work')))).toMatchObject({ state: 'stopped', label: 'stopped', tone: 'idle' });
+    const crashed = profileEntryOf(makeView('work', { state: 'crashed', lastError: 'Chrome would not start', status: null }));
+    expect(profileBadge(crashed)).toMatchObject({ label: 'crashed', tone: 'error', title: 'Chrome would not start' });
+  });
+
+  it('says connected or disconnected for an external profile, never running or stopped', () => {
+    expect(profileBadge(profileEntryOf(externalView('mine', 'stopped', null)))).toMatchObject({ state: 'disconnected', label: 'disconnected', tone: 'idle' });
+    expect(profileBadge(profileEntryOf(externalView('mine', 'starting', null)))).toMatchObject({ state: 'connecting', label: 'connecting', tone: 'progress' });
+    expect(profileBadge(profileEntryOf(externalView('mine', 'ready', { state: 'connected' })))).toMatchObject({ state: 'connected', label: 'connected', tone: 'ok' });
+    expect(profileBadge(profileEntryOf(externalView('mine', 'ready', { state: 'pending' })))).toMatchObject({ state: 'pending', label: 'pending', tone: 'pending' });
+    expect(profileBadge(profileEntryOf(externalView('mine', 'stopping', { state: 'connected' })))).toMatchObject({ label: 'disconnecting' });
+  });
+
+  it('explains a lost browser with its own error and a failed connect with the start error', () => {
+    const lost = profileEntryOf(externalView('mine', 'restarting', { state: 'disconnected', lastError: 'the browser went away' }));
+    expect(profileBadge(lost)).toEqual({ state: 'lost', label: 'disconnected', tone: 'warn', title: 'the browser went away' });
+    const failed = { ...profileEntryOf(externalView('mine', 'crashed', null)), lastError: 'the browser is not reachable' };
+    expect(profileBadge(failed)).toEqual({ state: 'failed', label: 'failed', tone: 'error', title: 'the browser is not reachable' });
+  });
+});
+
+describe('profileVerbs', () => {
+  it('connects and disconnects an external profile, starts and stops a launched one', () => {
+    const external = profileVerbs({ kind: 'external', endpoint: EXTERNAL_ENDPOINT });
+    expect([external.start, external.stop, external.restart]).toEqual(['Connect', 'Disconnect', 'Reconnect']);
+    expect(external.startTitle).toContain(EXTERNAL_ENDPOINT);
+    expect(external.stopTitle).toMatch(/browser .* stay open/);
+    const launched = profileVerbs({ kind: 'launched', endpoint: null });
+    expect([launched.start, launched.stop, launched.restart]).toEqual(['Start', 'Stop', 'Restart']);
+  });
+});
+
+describe('externalConnectionFacts', () => {
+  it('is null for a launched profile', () => {
+    expect(externalConnectionFacts(profileEntryOf(makeView('work')), 0)).toBeNull();
+  });
+
+  it('shows the endpoint from the config while no daemon runs', () => {
+    expect(externalConnectionFacts(profileEntryOf(externalView('mine', 'stopped', null)), 0)).toEqual({
+      endpoint: EXTERNAL_ENDPOINT,
+      attempts: 0,
+      lastError: null,
+      retryInMs: null,
+    });
+  });
+
+  it('counts down to the next retry and never below zero', () => {
+    const entry = profileEntryOf(externalView('mine', 'restarting', { state: 'disconnected', attempts: 3, nextRetryAt: 10_000, lastError: 'refused' }));
+    expect(externalConnectionFacts(entry, 4_000)).toEqual({ endpoint: EXTERNAL_ENDPOINT, attempts: 3, lastError: 'refused', retryInMs: 6_000 });
+    expect(externalConnectionFacts(entry, 12_000)?.retryInMs).toBe(0);
+  });
+});
