@@ -1,6 +1,7 @@
 import { TabmuxError } from '../../shared/errors.js';
 import { parseWsHeader, validateBrowserUrl, validateWsEndpoint } from '../core/browserUrl.js';
 import { shownProfileConfig } from '../core/shownProfileConfig.js';
+import { validateIsolation } from '../core/addExternalProfile.js';
 import { ProfileStore } from '../core/ProfileStore.js';
 import { boolOption, stringOption, stringsOption, type Command, type CommandContext } from './Command.js';
 import { connectOrStart, isDaemonRunning, startDaemon, stopDaemon, tryConnect } from '../core/daemonProcess.js';
@@ -214,10 +215,7 @@ const profileCommands: Command[] = [
       }
       const isolation = stringOption(context.values, 'isolation');
       if (isolation !== undefined) {
-        if (isolation !== 'tab' && isolation !== 'window') {
-          throw new TabmuxError('invalid_params', '--isolation must be tab (the default) or window (a window per session)');
-        }
-        config['isolation'] = isolation;
+        config['isolation'] = validateIsolation(isolation);
       }
       const entry = await new ProfileStore(context.paths).add(name, config);
       print(context, { name: entry.name, config: shownProfileConfig(entry.config) }, `added profile ${entry.name}`);

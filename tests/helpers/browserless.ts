@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './userChromium.js';
 import { waitUntil } from './waitFor.js';
 
 export interface BrowserlessServer {
@@ -13,18 +13,6 @@ export interface BrowserlessServer {
   /** Its browsers, as its `/sessions` lists them (one row per browser and per page). */
   sessions: () => Promise<{ id: string; browserId?: string; type: string }[]>;
   stop: () => Promise<void>;
-}
-
-/** A free loopback port (taken, then given back). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') {
-    throw new Error('no port');
-  }
-  return address.port;
 }
 
 /**

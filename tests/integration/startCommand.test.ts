@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { profileLogFile } from '../../electron/core/paths.js';
 import type { DaemonStatus } from '../../shared/model.js';
-import { freePort } from '../helpers/browserless.js';
+import { freePort } from '../helpers/userChromium.js';
 import { alive, cliDriver } from '../helpers/cliDriver.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor, waitUntil } from '../helpers/waitFor.js';

@@ -1,10 +1,12 @@
 import type { ProfileView } from '../../../shared/supervisor.js';
-import { redactUrl } from '../browserUrl.js';
+import { externalEndpointOf } from '../browser/browserForProfile.js';
+import { describeEndpoint } from '../browser/externalEndpoint.js';
 import type { ProfileConfig } from '../ProfileStore.js';
 
-/** Which browser a profile's config names, as a UI shows it before any daemon runs. */
+/** Which browser a profile's config names, as a UI shows it before any daemon runs (credentials hidden). */
 export type ProfileSource = Pick<ProfileView, 'kind' | 'endpoint'>;
 
 export function profileSource(config: ProfileConfig): ProfileSource {
-  return config.browserUrl === undefined ? { kind: 'launched', endpoint: null } : { kind: 'external', endpoint: redactUrl(config.browserUrl) };
+  const endpoint = externalEndpointOf(config);
+  return endpoint === undefined ? { kind: 'launched', endpoint: null } : { kind: 'external', endpoint: describeEndpoint(endpoint) };
 }
