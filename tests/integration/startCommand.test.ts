@@ -31,7 +31,7 @@ async function answers(): Promise<boolean> {
 afterAll(async () => {
   await tabmux(['daemon', 'stop', '--profile', 'own']);
   try {
-    process.kill(browserPid(), 'SIGKILL');
+    process.kill(-browserPid(), 'SIGKILL');
   } catch {
     // Not started, or already gone.
   }
@@ -71,7 +71,8 @@ describe('a profile with --start-command', () => {
     const before = (await ok(['session', 'create', '--profile', 'own'])).trim();
     await ok(['mcp', 'call', '--profile', 'own', '--session', before, 'list_pages']);
     const first = browserPid();
-    process.kill(first, 'SIGKILL');
+    // The whole process group, as a crash of the browser takes its helpers along.
+    process.kill(-first, 'SIGKILL');
     await waitUntil(async () => (await json<DaemonStatus>(['daemon', 'status', '--profile', 'own'])).browser.kind === 'external' && !(await answers()), 'the browser to be gone');
     await waitUntil(
       async () => {
