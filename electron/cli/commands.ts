@@ -7,6 +7,7 @@ import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
 import { dashboardCommands } from './dashboardCommand.js';
+import { logCommands } from './logCommands.js';
 
 function print(context: CommandContext, json: unknown, text: string): void {
   context.stdout(context.json ? JSON.stringify(json, null, 2) : text);
@@ -143,10 +144,10 @@ const profileCommands: Command[] = [
   },
   {
     words: ['profile', 'add'],
-    usage: 'tabmux profile add NAME [--chrome PATH] [--headless] [--chrome-arg FLAG]... [--workers N] [--isolation tab|window] | NAME --browser-url URL [--workers N] [--isolation tab|window]',
+    usage: 'tabmux profile add NAME [--chrome PATH] [--headless] [--chrome-arg FLAG]... [--workers N] [--isolation tab|window] [--log-values] | NAME --browser-url URL [--workers N] [--isolation tab|window] [--log-values]',
     summary: 'Create a profile with its own Chrome user-data-dir, or one that connects to your own browser (--browser-url)',
     positionals: [1, 1],
-    options: { ...chromeOptions, 'chrome-arg': { type: 'string', multiple: true }, workers: { type: 'string' }, 'browser-url': { type: 'string' }, isolation: { type: 'string' } },
+    options: { ...chromeOptions, 'chrome-arg': { type: 'string', multiple: true }, workers: { type: 'string' }, 'browser-url': { type: 'string' }, isolation: { type: 'string' }, 'log-values': { type: 'boolean' } },
     run: async (context) => {
       const name = context.positionals[0] ?? '';
       const chromeArgs = context.values['chrome-arg'];
@@ -182,6 +183,10 @@ const profileCommands: Command[] = [
           throw new TabmuxError('invalid_params', '--isolation must be tab (the default) or window (a window per session)');
         }
         config['isolation'] = isolation;
+      }
+      if (boolOption(context.values, 'log-values')) {
+        // Typed values and header values are kept in the activity log in clear.
+        config['logValues'] = true;
       }
       const entry = await new ProfileStore(context.paths).add(name, config);
       print(context, entry, `added profile ${entry.name}`);
@@ -306,5 +311,5 @@ const sessionCommands: Command[] = [
   },
 ];
 
-export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...dashboardCommands];
+export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...logCommands, ...dashboardCommands];
 
