@@ -36,7 +36,9 @@ export function TimelinePanel(props: { profile: string }) {
     return null;
   }
   const { entries } = timeline;
-  const { first, last } = timelineWindow(entries.length, ROW_HEIGHT, scrollTop, VIEW_HEIGHT);
+  // A short history takes only the room it needs.
+  const viewHeight = Math.min(VIEW_HEIGHT, entries.length * ROW_HEIGHT + 2);
+  const { first, last } = timelineWindow(entries.length, ROW_HEIGHT, scrollTop, viewHeight);
   const shown = entries.slice(first, last);
   const detail = selected === null ? undefined : entries.find((entry) => entry.id === selected);
   const meta = { profile: props.profile, session: timeline.session, exportedAt: Date.now() };
@@ -76,7 +78,7 @@ export function TimelinePanel(props: { profile: string }) {
       ) : (
         <>
           {timeline.truncated && <p className="muted timeline-note">Older calls are in the log but not shown here; read them with tabmux log.</p>}
-          <div className="timeline" data-testid="timeline-list" data-count={entries.length} style={{ height: VIEW_HEIGHT }} onScroll={onScroll}>
+          <div className="timeline" data-testid="timeline-list" data-count={entries.length} style={{ height: viewHeight }} onScroll={onScroll}>
             <div style={{ height: first * ROW_HEIGHT }} />
             {shown.map((entry) => (
               <button

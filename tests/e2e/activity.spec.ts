@@ -18,7 +18,7 @@ async function openDashboard(page: Page, url: string): Promise<void> {
   await expect(page.getByTestId('profile-pane-default')).toBeVisible();
 }
 
-test('a session history shows each call with its outcome, live', async ({ page, stack }) => {
+test('a session history shows each call with its outcome, live', async ({ page, stack }, testInfo) => {
   await openDashboard(page, stack.url);
   sessionId = (await stack.cli(['session', 'create', '--label', 'historian'])).stdout.trim();
   expect((await stack.cli(['mcp', 'call', '--session', sessionId, 'new_page', JSON.stringify({ url: PAGE })])).code).toBe(0);
@@ -44,6 +44,9 @@ test('a session history shows each call with its outcome, live', async ({ page, 
   await expect(rows).toHaveCount(4);
   await expect(rows.nth(3)).toContainText('list_pages');
   expect(await page.evaluate("'__pwned' in window")).toBe(false);
+  const shot = testInfo.outputPath('timeline.png');
+  await page.screenshot({ path: shot, fullPage: true });
+  await testInfo.attach('timeline', { path: shot, contentType: 'image/png' });
 });
 
 test('the HTML export is one self-contained file that shows hostile strings as text', async ({ page, stack, browser }, testInfo) => {
