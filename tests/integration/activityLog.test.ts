@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -7,7 +8,7 @@ import type { ActivityEntry } from '../../shared/activity.js';
 import { readActivityLog } from '../../electron/core/activity/readActivityLog.js';
 import { profileActivityDir } from '../../electron/core/paths.js';
 import { html, startTestDaemon, uidOf, type TestDaemon } from '../helpers/daemonFixture.js';
-import { runCli } from '../helpers/runCli.js';
+import { cliPath, runCli } from '../helpers/runCli.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor, waitUntil } from '../helpers/waitFor.js';
 import { isProcessAlive } from '../../electron/core/processes.js';
@@ -111,11 +112,29 @@ describe('activity log on real flows', () => {
     }
   });
 
+  it('follows new calls with tabmux log --follow', async () => {
+    const child = spawn(process.execPath, [cliPath(), 'log', '--follow', '--json', '--session', sessionId, '--since', '1h'], { env: { ...process.env, TABMUX_HOME: t.home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines: string[] = [];
+    createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+    try {
+      // What the log held first, then the new call.
+      await waitFor(() => (lines.length >= 13 ? true : undefined), 'the logged calls');
+      const control = await t.connect();
+      expect((await control.call('tabmux/call', { session: sessionId, name: 'list_pages' })).isError).not.toBe(true);
+      await waitFor(() => (lines.length >= 14 ? true : undefined), 'the followed call');
+      const entries = lines.map((line) => JSON.parse(line) as ActivityEntry);
+      expect(entries.at(-1)).toMatchObject({ session: sessionId, tool: 'list_pages', outcome: 'ok' });
+      expect(new Set(entries.map((entry) => entry.id)).size).toBe(entries.length);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
   it('keeps the entries after daemon stop, with no typed value in any file of the home', async () => {
     await t.stop(true);
     const dir = profileActivityDir({ configDir: join(t.home, 'config'), dataDir: join(t.home, 'data'), runtimeDir: join(t.home, 'run') }, 'default');
     const { entries } = await readActivityLog(dir, { session: sessionId, limit: 100 });
-    expect(entries).toHaveLength(13);
+    expect(entries).toHaveLength(14);
     for (const file of readdirSync(dir)) {
       expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
     }
