@@ -10,6 +10,7 @@ import { BROWSER_SUITES, selectedSuites, SUITES, type SuiteName } from './lib/su
 import { TabmuxDaemon } from './lib/TabmuxDaemon.js';
 import { subresourcePage } from './lib/subresourcePage.js';
 import { Teardown } from './lib/Teardown.js';
+import { activityLogCost } from './suites/activityLogCost.js';
 import { coldStart } from './suites/coldStart.js';
 import { memory } from './suites/memory.js';
 import { LOAD_PAGE_FILES, LOAD_PAGE_PATH, pageLoad } from './suites/pageLoad.js';
@@ -98,6 +99,9 @@ async function main(): Promise<number> {
   } finally {
     await stopAll();
   }
+  // Two daemons of its own, one logging and one not, with nothing else running beside them.
+  await attempt('activity', 'activity log cost', () => activityLogCost(teardown, log));
+  await stopAll();
   // Cold start on a quiet machine, with its own processes: everything above is stopped by now.
   await attempt('coldstart', 'cold start', () => coldStart(teardown, log));
   await stopAll();

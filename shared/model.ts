@@ -1,3 +1,5 @@
+import type { ActivityEntry } from './activity.js';
+
 /**
  * The state a daemon exposes: what `tabmux daemon status --json` prints, what the UI renders and what events carry.
  * Times are epoch milliseconds. Page ids are in the terms of the session's upstream worker.
@@ -161,4 +163,6 @@ export type DaemonEvent =
   | { type: 'session.closed'; profile: string; sessionId: string; reason: SessionCloseReason }
   | { type: 'queue'; profile: string; queue: QueueEntry[] }
   | { type: 'workers'; profile: string; workers: WorkerInfo[] }
-  | { type: 'tabs'; profile: string; tabs: TabInfo[] };
+  | { type: 'tabs'; profile: string; tabs: TabInfo[] }
+  /** One agent call, once answered, as the activity log keeps it. */
+  | { type: 'activity'; profile: string; entry: ActivityEntry };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { activityEntrySchema } from './activity.js';
 import type {
   BrowserInfo,
   ChromeInfo,
@@ -147,4 +148,5 @@ export const daemonEventSchema: z.ZodType<DaemonEvent> = z.discriminatedUnion('t
   z.object({ type: z.literal('queue'), profile: z.string(), queue: z.array(queueEntrySchema) }),
   z.object({ type: z.literal('workers'), profile: z.string(), workers: z.array(workerInfoSchema) }),
   z.object({ type: z.literal('tabs'), profile: z.string(), tabs: z.array(tabInfoSchema) }),
+  z.object({ type: z.literal('activity'), profile: z.string(), entry: activityEntrySchema }),
 ]);

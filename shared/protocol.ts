@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { activityQueryResultSchema, activityQuerySchema } from './activity.js';
 import type { DaemonEvent } from './model.js';
 import { daemonStatusSchema, sessionInfoSchema, sessionPageSchema, tabInfoSchema } from './modelSchemas.js';
 
@@ -103,6 +104,8 @@ export const controlMethods = {
     result: toolResultSchema,
   },
   'tabmux/queue.cancel': { params: z.object({ callId: z.number().int() }), result: z.object({ cancelled: z.boolean() }) },
+  /** The activity log: the newest entries that match, oldest first. New ones arrive as `activity` events. */
+  'tabmux/log.query': { params: activityQuerySchema.optional(), result: activityQueryResultSchema },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type ControlMethod = keyof typeof controlMethods;

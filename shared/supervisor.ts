@@ -49,6 +49,7 @@ export const FORWARDED_DAEMON_METHODS = [
   'tabmux/session.pause',
   'tabmux/session.resume',
   'tabmux/queue.cancel',
+  'tabmux/log.query',
 ] as const satisfies readonly ControlMethod[];
 
 export type ForwardedDaemonMethod = (typeof FORWARDED_DAEMON_METHODS)[number];

@@ -1,5 +1,6 @@
 import { Daemon } from '../../electron/core/Daemon.js';
 import { Logger } from '../../electron/core/Logger.js';
+import type { ProfileConfig } from '../../electron/core/ProfileStore.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { makeBenchHome } from './benchHome.js';
@@ -24,10 +25,10 @@ export class TabmuxDaemon {
     this.#teardown = teardown;
   }
 
-  static async start(teardown: Teardown, workers: number): Promise<TabmuxDaemon> {
+  static async start(teardown: Teardown, workers: number, config: ProfileConfig = {}): Promise<TabmuxDaemon> {
     const { paths } = makeBenchHome(teardown);
     const logger = process.env['TABMUX_BENCH_LOG'] ? Logger.toStderr('bench-daemon', 'debug') : Logger.silent();
-    const daemon = await Daemon.start({ paths, profile: { name: 'default', config: { workers, headless: true } }, logger, headless: true });
+    const daemon = await Daemon.start({ paths, profile: { name: 'default', config: { ...config, workers, headless: true } }, logger, headless: true });
     teardown.add('stop daemon', () => daemon.stop());
     return new TabmuxDaemon(daemon, teardown);
   }

@@ -9,6 +9,7 @@ import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
 import { dashboardCommands } from './dashboardCommand.js';
+import { logCommands } from './logCommands.js';
 
 function print(context: CommandContext, json: unknown, text: string): void {
   context.stdout(context.json ? JSON.stringify(json, null, 2) : text);
@@ -146,7 +147,7 @@ const profileCommands: Command[] = [
   {
     words: ['profile', 'add'],
     usage:
-      "tabmux profile add NAME [--chrome PATH] [--headless] [--chrome-arg FLAG]... [--workers N] [--isolation tab|window] | NAME --browser-url URL | NAME --ws-endpoint URL [--ws-header 'Name: value']... (external: [--start-command CMD] [--workers N] [--isolation tab|window])",
+      "tabmux profile add NAME [--chrome PATH] [--headless] [--chrome-arg FLAG]... [--workers N] [--isolation tab|window] | NAME --browser-url URL | NAME --ws-endpoint URL [--ws-header 'Name: value']... (external: [--start-command CMD] [--workers N] [--isolation tab|window]) [--log-values]",
     summary: 'Create a profile with its own Chrome user-data-dir, or one that connects to your own browser (--browser-url) or a remote engine (--ws-endpoint)',
     positionals: [1, 1],
     options: {
@@ -158,6 +159,7 @@ const profileCommands: Command[] = [
       'ws-header': { type: 'string', multiple: true },
       'start-command': { type: 'string' },
       isolation: { type: 'string' },
+      'log-values': { type: 'boolean' },
     },
     run: async (context) => {
       const name = context.positionals[0] ?? '';
@@ -216,6 +218,10 @@ const profileCommands: Command[] = [
       const isolation = stringOption(context.values, 'isolation');
       if (isolation !== undefined) {
         config['isolation'] = validateIsolation(isolation);
+      }
+      if (boolOption(context.values, 'log-values')) {
+        // Typed values and header values are kept in the activity log in clear.
+        config['logValues'] = true;
       }
       const entry = await new ProfileStore(context.paths).add(name, config);
       print(context, { name: entry.name, config: shownProfileConfig(entry.config) }, `added profile ${entry.name}`);
@@ -340,5 +346,5 @@ const sessionCommands: Command[] = [
   },
 ];
 
-export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...dashboardCommands];
+export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...logCommands, ...dashboardCommands];
 

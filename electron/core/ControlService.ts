@@ -12,6 +12,8 @@ import {
   type ControlResults,
   type ToolResult,
 } from '../../shared/protocol.js';
+import type { ActivityQueryResult } from '../../shared/activity.js';
+import type { ActivityFilter } from './activity/readActivityLog.js';
 import type { Logger } from './Logger.js';
 import type { Router } from './router/Router.js';
 
@@ -29,6 +31,8 @@ export interface ControlServiceDeps {
   status: () => DaemonStatus;
   stop: () => void;
   logger: Logger;
+  /** The profile's activity log. */
+  queryLog: (filter: ActivityFilter) => Promise<ActivityQueryResult>;
 }
 
 interface PeerState {
@@ -221,11 +225,13 @@ export class ControlService {
       // The request id lets notifications/cancelled reach the queued call, as for tools/call.
       'tabmux/call': (params, peer, state, requestId) => this.#callTool(params.session, params.name, params.arguments, peer, state, requestId),
       'tabmux/queue.cancel': (params) => ({ cancelled: router.cancel(params.callId) }),
+      'tabmux/log.query': (params) => this.deps.queryLog({ session: params?.session, since: params?.since, limit: params?.limit ?? DEFAULT_LOG_LIMIT }),
     };
   }
 }
 
 const MAX_ARGUMENT_DEPTH = 32;
+const DEFAULT_LOG_LIMIT = 1000;
 
 /** Iterative, so a hostile structure cannot overflow the stack while being checked. */
 function nestingExceeds(value: unknown, max: number): boolean {

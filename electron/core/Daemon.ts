@@ -10,13 +10,17 @@ import { stopLeftoverChrome } from './browser/stopLeftoverChrome.js';
 import { createUrlPolicy, type UrlPolicy } from './browser/urlPolicy.js';
 import { ControlService } from './ControlService.js';
 import type { Logger } from './Logger.js';
-import { pidFilePath, profileDataDir, profileFilesDir, profileTempDir, profileUserDataDir, socketPath, type TabmuxPaths } from './paths.js';
+import { pidFilePath, profileActivityDir, profileDataDir, profileFilesDir, profileTempDir, profileUserDataDir, socketPath, type TabmuxPaths } from './paths.js';
 import { readDaemonPidFile, writeDaemonPidFile } from './DaemonPidFile.js';
 import type { ProfileEntry } from './ProfileStore.js';
 import { isProcessAlive } from './processes.js';
 import { Router } from './router/Router.js';
 import { ensureSecureDir, removeIfExists } from './secureFs.js';
-import { routerSettings } from './settings.js';
+import { activityLogSettings, routerSettings } from './settings.js';
+import { ActivityLogStore } from './activity/ActivityLogStore.js';
+import { ActivityRecorder } from './activity/ActivityRecorder.js';
+import { readActivityLog, type ActivityFilter } from './activity/readActivityLog.js';
+import type { ActivityQueryResult } from '../../shared/activity.js';
 import { SocketServer } from './transport/SocketServer.js';
 import { UpstreamClient } from './UpstreamClient.js';
 import { tabmuxVersion } from './version.js';
@@ -51,6 +55,8 @@ export class Daemon {
   /** The current browser run's tabs and URL policy; replaced on every relaunch. */
   #policy: UrlPolicy | undefined;
   #server: SocketServer | undefined;
+  /** The activity log's writer; undefined when the profile turned the log off. */
+  readonly #activity: { store: ActivityLogStore; recorder: ActivityRecorder } | undefined;
   #stopping: Promise<void> | undefined;
   readonly #stopped: Promise<void>;
   #resolveStopped: () => void = () => undefined;
@@ -75,7 +81,9 @@ export class Daemon {
       void this.router.browserLost(reason);
     });
     this.#browser.on('back', () => void this.#writeDaemonPidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`)));
+    this.#activity = this.#createActivityLog();
     this.router = new Router({
+      observe: this.#activity?.recorder.record,
       profile: profile.name,
       settings: routerSettings(profile.config),
       logger: logger.child('router'),
@@ -84,6 +92,37 @@ export class Daemon {
       filesDir: profileFilesDir(paths, profile.name),
       urlPolicy: () => this.#policy,
     });
+  }
+
+  #createActivityLog(): { store: ActivityLogStore; recorder: ActivityRecorder } | undefined {
+    const { paths, profile, logger } = this.#options;
+    const settings = activityLogSettings(profile.config);
+    if (!settings.enabled) {
+      return undefined;
+    }
+    const log = logger.child('activity');
+    const store = new ActivityLogStore({
+      dir: profileActivityDir(paths, profile.name),
+      maxBytes: settings.maxBytes,
+      maxAgeMs: settings.maxAgeMs,
+      onError: (error) => log.warn(`activity log: ${TabmuxError.from(error).message}`),
+    });
+    const recorder = new ActivityRecorder({
+      store,
+      keepValues: settings.keepValues,
+      startedAt: this.startedAt,
+      emit: (entry) => this.router.publish({ type: 'activity', profile: profile.name, entry }),
+    });
+    return { store, recorder };
+  }
+
+  /** The activity log's newest entries; still readable from its files when the profile no longer records. */
+  async queryLog(filter: ActivityFilter): Promise<ActivityQueryResult> {
+    if (!this.#activity) {
+      return readActivityLog(profileActivityDir(this.#options.paths, this.profile), filter);
+    }
+    await this.#activity.recorder.flush();
+    return this.#activity.store.query(filter);
   }
 
   get profile(): string {
@@ -117,6 +156,7 @@ export class Daemon {
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     }
     await this.#claimPidFile();
+    await this.#activity?.store.start();
     await this.#browser.start();
     await this.#writeDaemonPidFile();
     await this.router.start();
@@ -127,6 +167,7 @@ export class Daemon {
       status: () => this.status(),
       stop: () => void this.stop(),
       logger: logger.child('control'),
+      queryLog: (filter) => this.queryLog(filter),
     });
     this.#server = await SocketServer.listen(this.#socketPath, service, logger.child('socket'));
     this.#setState(FROM_BROWSER[this.#browser.state] ?? 'degraded', this.#browser.lastError);
@@ -234,6 +275,8 @@ export class Daemon {
     logger.info('stopping');
     await this.#server?.close().catch(() => undefined);
     await this.router.close().catch(() => undefined);
+    await this.#activity?.recorder.flush().catch(() => undefined);
+    await this.#activity?.store.close().catch(() => undefined);
     await this.#browser.close().catch(() => undefined);
     await removeIfExists(this.#socketPath).catch(() => undefined);
     const owner = await readDaemonPidFile(this.#pidFile);

@@ -40,6 +40,12 @@ export const profileConfigSchema = z.object({
   callTimeoutMs: z.number().int().positive().optional(),
   workerIdleMs: z.number().int().positive().optional(),
   toolTimeoutsMs: z.record(z.string(), z.number().int().positive()).optional(),
+  /** The activity log: on unless false. */
+  activityLog: z.boolean().optional(),
+  /** Keep typed values and header values in the activity log in clear (redacted by default). */
+  logValues: z.boolean().optional(),
+  logMaxBytes: z.number().int().positive().optional(),
+  logMaxAgeMs: z.number().int().positive().optional(),
   createdAt: z.number().optional(),
 });
 

@@ -70,6 +70,11 @@ export function profileTempDir(paths: TabmuxPaths, profile: string): string {
   return join(profileDataDir(paths, profile), 'tmp');
 }
 
+/** The profile's activity log: what each agent session did, as JSON lines (see docs/activity-log.md). */
+export function profileActivityDir(paths: TabmuxPaths, profile: string): string {
+  return join(profileDataDir(paths, profile), 'activity');
+}
+
 export function profileLogFile(paths: TabmuxPaths, profile: string): string {
   return join(profileDataDir(paths, profile), 'daemon.log');
 }

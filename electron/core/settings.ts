@@ -1,5 +1,6 @@
 import { DEFAULT_SETTINGS, type RouterSettings } from './router/Router.js';
 import type { ProfileConfig } from './ProfileStore.js';
+import { DEFAULT_RETENTION } from './activity/ActivityLogStore.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -35,6 +36,24 @@ function toolTimeouts(value: string | undefined): Record<string, number> {
     }
   }
   return out;
+}
+
+export interface ActivityLogSettings {
+  enabled: boolean;
+  keepValues: boolean;
+  maxBytes: number;
+  maxAgeMs: number;
+}
+
+/** The activity log's settings: `TABMUX_ACTIVITY_LOG=0` turns it off, else the profile's settings over defaults. */
+export function activityLogSettings(config: ProfileConfig, env: Env = process.env): ActivityLogSettings {
+  const fromEnv = env['TABMUX_ACTIVITY_LOG'];
+  return {
+    enabled: fromEnv === '0' || fromEnv === 'false' ? false : config.activityLog !== false,
+    keepValues: config.logValues === true,
+    maxBytes: positiveInt(env['TABMUX_LOG_MAX_BYTES']) ?? config.logMaxBytes ?? DEFAULT_RETENTION.maxBytes,
+    maxAgeMs: positiveInt(env['TABMUX_LOG_MAX_AGE_MS']) ?? config.logMaxAgeMs ?? DEFAULT_RETENTION.maxAgeMs,
+  };
 }
 
 /** Headless when asked (flag, TABMUX_HEADLESS=1, profile config), or when a Linux machine has no display to show Chrome on. */

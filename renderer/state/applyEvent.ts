@@ -54,5 +54,8 @@ function applyDaemonEvent(state: ServerState, profile: string, event: DaemonEven
     }
     case 'tabs':
       return { ...state, tabs: { ...state.tabs, [profile]: event.tabs } };
+    case 'activity':
+      // Timelines are kept apart from the server projection (see ActivityState).
+      return state;
   }
 }

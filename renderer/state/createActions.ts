@@ -6,6 +6,8 @@ import type { Host } from '../host/Host.js';
 import { actionKey } from './actionKey.js';
 import type { TabmuxState, TabmuxStore } from './createTabmuxStore.js';
 import { waitForState } from './waitForState.js';
+import { loadingTimeline, TIMELINE_LIMIT, timelineLoaded, type Timeline } from './Timeline.js';
+import { activityQueryResultSchema } from '../../shared/activity.js';
 
 /** A profile on a browser the user runs, as the add form collects it. */
 export interface ExternalProfileInput {
@@ -29,6 +31,9 @@ export interface TabmuxActions {
   attachPage: (profile: string, session: string, pageId: number) => Promise<void>;
   openTab: (profile: string, url: string) => Promise<void>;
   cancelCall: (profile: string, callId: number) => Promise<void>;
+  /** Opens a session's history (its whole activity log, up to TIMELINE_LIMIT entries); new calls join it live. */
+  openTimeline: (profile: string, session: string) => Promise<void>;
+  closeTimeline: () => void;
 }
 
 export interface ActionOptions {
@@ -209,5 +214,30 @@ export function createActions(host: Host, store: TabmuxStore, options: ActionOpt
         }
         return (state) => !state.queue[profile]?.some((entry) => entry.callId === callId);
       }),
+
+    openTimeline: async (profile, id) => {
+      store.getState().setTimeline(loadingTimeline(profile, id));
+      const current = (): Timeline | null => {
+        const open = store.getState().timeline;
+        return open?.profile === profile && open.session === id ? open : null;
+      };
+      try {
+        const result = activityQueryResultSchema.safeParse(await daemon({ profile, method: 'tabmux/log.query', params: { session: id, limit: TIMELINE_LIMIT } }));
+        if (!result.success) {
+          throw new TabmuxError('internal', 'the daemon answered the log query with something else than log entries');
+        }
+        const open = current();
+        if (open) {
+          store.getState().setTimeline(timelineLoaded(open, result.data.entries, result.data.truncated));
+        }
+      } catch (error) {
+        const open = current();
+        if (open) {
+          store.getState().setTimeline({ ...open, state: 'failed', error: TabmuxError.from(error).message });
+        }
+      }
+    },
+
+    closeTimeline: () => store.getState().setTimeline(null),
   };
 }

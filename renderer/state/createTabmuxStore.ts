@@ -3,11 +3,15 @@ import type { SupervisorEvent, SupervisorSnapshot } from '../../shared/superviso
 import type { HostConnection } from '../host/Host.js';
 import { applyEvent, applyEvents } from './applyEvent.js';
 import { emptyServerState, fromSnapshot, type ServerState } from './ServerState.js';
+import { appendActivity, type Timeline } from './Timeline.js';
 import { initialUiState, type Toast, type UiState } from './UiState.js';
 
 export interface ServerSlice extends ServerState {
   loadSnapshot: (snapshot: SupervisorSnapshot, since?: readonly SupervisorEvent[]) => void;
   receive: (event: SupervisorEvent) => void;
+  /** The session history that is open, if any. */
+  timeline: Timeline | null;
+  setTimeline: (timeline: Timeline | null) => void;
 }
 
 export interface UiSlice extends UiState {
@@ -26,7 +30,9 @@ export type TabmuxStore = StoreApi<TabmuxState>;
 const createServerSlice: StateCreator<TabmuxState, [], [], ServerSlice> = (set) => ({
   ...emptyServerState(),
   loadSnapshot: (snapshot, since = []) => set(applyEvents(fromSnapshot(snapshot), since)),
-  receive: (event) => set((state) => applyEvent(state, event)),
+  receive: (event) => set((state) => ({ ...applyEvent(state, event), timeline: appendActivity(state.timeline, event) })),
+  timeline: null,
+  setTimeline: (timeline) => set({ timeline }),
 });
 
 let nextToastId = 1;

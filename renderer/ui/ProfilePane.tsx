@@ -7,6 +7,7 @@ import { ProfileHeader } from './ProfileHeader.js';
 import { QueuePanel } from './QueuePanel.js';
 import { SessionsPanel } from './SessionsPanel.js';
 import { TabsPanel } from './TabsPanel.js';
+import { TimelinePanel } from './TimelinePanel.js';
 import { useActions, useTabmux } from './TabmuxContext.js';
 
 /** The selected profile: its header, and either its live panels or what to do to get them. */
@@ -82,6 +83,7 @@ export function ProfilePane(props: { profile: string }) {
     body = (
       <div className="panels">
         <SessionsPanel profile={profile} />
+        <TimelinePanel profile={profile} />
         <div className="panels-row">
           <TabsPanel profile={profile} />
           <QueuePanel profile={profile} />

@@ -89,6 +89,9 @@ export function SessionRowView(props: { profile: string; row: SessionRow; now: n
         >
           Release tab
         </ActionButton>
+        <button type="button" className="btn" data-testid={`session-history-${row.id}`} onClick={() => void actions.openTimeline(profile, row.id)} title="What this session did: every call, its outcome and its pages">
+          History
+        </button>
         <ActionButton
           pendingKey={actionKey('session', row.id, 'close')}
           busyLabel="Closing"

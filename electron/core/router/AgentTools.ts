@@ -9,6 +9,8 @@ import { SELECTED_PAGE_TOOLS, type ToolCatalog, type ToolKind } from './ToolCata
 import type { Worker } from './Worker.js';
 import type { WorkerPool } from './WorkerPool.js';
 import { checkToken } from './checkToken.js';
+import type { CallObserver } from './CallRecord.js';
+import { CallWatch, type TabUrl } from './CallWatch.js';
 import { joinReply, replyOf } from '../upstream/upstreamReply.js';
 import { snapshotIds } from '../upstream/snapshotText.js';
 import { rewriteResponse, withText, type RewriteContext } from './responseRewriter.js';
@@ -39,6 +41,9 @@ export interface AgentToolsOptions {
   abandoned: (session: Session, worker: Worker) => Promise<void>;
   /** Which tab is in front, for tools that need a rendered frame; shared by every worker. */
   front: FrontTab;
+  /** Told about every call once it is answered (the activity log). */
+  observe?: CallObserver | undefined;
+  tabUrl?: TabUrl | undefined;
 }
 
 /**
@@ -52,7 +57,30 @@ export class AgentTools {
     this.#sessionById = (id) => options.sessions.find(id);
   }
 
+  /** Every agent call passes here; each one, whatever became of it, is told to the observer once it is answered. */
   async call(sessionId: string, name: string, args: Record<string, unknown>, callOptions: CallOptions = {}): Promise<ToolResult> {
+    const observe = this.options.observe;
+    if (!observe) {
+      return this.#call(sessionId, name, args, callOptions, undefined);
+    }
+    const at = Date.now();
+    const session = this.options.sessions.find(sessionId);
+    const watch = session ? new CallWatch(session, this.options.tabUrl ?? (() => undefined)) : undefined;
+    const record = (outcome: { result?: ToolResult; error?: TabmuxError }): void => {
+      const pages = watch?.after() ?? { pageAfter: null, opened: [] };
+      observe({ sessionId, label: session?.label ?? null, tool: name, args, at, durationMs: Date.now() - at, pageBefore: watch?.before ?? null, ...pages, ...outcome });
+    };
+    try {
+      const result = await this.#call(sessionId, name, args, callOptions, watch);
+      record({ result });
+      return result;
+    } catch (error) {
+      record({ error: TabmuxError.from(error) });
+      throw error;
+    }
+  }
+
+  async #call(sessionId: string, name: string, args: Record<string, unknown>, callOptions: CallOptions, watch: CallWatch | undefined): Promise<ToolResult> {
     const { sessions, pool } = this.options;
     const session = sessions.get(sessionId);
     session.lastUsedAt = Date.now();
@@ -68,7 +96,10 @@ export class AgentTools {
       owner: callOptions.owner,
       onQueued: callOptions.onQueued,
       timeoutMs: this.options.timeoutFor(name),
-      run: () => this.#run(sessions.get(sessionId), worker, kind, name, args),
+      run: () => {
+        watch?.started();
+        return this.#run(sessions.get(sessionId), worker, kind, name, args);
+      },
     });
     session.lastUsedAt = Date.now();
     this.options.changed(session);

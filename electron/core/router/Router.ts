@@ -5,6 +5,7 @@ import type { UrlPolicy } from '../browser/urlPolicy.js';
 import type { Logger } from '../Logger.js';
 import type { Upstream } from '../UpstreamClient.js';
 import { AgentTools, type CallOptions } from './AgentTools.js';
+import type { CallObserver } from './CallRecord.js';
 import { ChangeFeed } from './ChangeFeed.js';
 import { ControlCommands } from './ControlCommands.js';
 import { FrontTab } from './FrontTab.js';
@@ -32,6 +33,8 @@ export interface RouterOptions {
   filesDir: string;
   /** What agents may navigate to (the browser layer knows its DevTools port and the folders to protect). */
   urlPolicy?: () => UrlPolicy | undefined;
+  /** Told about every agent call once it is answered (the activity log). */
+  observe?: CallObserver | undefined;
 }
 
 /**
@@ -99,6 +102,8 @@ export class Router {
     this.#agents = new AgentTools({
       ...parts,
       filesDir: options.filesDir,
+      observe: options.observe,
+      tabUrl: (tabId) => this.#sessionTabs.source?.list().find((tab) => tab.tabId === tabId)?.url,
       urlPolicy: options.urlPolicy ?? (() => undefined),
       catalog: () => this.catalog,
       timeoutFor: (tool) => settings.toolTimeoutsMs[tool] ?? settings.callTimeoutMs,

@@ -27,5 +27,8 @@ export function foldDaemonEvent(state: DaemonState, event: DaemonEvent): DaemonS
       return { ...state, status: { ...status, workers: event.workers } };
     case 'tabs':
       return { ...state, tabs: event.tabs };
+    case 'activity':
+      // The log is read from the daemon on demand; the supervisor keeps no copy.
+      return state;
   }
 }

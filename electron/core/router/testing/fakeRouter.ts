@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '../../Logger.js';
+import type { CallObserver } from '../CallRecord.js';
 import { Router } from '../Router.js';
 import { DEFAULT_SETTINGS, type RouterSettings } from '../RouterSettings.js';
 import { FakeBrowser, FakeUpstream } from './FakeUpstream.js';
@@ -13,6 +14,7 @@ export interface FakeRouterOptions<U extends FakeUpstream> {
   /** Whether the router follows the browser's own reports of openings and closings, as the daemon wires it. */
   watchTabs?: boolean;
   upstream?: (browser: FakeBrowser) => U;
+  observe?: CallObserver;
 }
 
 /** A started Router over fake upstreams on one fake browser, as the daemon wires a real one. */
@@ -30,6 +32,7 @@ export async function fakeRouter<U extends FakeUpstream = FakeUpstream>(options:
       return Promise.resolve(upstream);
     },
     filesDir: join(mkdtempSync(join(tmpdir(), 'tabmux-router-')), 'files'),
+    observe: options.observe,
   });
   if (options.watchTabs === true) {
     router.watchTabs(browser);

@@ -1,0 +1,33 @@
+import type { ActivityEntry } from '../../shared/activity.js';
+
+/** Page text can hold terminal escapes: control characters are shown as `?` so they never reach the terminal. */
+function printable(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.charCodeAt(0);
+    out += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? (char === '\n' ? '⏎' : '?') : char;
+  }
+  return out;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** One entry on one line: time, session, tool, outcome, duration, arguments, the page after, and what came back. */
+export function formatActivityLine(entry: ActivityEntry): string {
+  const who = entry.label === null ? entry.session : `${entry.session} (${entry.label})`;
+  const outcome = entry.error ? `${entry.outcome}:${entry.error.code}` : entry.outcome;
+  const parts = [new Date(entry.at).toISOString(), who, entry.tool, outcome, `${entry.durationMs}ms`, clip(JSON.stringify(entry.args), 160)];
+  if (entry.pageAfter) {
+    parts.push(`@ ${clip(entry.pageAfter.url, 120)}`);
+  }
+  for (const opened of entry.opened) {
+    parts.push(`+page ${opened.pageId} ${clip(opened.url, 80)}`);
+  }
+  const answer = entry.error?.message ?? entry.summary;
+  if (answer !== '') {
+    parts.push(`— ${clip(answer, 120)}`);
+  }
+  return printable(parts.join('  '));
+}

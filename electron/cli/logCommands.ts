@@ -1,0 +1,128 @@
+import { promises as fs } from 'node:fs';
+import type { ActivityEntry, ActivityQueryResult } from '../../shared/activity.js';
+import { activityExport, renderActivityReport } from '../../shared/activityReport.js';
+import { TabmuxError } from '../../shared/errors.js';
+import { readActivityLog, type ActivityFilter } from '../core/activity/readActivityLog.js';
+import { tryConnect } from '../core/daemonProcess.js';
+import { profileActivityDir } from '../core/paths.js';
+import type { DaemonClient } from '../core/transport/DaemonClient.js';
+import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
+import { formatActivityLine } from './formatActivity.js';
+import { parseSince } from './parseSince.js';
+
+const DEFAULT_LIMIT = 1000;
+const EXPORT_LIMIT = 100_000;
+
+function filterOf(context: CommandContext, limit: number): ActivityFilter {
+  const since = stringOption(context.values, 'since');
+  const limitValue = stringOption(context.values, 'limit');
+  const parsedLimit = limitValue === undefined ? limit : Number(limitValue);
+  if (!Number.isInteger(parsedLimit) || parsedLimit < 1 || parsedLimit > EXPORT_LIMIT) {
+    throw new TabmuxError('invalid_params', `--limit must be a whole number from 1 to ${EXPORT_LIMIT}`);
+  }
+  return { session: stringOption(context.values, 'session'), since: since === undefined ? undefined : parseSince(since), limit: parsedLimit };
+}
+
+/** From the running daemon (it writes what it still holds first), else straight from the profile's files. */
+async function query(context: CommandContext, client: DaemonClient | undefined, filter: ActivityFilter): Promise<ActivityQueryResult> {
+  if (client) {
+    return client.call('tabmux/log.query', { ...(filter.session === undefined ? {} : { session: filter.session }), ...(filter.since === undefined ? {} : { since: filter.since }), limit: filter.limit });
+  }
+  return readActivityLog(profileActivityDir(context.paths, context.profile), filter);
+}
+
+async function exportLog(context: CommandContext, format: string, result: ActivityQueryResult): Promise<number> {
+  const session = stringOption(context.values, 'session');
+  if (session === undefined) {
+    throw new TabmuxError('invalid_params', '--export needs --session ID: a report covers one session');
+  }
+  const meta = { profile: context.profile, session, exportedAt: Date.now() };
+  const text = format === 'html' ? renderActivityReport(result.entries, meta) : `${JSON.stringify(activityExport(result.entries, meta), null, 2)}\n`;
+  const out = stringOption(context.values, 'out');
+  if (out === undefined) {
+    context.stdout(text);
+  } else {
+    await fs.writeFile(out, text, { mode: 0o600 });
+    context.stderr(`wrote ${result.entries.length} calls of ${session} to ${out}`);
+  }
+  return 0;
+}
+
+/** Prints what the log holds, then every new entry as the daemon reports it, until the daemon goes away. */
+async function follow(context: CommandContext, client: DaemonClient, filter: ActivityFilter, print: (entry: ActivityEntry) => void): Promise<number> {
+  const early: ActivityEntry[] = [];
+  let live = false;
+  const seen = new Set<string>();
+  const closed = new Promise<void>((resolve) => client.onClose(resolve));
+  client.onEvent((event) => {
+    if (event.type !== 'activity' || event.profile !== context.profile || (filter.session !== undefined && event.entry.session !== filter.session)) {
+      return;
+    }
+    if (live) {
+      print(event.entry);
+    } else {
+      early.push(event.entry);
+    }
+  });
+  // Subscribed before the query, so nothing answered in between is missed; what both carry is printed once.
+  await client.call('tabmux/subscribe');
+  const result = await query(context, client, filter);
+  for (const entry of result.entries) {
+    seen.add(entry.id);
+    print(entry);
+  }
+  for (const entry of early) {
+    if (!seen.has(entry.id)) {
+      print(entry);
+    }
+  }
+  live = true;
+  await closed;
+  return 0;
+}
+
+export const logCommands: Command[] = [
+  {
+    words: ['log'],
+    usage: 'tabmux log [--session ID] [--since TIME] [--limit N] [--follow] [--json] | log --session ID --export html|json [--out FILE]',
+    summary: "What agents did: each call's tool, arguments (typed values redacted), outcome and pages; TIME is ISO or 10m, 2h, 7d",
+    options: { session: { type: 'string', short: 's' }, since: { type: 'string' }, limit: { type: 'string' }, follow: { type: 'boolean', short: 'f' }, export: { type: 'string' }, out: { type: 'string' } },
+    run: async (context) => {
+      const format = stringOption(context.values, 'export');
+      if (format !== undefined && format !== 'html' && format !== 'json') {
+        throw new TabmuxError('invalid_params', '--export must be html or json');
+      }
+      const followLog = boolOption(context.values, 'follow');
+      if (format !== undefined && followLog) {
+        throw new TabmuxError('invalid_params', '--export writes what the log holds now; it does not take --follow');
+      }
+      const filter = filterOf(context, format === undefined ? DEFAULT_LIMIT : EXPORT_LIMIT);
+      const client = await tryConnect(context.paths, context.profile);
+      try {
+        if (followLog) {
+          if (!client) {
+            throw new TabmuxError('daemon_not_running', `--follow needs the daemon of profile ${context.profile}; start it with: tabmux daemon start --profile ${context.profile} (without --follow, the log is read from its files)`);
+          }
+          return await follow(context, client, filter, (entry) => context.stdout(context.json ? JSON.stringify(entry) : formatActivityLine(entry)));
+        }
+        const result = await query(context, client, filter);
+        if (format !== undefined) {
+          return await exportLog(context, format, result);
+        }
+        if (context.json) {
+          context.stdout(JSON.stringify(result.entries, null, 2));
+        } else if (result.entries.length === 0) {
+          context.stdout('no activity');
+        } else {
+          context.stdout(result.entries.map(formatActivityLine).join('\n'));
+        }
+        if (result.truncated) {
+          context.stderr(`showing the newest ${filter.limit}; use --since or --limit for others`);
+        }
+        return 0;
+      } finally {
+        client?.close();
+      }
+    },
+  },
+];

@@ -1,0 +1,76 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ActivityEntry } from '../../../shared/activity.js';
+import { TabmuxError } from '../../../shared/errors.js';
+import type { CallRecord } from '../router/CallRecord.js';
+import { ActivityLogStore } from './ActivityLogStore.js';
+import { ActivityRecorder } from './ActivityRecorder.js';
+
+let root: string;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'tmx-recorder-'));
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+const SESSION = 'sess-00000000000000aa';
+
+function call(tool: string, args: Record<string, unknown>, text: string, extra: Partial<CallRecord> = {}): CallRecord {
+  return {
+    sessionId: SESSION,
+    label: 'bot',
+    tool,
+    args,
+    at: 1000,
+    durationMs: 5,
+    result: { content: [{ type: 'text', text }] },
+    pageBefore: { pageId: 1, url: 'https://site.example/login?token=abcd1234' },
+    pageAfter: { pageId: 1, url: 'https://site.example/home' },
+    opened: [],
+    ...extra,
+  };
+}
+
+function setup(keepValues: boolean) {
+  const store = new ActivityLogStore({ dir: join(root, 'activity'), maxBytes: 1 << 20, maxAgeMs: 60_000, onError: (error) => { throw error; } });
+  const emitted: ActivityEntry[] = [];
+  const recorder = new ActivityRecorder({ store, keepValues, emit: (entry) => emitted.push(entry), startedAt: 36 ** 3 });
+  return { store, recorder, emitted };
+}
+
+function files(): string {
+  const dir = join(root, 'activity');
+  return readdirSync(dir).map((name) => readFileSync(join(dir, name), 'utf8')).join('');
+}
+
+describe('ActivityRecorder', () => {
+  it('writes redacted entries and cuts typed values out of later answers of the session', async () => {
+    const { recorder, emitted } = setup(false);
+    recorder.record(call('fill', { uid: 'u:1:1:1_2', value: 'Sup3rSecret' }, 'Successfully filled out the element'));
+    recorder.record(call('take_snapshot', {}, 'uid=1_2 textbox "Password" value="Sup3rSecret"'));
+    recorder.record(call('click', { uid: 'u:1:1:1_3' }, '', { result: undefined, error: new TabmuxError('stale_token', 'uid token u:1:1:1_3 is from an older snapshot') }));
+    expect(emitted).toHaveLength(0);
+    await recorder.flush();
+    expect(emitted.map((entry) => entry.outcome)).toEqual(['ok', 'ok', 'rejected']);
+    expect(emitted[0]).toMatchObject({ id: '1000-0', session: SESSION, label: 'bot', args: { value: '[redacted]' }, redacted: ['value'], pageBefore: { url: 'https://site.example/login?token=%5Bredacted%5D' } });
+    expect(emitted[1]?.summary).toBe('uid=1_2 textbox "Password" value="[redacted]"');
+    expect(emitted[2]).toMatchObject({ error: { code: 'stale_token' }, summary: 'uid token u:1:1:1_3 is from an older snapshot' });
+    const written = files();
+    expect(written).not.toContain('Sup3rSecret');
+    expect(written).not.toContain('abcd1234');
+    expect(written.trim().split('\n')).toHaveLength(3);
+  });
+
+  it('keeps values in clear when the profile asks for it', async () => {
+    const { recorder, emitted } = setup(true);
+    recorder.record(call('fill', { uid: 'u:1:1:1_2', value: 'Sup3rSecret' }, 'ok'));
+    await recorder.flush();
+    expect(emitted[0]).toMatchObject({ args: { value: 'Sup3rSecret' }, redacted: [] });
+    expect(files()).toContain('Sup3rSecret');
+  });
+});

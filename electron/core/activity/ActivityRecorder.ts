@@ -1,0 +1,112 @@
+import { ACTIVITY_FORMAT_VERSION, type ActivityEntry, type ActivityPage } from '../../../shared/activity.js';
+import type { CallRecord } from '../router/CallRecord.js';
+import type { ActivityLogStore } from './ActivityLogStore.js';
+import { outcomeOf } from './outcomeOf.js';
+import { redactArgs } from './redactArgs.js';
+import { redactUrl } from './redactUrl.js';
+import { summaryOf } from './summaryOf.js';
+
+export interface ActivityRecorderOptions {
+  store: ActivityLogStore;
+  /** The profile's `logValues`: keep typed values and header values in clear. */
+  keepValues: boolean;
+  /** Each entry once it is queued for the disk (the `activity` event). */
+  emit: (entry: ActivityEntry) => void;
+  startedAt?: number;
+}
+
+/** Typed values remembered per session, to cut them out of later answers (a snapshot shows what was filled in). */
+const SECRETS_PER_SESSION = 200;
+const SESSIONS_REMEMBERED = 1000;
+
+/**
+ * Turns the router's call records into activity entries. `record` only queues: redaction, the summary and the JSON
+ * line are made after the call's reply has gone out, in order, and the store writes them in batches.
+ */
+export class ActivityRecorder {
+  readonly #options: ActivityRecorderOptions;
+  readonly #idPrefix: string;
+  #counter = 0;
+  #queue: CallRecord[] = [];
+  #scheduled = false;
+  readonly #secrets = new Map<string, string[]>();
+
+  constructor(options: ActivityRecorderOptions) {
+    this.#options = options;
+    this.#idPrefix = (options.startedAt ?? Date.now()).toString(36);
+  }
+
+  readonly record = (call: CallRecord): void => {
+    this.#queue.push(call);
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.#drain());
+    }
+  };
+
+  /** Resolves once every call recorded so far is on disk. */
+  async flush(): Promise<void> {
+    this.#drain();
+    await this.#options.store.flush();
+  }
+
+  #drain(): void {
+    this.#scheduled = false;
+    const calls = this.#queue;
+    this.#queue = [];
+    for (const call of calls) {
+      const entry = this.#entry(call);
+      this.#options.store.append(JSON.stringify(entry));
+      this.#options.emit(entry);
+    }
+  }
+
+  #entry(call: CallRecord): ActivityEntry {
+    const keep = this.#options.keepValues;
+    const redacted = keep ? { args: call.args, redacted: [], secrets: [] } : redactArgs(call.tool, call.args);
+    const secrets = keep ? [] : this.#remember(call.sessionId, redacted.secrets);
+    const page = (value: ActivityPage | null): ActivityPage | null => (value === null || keep ? value : { pageId: value.pageId, url: redactUrl(value.url).url });
+    const message = call.error ? call.error.message : undefined;
+    return {
+      v: ACTIVITY_FORMAT_VERSION,
+      id: `${this.#idPrefix}-${(this.#counter++).toString(36)}`,
+      session: call.sessionId,
+      label: call.label,
+      tool: call.tool,
+      args: redacted.args,
+      redacted: redacted.redacted,
+      at: call.at,
+      durationMs: call.durationMs,
+      outcome: outcomeOf(call.result, call.error),
+      error: call.error && message !== undefined ? { code: call.error.code, message: summaryOf(message, secrets, 1000) } : null,
+      summary: summaryOf(call.result ? textOfResult(call.result.content) : (message ?? ''), secrets),
+      pageBefore: page(call.pageBefore),
+      pageAfter: page(call.pageAfter),
+      opened: call.opened.map((opened) => page(opened) ?? opened),
+    };
+  }
+
+  /** Adds this call's typed values to its session's and returns them all. */
+  #remember(sessionId: string, fresh: readonly string[]): string[] {
+    const known = this.#secrets.get(sessionId) ?? [];
+    this.#secrets.delete(sessionId);
+    const all = [...known, ...fresh.filter((value) => !known.includes(value))].slice(-SECRETS_PER_SESSION);
+    this.#secrets.set(sessionId, all);
+    if (this.#secrets.size > SESSIONS_REMEMBERED) {
+      const oldest = this.#secrets.keys().next().value;
+      if (oldest !== undefined) {
+        this.#secrets.delete(oldest);
+      }
+    }
+    return all;
+  }
+}
+
+function textOfResult(content: readonly { type: string; text?: string | undefined }[]): string {
+  for (const item of content) {
+    if (item.type === 'text' && typeof item.text === 'string') {
+      return item.text;
+    }
+  }
+  return content.length > 0 ? `[${content.map((item) => item.type).join(', ')}]` : '';
+}

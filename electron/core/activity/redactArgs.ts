@@ -1,0 +1,162 @@
+import { isRecord } from '../../../shared/isRecord.js';
+import { REDACTED, redactUrl, SENSITIVE_NAME } from './redactUrl.js';
+
+/**
+ * Which arguments of each upstream tool (chrome-devtools-mcp, as pinned) carry what an agent typed or sent: their
+ * values never reach the activity log unless the profile keeps them (`logValues`). A path is a property name, or
+ * `name[]` for every element of an array. `headers` marks a JSON string of HTTP headers whose names are kept and
+ * whose values are not. Tools not listed here are unknown to this table: every argument whose name could carry a
+ * value or a credential (SENSITIVE_NAME) is redacted, at any depth.
+ */
+export const REDACTION_RULES: Readonly<Record<string, readonly string[]>> = {
+  fill: ['value'],
+  fill_form: ['elements[].value'],
+  type_text: ['text'],
+  press_key: ['key'],
+  handle_dialog: ['promptText'],
+  emulate: ['headers:extraHttpHeaders'],
+  // Known tools whose arguments are uids, urls, coordinates, names of files or options: nothing typed.
+  click: [],
+  click_at: [],
+  hover: [],
+  drag: [],
+  upload_file: [],
+  take_snapshot: [],
+  take_screenshot: [],
+  wait_for: [],
+  navigate_page: [],
+  new_page: [],
+  list_pages: [],
+  select_page: [],
+  close_page: [],
+  resize_page: [],
+  evaluate_script: [],
+  list_console_messages: [],
+  get_console_message: [],
+  list_network_requests: [],
+  get_network_request: [],
+  performance_start_trace: [],
+  performance_stop_trace: [],
+  performance_analyze_insight: [],
+  lighthouse_audit: [],
+  close_session: [],
+};
+
+export interface RedactedArgs {
+  args: Record<string, unknown>;
+  /** Paths of the values that were replaced, e.g. `value`, `elements[1].value`. */
+  redacted: string[];
+  /** The replaced strings themselves, kept in memory only, so they can be cut out of answers too. */
+  secrets: string[];
+}
+
+/** The arguments of one call as the activity log writes them. */
+export function redactArgs(tool: string, args: Record<string, unknown>): RedactedArgs {
+  const out: RedactedArgs = { args: {}, redacted: [], secrets: [] };
+  const rules = REDACTION_RULES[tool];
+  out.args = rules === undefined ? redactByName(args, '', out) : redactByRules(args, rules, out);
+  return out;
+}
+
+function redactByRules(args: Record<string, unknown>, rules: readonly string[], out: RedactedArgs): Record<string, unknown> {
+  const copy = withUrlsRedacted(args, out);
+  for (const rule of rules) {
+    if (rule.startsWith('headers:')) {
+      const name = rule.slice('headers:'.length);
+      if (name in copy) {
+        copy[name] = redactHeaders(copy[name], name, out);
+      }
+      continue;
+    }
+    const [head, tail] = rule.split('[].');
+    if (tail !== undefined && head !== undefined) {
+      const list = copy[head];
+      if (Array.isArray(list)) {
+        copy[head] = list.map((item: unknown, index) => (isRecord(item) && tail in item ? { ...item, [tail]: hide(item[tail], `${head}[${index}].${tail}`, out) } : item));
+      }
+    } else if (rule in copy) {
+      copy[rule] = hide(copy[rule], rule, out);
+    }
+  }
+  return copy;
+}
+
+function redactByName(value: Record<string, unknown>, prefix: string, out: RedactedArgs): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const [name, item] of Object.entries(value)) {
+    const path = prefix ? `${prefix}.${name}` : name;
+    copy[name] = SENSITIVE_NAME.test(name) ? hide(item, path, out) : redactNested(item, path, out);
+  }
+  return copy;
+}
+
+function redactNested(value: unknown, path: string, out: RedactedArgs): unknown {
+  if (Array.isArray(value)) {
+    return value.map((item: unknown, index) => redactNested(item, `${path}[${index}]`, out));
+  }
+  if (isRecord(value)) {
+    return redactByName(value, path, out);
+  }
+  if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    const { url, secrets } = redactUrl(value);
+    out.secrets.push(...secrets);
+    return url;
+  }
+  return value;
+}
+
+function withUrlsRedacted(args: Record<string, unknown>, out: RedactedArgs): Record<string, unknown> {
+  const copy = { ...args };
+  const url = copy['url'];
+  if (typeof url === 'string') {
+    const redacted = redactUrl(url);
+    out.secrets.push(...redacted.secrets);
+    copy['url'] = redacted.url;
+  }
+  return copy;
+}
+
+/** Replaces a value (whatever its type) and remembers every string inside it. */
+function hide(value: unknown, path: string, out: RedactedArgs): string {
+  out.redacted.push(path);
+  collectStrings(value, out.secrets);
+  return REDACTED;
+}
+
+function collectStrings(value: unknown, into: string[]): void {
+  if (typeof value === 'string') {
+    into.push(value);
+  } else if (Array.isArray(value)) {
+    for (const item of value) {
+      collectStrings(item, into);
+    }
+  } else if (isRecord(value)) {
+    for (const item of Object.values(value)) {
+      collectStrings(item, into);
+    }
+  }
+}
+
+/** `{"Authorization": "Bearer x"}` as a JSON string: the names stay readable, the values go. */
+function redactHeaders(value: unknown, path: string, out: RedactedArgs): unknown {
+  if (typeof value !== 'string') {
+    return hide(value, path, out);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return value === '' ? value : hide(value, path, out);
+  }
+  if (!isRecord(parsed)) {
+    return hide(value, path, out);
+  }
+  const names: Record<string, string> = {};
+  for (const [name, header] of Object.entries(parsed)) {
+    out.redacted.push(`${path}.${name}`);
+    collectStrings(header, out.secrets);
+    names[name] = REDACTED;
+  }
+  out.secrets.push(value);
+  return JSON.stringify(names);
+}

@@ -1,0 +1,27 @@
+import type { ActivityPage } from '../../../shared/activity.js';
+import type { TabmuxError } from '../../../shared/errors.js';
+import type { ToolResult } from '../../../shared/protocol.js';
+
+/**
+ * One agent call as the router saw it, handed to whoever keeps the activity log. Pages and URLs come from the
+ * router's own knowledge (the browser's tab list on the daemon's CDP connection, upstream's structured page list),
+ * never from the answer's text. The arguments are the agent's, unredacted: the observer redacts them.
+ */
+export interface CallRecord {
+  sessionId: string;
+  label: string | null;
+  tool: string;
+  args: Record<string, unknown>;
+  at: number;
+  durationMs: number;
+  /** The answer, when there was one (ok or a tool error). */
+  result?: ToolResult | undefined;
+  /** Why there was no answer (a router refusal, a timeout, a crash). */
+  error?: TabmuxError | undefined;
+  pageBefore: ActivityPage | null;
+  pageAfter: ActivityPage | null;
+  opened: ActivityPage[];
+}
+
+/** Told about every agent call once it is answered; must return at once (it is on the call's reply path). */
+export type CallObserver = (call: CallRecord) => void;

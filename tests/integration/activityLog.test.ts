@@ -1,0 +1,221 @@
+import { execFile, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ActivityEntry } from '../../shared/activity.js';
+import { readActivityLog } from '../../electron/core/activity/readActivityLog.js';
+import { profileActivityDir } from '../../electron/core/paths.js';
+import { html, startTestDaemon, uidOf, type TestDaemon } from '../helpers/daemonFixture.js';
+import { cliPath, runCli } from '../helpers/runCli.js';
+import { makeTestHome } from '../helpers/testHome.js';
+import { waitFor, waitUntil } from '../helpers/waitFor.js';
+import { isProcessAlive } from '../../electron/core/processes.js';
+
+const run = promisify(execFile);
+const CLI = join(import.meta.dirname, '..', '..', 'dist', 'electron', 'bin', 'tabmux.js');
+
+/** Every file under a folder, recursively (symbolic links are not followed). */
+function allFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      out.push(...allFiles(path));
+    } else if (entry.isFile()) {
+      out.push(path);
+    }
+  }
+  return out;
+}
+
+const FORM = html(
+  '<label>Password <input type="password" aria-label="Password"></label><label>Note <input aria-label="Note"></label><button onclick="document.title=\'sent\'">Send</button><a href="about:blank#popup" target="_blank">Popup</a>',
+  'Login form',
+);
+
+describe('activity log on real flows', () => {
+  let t: TestDaemon;
+  const password = `pw-${Math.random().toString(36).slice(2)}-secret`;
+  const note = `note-${Math.random().toString(36).slice(2)}-typed`;
+  let sessionId = '';
+
+  beforeAll(async () => {
+    t = await startTestDaemon({ workers: 1 });
+  });
+
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('records each call with its outcome, pages and opened tabs, and redacts what was typed', async () => {
+    const s = await t.session('logged');
+    sessionId = s.id;
+    await s.text('new_page', { url: FORM });
+    const snapshot = await s.text('take_snapshot');
+    await s.text('fill', { uid: uidOf(snapshot, 'textbox', 'Password'), value: password });
+    await s.text('fill_form', { elements: [{ uid: uidOf(snapshot, 'textbox', 'Note'), value: note }] });
+    const filled = await s.text('take_snapshot');
+    expect(filled).toContain(note);
+    // A token from the snapshot before the last one is refused by the router.
+    const stale = await s.call('click', { uid: uidOf(snapshot, 'button', 'Send') });
+    expect(stale.isError).toBe(true);
+    await s.text('click', { uid: uidOf(filled, 'button', 'Send') });
+    const denied = await s.call('navigate_page', { url: 'chrome://version' });
+    expect(denied.isError).toBe(true);
+    const refused = await s.call('evaluate_script', { function: '() => { throw new Error("thrown by the page script"); }' });
+    expect(refused.isError).toBe(true);
+    await s.text('navigate_page', { url: FORM });
+    await s.text('click', { uid: uidOf(await s.text('take_snapshot'), 'link', 'Popup') });
+
+    // The in-flight call of a killed worker.
+    const status = await s.client.call('tabmux/status');
+    const upstreamPid = status.upstream.pid ?? 0;
+    const slow = s.call('evaluate_script', { function: 'async () => { await new Promise((r) => setTimeout(r, 5000)); return 1; }', waitForStableDom: false });
+    await waitFor(async () => ((await s.client.call('tabmux/status')).queue.some((entry) => entry.state === 'running' && entry.tool === 'evaluate_script') ? true : undefined), 'the slow call to run');
+    process.kill(upstreamPid, 'SIGKILL');
+    expect((await slow).isError).toBe(true);
+
+    const { entries } = await s.client.call('tabmux/log.query', { session: s.id });
+    const byTool = entries.map((entry) => [entry.tool, entry.outcome, entry.error?.code ?? null]);
+    expect(byTool).toEqual([
+      ['new_page', 'ok', null],
+      ['take_snapshot', 'ok', null],
+      ['fill', 'ok', null],
+      ['fill_form', 'ok', null],
+      ['take_snapshot', 'ok', null],
+      ['click', 'rejected', 'stale_token'],
+      ['click', 'ok', null],
+      ['navigate_page', 'rejected', 'url_denied'],
+      ['evaluate_script', 'tool_error', null],
+      ['navigate_page', 'ok', null],
+      ['take_snapshot', 'ok', null],
+      ['click', 'ok', null],
+      ['evaluate_script', 'worker_crashed', 'upstream_unavailable'],
+    ]);
+    const [opened, , fill, fillForm, snapshotAfter] = entries;
+    expect(opened?.pageBefore).toBeNull();
+    expect(opened?.pageAfter?.url).toBe(FORM);
+    expect(opened?.opened.map((page) => page.url)).toEqual([FORM]);
+    expect(fill).toMatchObject({ args: { value: '[redacted]' }, redacted: ['value'], label: 'logged' });
+    expect(fillForm).toMatchObject({ args: { elements: [{ value: '[redacted]' }] }, redacted: ['elements[0].value'] });
+    expect(snapshotAfter?.summary).not.toContain(note);
+    const refusedEntry = entries[8];
+    expect(refusedEntry?.pageBefore?.url).toBe(FORM);
+    const popup = entries[11];
+    expect(popup?.opened).toHaveLength(1);
+    expect(popup?.opened[0]?.url).toMatch(/^about:blank/);
+    for (const entry of entries) {
+      expect(entry.durationMs).toBeGreaterThanOrEqual(0);
+      expect(entry.session).toBe(s.id);
+    }
+  });
+
+  it('follows new calls with tabmux log --follow', async () => {
+    const child = spawn(process.execPath, [cliPath(), 'log', '--follow', '--json', '--session', sessionId, '--since', '1h'], { env: { ...process.env, TABMUX_HOME: t.home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines: string[] = [];
+    createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+    try {
+      // What the log held first, then the new call.
+      await waitFor(() => (lines.length >= 13 ? true : undefined), 'the logged calls');
+      const control = await t.connect();
+      expect((await control.call('tabmux/call', { session: sessionId, name: 'list_pages' })).isError).not.toBe(true);
+      await waitFor(() => (lines.length >= 14 ? true : undefined), 'the followed call');
+      const entries = lines.map((line) => JSON.parse(line) as ActivityEntry);
+      expect(entries.at(-1)).toMatchObject({ session: sessionId, tool: 'list_pages', outcome: 'ok' });
+      expect(new Set(entries.map((entry) => entry.id)).size).toBe(entries.length);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('keeps the entries after daemon stop, with no typed value in any file of the home', async () => {
+    await t.stop(true);
+    const dir = profileActivityDir({ configDir: join(t.home, 'config'), dataDir: join(t.home, 'data'), runtimeDir: join(t.home, 'run') }, 'default');
+    const { entries } = await readActivityLog(dir, { session: sessionId, limit: 100 });
+    expect(entries).toHaveLength(14);
+    for (const file of readdirSync(dir)) {
+      expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
+    }
+    const leaks = allFiles(t.home).filter((file) => {
+      const bytes = readFileSync(file);
+      return bytes.includes(password) || bytes.includes(note);
+    });
+    expect(leaks).toEqual([]);
+
+    // The CLI reads the files when the daemon is stopped.
+    const cli = await runCli(['log', '--session', sessionId, '--json'], { TABMUX_HOME: t.home });
+    expect(cli.code).toBe(0);
+    const listed = JSON.parse(cli.stdout) as ActivityEntry[];
+    expect(listed.map((entry) => entry.id)).toEqual(entries.map((entry) => entry.id));
+    const text = await runCli(['log', '--session', sessionId], { TABMUX_HOME: t.home });
+    expect(text.stdout).toContain('rejected:stale_token');
+    const follow = await runCli(['log', '--follow'], { TABMUX_HOME: t.home });
+    expect(follow.code).toBe(1);
+    expect(follow.stderr).toContain('tabmux daemon start');
+  });
+});
+
+describe('activity log across a SIGKILL and retention', () => {
+  it('keeps written entries when the daemon is killed, and the next daemon appends after them', async () => {
+    const { env, home, cleanup } = makeTestHome();
+    const cliEnv = { ...process.env, ...env, TABMUX_HEADLESS: '1', TABMUX_WORKERS: '1' };
+    const dir = join(home, 'data', 'profiles', 'default', 'activity');
+    try {
+      await run(process.execPath, [CLI, 'daemon', 'start'], { env: cliEnv });
+      const session = (await run(process.execPath, [CLI, 'session', 'create', '--label', 'killed'], { env: cliEnv })).stdout.trim();
+      for (let n = 0; n < 3; n++) {
+        await run(process.execPath, [CLI, 'mcp', 'call', '--session', session, 'list_pages'], { env: cliEnv });
+      }
+      // Written in the background after each reply: wait until the files hold them, then kill the daemon.
+      await waitFor(async () => ((await readActivityLog(dir, { session, limit: 10 })).entries.length === 3 ? true : undefined), 'three entries on disk');
+      const status = JSON.parse((await run(process.execPath, [CLI, 'daemon', 'status', '--json'], { env: cliEnv })).stdout) as { pid: number; chrome: { pid: number }; upstream: { pid: number } };
+      process.kill(status.pid, 'SIGKILL');
+      await waitUntil(() => !isProcessAlive(status.upstream.pid) && !isProcessAlive(status.chrome.pid), 'upstream and Chrome to exit after the daemon');
+      // A write the kill cut short leaves a partial line; it must not hide the entries around it.
+      const segment = readdirSync(dir).sort().at(-1) ?? '';
+      writeFileSync(join(dir, segment), '{"v":1,"id":"cut', { flag: 'a' });
+
+      await run(process.execPath, [CLI, 'daemon', 'start'], { env: cliEnv });
+      await run(process.execPath, [CLI, 'mcp', 'call', '--session', (await run(process.execPath, [CLI, 'session', 'create'], { env: cliEnv })).stdout.trim(), 'list_pages'], { env: cliEnv });
+      const all = JSON.parse((await run(process.execPath, [CLI, 'log', '--json'], { env: cliEnv })).stdout) as ActivityEntry[];
+      expect(all.filter((entry) => entry.session === session)).toHaveLength(3);
+      expect(all).toHaveLength(4);
+      expect(all.map((entry) => entry.outcome)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    } finally {
+      await run(process.execPath, [CLI, 'daemon', 'stop'], { env: cliEnv }).catch(() => undefined);
+      cleanup();
+    }
+  });
+
+  it('trims the oldest entries by size and old segments by age', async () => {
+    const { home } = makeTestHome();
+    const dir = join(home, 'data', 'profiles', 'default', 'activity');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const oldSegment = join(dir, 'activity-000001.jsonl');
+    writeFileSync(oldSegment, '', { mode: 0o600 });
+    const monthAgo = new Date(Date.now() - 40 * 24 * 3600_000);
+    utimesSync(oldSegment, monthAgo, monthAgo);
+    const maxBytes = 12_000;
+    const t = await startTestDaemon({ workers: 1, logMaxBytes: maxBytes, logMaxAgeMs: 24 * 3600_000 }, { home });
+    try {
+      expect(readdirSync(dir)).not.toContain('activity-000001.jsonl');
+      const s = await t.session('many');
+      await s.text('new_page', { url: html('<p>retention</p>', 'Retention') });
+      for (let n = 0; n < 60; n++) {
+        await s.text('list_pages');
+      }
+      const control = await t.connect();
+      const { entries } = await control.call('tabmux/log.query', { session: s.id, limit: 1000 });
+      expect(entries.length).toBeLessThan(61);
+      expect(entries.length).toBeGreaterThan(5);
+      expect(entries.at(-1)?.tool).toBe('list_pages');
+      expect(entries.some((entry) => entry.tool === 'new_page')).toBe(false);
+      const total = readdirSync(dir).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+      expect(total).toBeLessThanOrEqual(maxBytes + 1200 + 2000);
+    } finally {
+      await t.stop();
+    }
+  });
+});
