@@ -84,7 +84,7 @@ const chromeInfoSchema: z.ZodType<ChromeInfo> = z.object({
   executable: z.string().nullable(),
 });
 
-const browserInfoSchema: z.ZodType<BrowserInfo> = z.discriminatedUnion('kind', [
+export const browserInfoSchema: z.ZodType<BrowserInfo> = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('launched'),
     pid: z.number().nullable(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { activityQueryResultSchema, activityQuerySchema } from './activity.js';
 import type { DaemonEvent } from './model.js';
-import { daemonStatusSchema, sessionInfoSchema, sessionPageSchema, tabInfoSchema } from './modelSchemas.js';
+import { browserInfoSchema, daemonStatusSchema, sessionInfoSchema, sessionPageSchema, tabInfoSchema } from './modelSchemas.js';
 
 /**
  * The tabmux control protocol: newline-delimited JSON-RPC 2.0. A connection opens with `tabmux/hello`; after
@@ -106,6 +106,8 @@ export const controlMethods = {
   'tabmux/queue.cancel': { params: z.object({ callId: z.number().int() }), result: z.object({ cancelled: z.boolean() }) },
   /** The activity log: the newest entries that match, oldest first. New ones arrive as `activity` events. */
   'tabmux/log.query': { params: activityQuerySchema.optional(), result: activityQueryResultSchema },
+  /** Connects an external browser now instead of at the first call that needs it (the UI's Connect). */
+  'tabmux/browser.connect': { params: empty, result: z.object({ browser: browserInfoSchema }) },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type ControlMethod = keyof typeof controlMethods;

@@ -1,7 +1,7 @@
 import { TabmuxError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/isRecord.js';
 import type { JsonRpcId, JsonRpcRequest } from '../../shared/jsonrpc.js';
-import type { DaemonStatus } from '../../shared/model.js';
+import type { BrowserInfo, DaemonStatus } from '../../shared/model.js';
 import {
   controlMethods,
   EVENT_METHOD,
@@ -33,6 +33,8 @@ export interface ControlServiceDeps {
   logger: Logger;
   /** The profile's activity log. */
   queryLog: (filter: ActivityFilter) => Promise<ActivityQueryResult>;
+  /** Brings the browser up now (an external one connects); rejects with what to do when it cannot. */
+  connectBrowser: () => Promise<BrowserInfo>;
 }
 
 interface PeerState {
@@ -226,6 +228,7 @@ export class ControlService {
       'tabmux/call': (params, peer, state, requestId) => this.#callTool(params.session, params.name, params.arguments, peer, state, requestId),
       'tabmux/queue.cancel': (params) => ({ cancelled: router.cancel(params.callId) }),
       'tabmux/log.query': (params) => this.deps.queryLog({ session: params?.session, since: params?.since, limit: params?.limit ?? DEFAULT_LOG_LIMIT }),
+      'tabmux/browser.connect': async () => ({ browser: await this.deps.connectBrowser() }),
     };
   }
 }

@@ -168,6 +168,10 @@ export class Daemon {
       stop: () => void this.stop(),
       logger: logger.child('control'),
       queryLog: (filter) => this.queryLog(filter),
+      connectBrowser: async () => {
+        await this.#browser.ready();
+        return this.#browser.info();
+      },
     });
     this.#server = await SocketServer.listen(this.#socketPath, service, logger.child('socket'));
     this.#setState(FROM_BROWSER[this.#browser.state] ?? 'degraded', this.#browser.lastError);

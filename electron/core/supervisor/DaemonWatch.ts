@@ -87,6 +87,11 @@ export class DaemonWatch {
     this.#scheduleTabs();
   }
 
+  /** Fetches the status again, after something that changed the browser's connection (Connect). */
+  refreshStatusSoon(): void {
+    void this.#refreshStatus();
+  }
+
   close(): void {
     this.#clearTimer();
     this.client.close();

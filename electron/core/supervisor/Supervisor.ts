@@ -92,8 +92,21 @@ export class Supervisor {
     }
     this.#cancelRestart(slot);
     slot.policy.reset();
-    void this.#launch(slot, 'starting');
+    void this.#launch(slot, 'starting').then(() => this.#connect(slot));
     return view(slot);
+  }
+
+  /**
+   * Connect, for a browser the user runs: the daemon would connect at the first agent's call, but a person who
+   * pressed Connect wants to see at once whether the browser is there. A failure shows in the browser's state.
+   */
+  async #connect(slot: Slot): Promise<void> {
+    const watch = slot.watch;
+    if (slot.kind !== 'external' || !watch || watch.closed) {
+      return;
+    }
+    await watch.client.request('tabmux/browser.connect', {}).catch((error: unknown) => this.#logger.info(`profile ${slot.name} did not connect: ${TabmuxError.from(error).message}`));
+    watch.refreshStatusSoon();
   }
 
   async stopProfile(name: string): Promise<ProfileView> {
