@@ -83,6 +83,22 @@ export function createActions(host: Host, store: TabmuxStore, options: ActionOpt
   const tab = (state: TabmuxState, profile: string, worker: number, pageId: number) =>
     state.tabs[profile]?.find((candidate) => candidate.worker === worker && candidate.pageId === pageId);
 
+  /**
+   * Starting is over once the profile runs, or failed; for a browser the user runs, running means connected too
+   * (Connect connects at once, and a browser that is not there makes it fail).
+   */
+  const startSettled = (state: TabmuxState, profile: string): boolean => {
+    const entry = state.profiles[profile];
+    if (entry === undefined || entry.state === 'crashed' || entry.state === 'stopped') {
+      return true;
+    }
+    if (entry.state !== 'ready') {
+      return false;
+    }
+    const browser = entry.daemon?.browser;
+    return entry.kind !== 'external' || (browser?.kind === 'external' && browser.state === 'connected');
+  };
+
   const reportCrash = (profile: string): void => {
     const entry = store.getState().profiles[profile];
     if (entry?.state === 'crashed') {
@@ -116,7 +132,7 @@ export function createActions(host: Host, store: TabmuxStore, options: ActionOpt
     startProfile: (profile) =>
       run(actionKey('profile', profile, 'start'), lifecycleTimeoutMs, async () => {
         await host.call('supervisor/profile.start', { profile });
-        await waitForState(store, (state) => isOneOf(profileState(state, profile), ['ready', 'crashed']), lifecycleTimeoutMs);
+        await waitForState(store, (state) => startSettled(state, profile), lifecycleTimeoutMs);
         reportCrash(profile);
         return null;
       }),

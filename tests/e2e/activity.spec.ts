@@ -12,6 +12,13 @@ const PAGE = `data:text/html,${encodeURIComponent('<!doctype html><title>History
 
 let sessionId = '';
 
+// The stack is shared with the other files this worker runs: leave it without the session made here.
+test.afterAll(async ({ stack }) => {
+  if (sessionId !== '') {
+    await stack.cli(['session', 'close', '--session', sessionId]);
+  }
+});
+
 async function openDashboard(page: Page, url: string): Promise<void> {
   await page.goto(url);
   await expect(page.getByTestId('profile-item-default')).toHaveAttribute('data-state', 'ready');

@@ -92,21 +92,28 @@ export class Supervisor {
     }
     this.#cancelRestart(slot);
     slot.policy.reset();
-    void this.#launch(slot, 'starting').then(() => this.#connect(slot));
+    void this.#launch(slot, 'starting').then(() => (slot.kind === 'external' && slot.watch ? this.#run(slot, () => this.#connect(slot)) : undefined));
     return view(slot);
   }
 
   /**
    * Connect, for a browser the user runs: the daemon would connect at the first agent's call, but a person who
-   * pressed Connect wants to see at once whether the browser is there. A failure shows in the browser's state.
+   * pressed Connect wants to know at once whether the browser is there. When it is not, the daemon is stopped again
+   * and the profile shows why (Connect again tries anew); nothing keeps retrying behind the person's back.
    */
   async #connect(slot: Slot): Promise<void> {
     const watch = slot.watch;
-    if (slot.kind !== 'external' || !watch || watch.closed) {
+    if (!watch || watch.closed) {
       return;
     }
-    await watch.client.request('tabmux/browser.connect', {}).catch((error: unknown) => this.#logger.info(`profile ${slot.name} did not connect: ${TabmuxError.from(error).message}`));
-    watch.refreshStatusSoon();
+    try {
+      await watch.client.request('tabmux/browser.connect', {});
+      watch.refreshStatusSoon();
+    } catch (error) {
+      this.#logger.info(`profile ${slot.name} did not connect: ${TabmuxError.from(error).message}`);
+      await this.#stop(slot);
+      throw error;
+    }
   }
 
   async stopProfile(name: string): Promise<ProfileView> {
