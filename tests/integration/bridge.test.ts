@@ -237,7 +237,7 @@ describe('tabmux mcp serve', () => {
   it('drops a call the MCP client cancelled in session_id mode before it runs', async () => {
     const bridge = await startBridge('cancelling', ['--session-arg']);
     await bridge.call('new_page', { session_id: 'canceller', url: html('<p>start</p>', 'Cancel-Start') });
-    const slow = bridge.call('evaluate_script', { session_id: 'canceller', function: 'async () => { await new Promise((r) => setTimeout(r, 1500)); return "slept"; }' });
+    const slow = bridge.call('evaluate_script', { session_id: 'canceller', function: 'async () => { await new Promise((r) => setTimeout(r, 5000)); return "slept"; }' });
     const abort = new AbortController();
     const cancelled = bridge.client.callTool(
       { name: 'evaluate_script', arguments: { session_id: 'canceller', function: '() => { document.title = "should not run"; return 1; }' } },
