@@ -1,16 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { socketPath } from '../../electron/core/paths.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import type { DaemonStatus, ExternalBrowserInfo } from '../../shared/model.js';
 import { textOf } from '../../shared/toolResult.js';
 import { alive, cliDriver } from '../helpers/cliDriver.js';
+import { startUserChromium, type UserChromium } from '../helpers/userChromium.js';
 import { bindSession, html, type BoundSession } from '../helpers/daemonFixture.js';
 import { makeTestHome } from '../helpers/testHome.js';
-import { waitFor, waitUntil } from '../helpers/waitFor.js';
+import { waitUntil } from '../helpers/waitFor.js';
 
 /**
  * A profile on the user's own browser (`--browser-url`): a Chromium this test starts itself, as a user would, with a
@@ -18,13 +15,6 @@ import { waitFor, waitUntil } from '../helpers/waitFor.js';
  * agents work there without seeing or touching the user's tab, that the browser going away and coming back is
  * followed without restarting tabmux, and that stopping tabmux leaves the browser running.
  */
-
-interface UserChromium {
-  child: ChildProcess;
-  port: number;
-  url: string;
-  userDataDir: string;
-}
 
 interface JsonTab {
   id: string;
@@ -36,54 +26,14 @@ interface JsonTab {
 const { home, paths, cleanup } = makeTestHome();
 const { tabmux, ok, json } = cliDriver(home);
 const chromiums: UserChromium[] = [];
-/** Every Chromium spawned, ready or not, so none outlives the file. */
-const started: Pick<UserChromium, 'child' | 'userDataDir'>[] = [];
 const clients: DaemonClient[] = [];
 const USER_TAB = 'data:text/html,<title>mine</title><p>my own tab</p>';
 
-/** Starts Chromium the way a user does for `--browser-url`; port 0 lets it pick one, read from DevToolsActivePort. */
-async function startChromium(port = 0): Promise<UserChromium> {
-  const userDataDir = mkdtempSync(join(tmpdir(), 'tmx-user-'));
-  const args = [
-    '--headless=new',
-    `--remote-debugging-port=${port}`,
-    `--user-data-dir=${userDataDir}`,
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--disable-quic',
-    '--disable-gpu',
-    ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-    'about:blank',
-  ];
-  // Its own process group, so killing it takes its helpers along, as a crash of the whole browser does.
-  const child = spawn('/usr/bin/chromium', args, { stdio: 'ignore', detached: true });
-  started.push({ child, userDataDir });
-  // Chromium writes DevToolsActivePort only when it picked the port itself.
-  const active =
-    port !== 0
-      ? port
-      : await waitFor(() => {
-          try {
-            const [line] = readFileSync(join(userDataDir, 'DevToolsActivePort'), 'utf8').split('\n');
-            const found = Number(line);
-            return Number.isInteger(found) && found > 0 ? found : undefined;
-          } catch {
-            return undefined;
-          }
-        }, 'Chromium to write DevToolsActivePort');
-  const url = `http://127.0.0.1:${active}`;
-  await waitUntil(() => fetch(`${url}/json/version`).then((response) => response.ok, () => false), `Chromium to answer on ${url}`);
-  const chromium = { child, port: active, url, userDataDir };
+/** Starts Chromium the way a user does for `--browser-url` (on `port` to bring it back where it was). */
+async function startChromium(port?: number): Promise<UserChromium> {
+  const chromium = await startUserChromium(port);
   chromiums.push(chromium);
   return chromium;
-}
-
-function killChromium(chromium: Pick<UserChromium, 'child'>): void {
-  if (chromium.child.pid !== undefined && alive(chromium.child.pid)) {
-    process.kill(-chromium.child.pid, 'SIGKILL');
-  }
 }
 
 async function jsonList(chromium: UserChromium): Promise<JsonTab[]> {
@@ -131,9 +81,8 @@ afterAll(async () => {
     client.close();
   }
   await tabmux(['daemon', 'stop', '--profile', 'mine']);
-  for (const chromium of started) {
-    killChromium(chromium);
-    rmSync(chromium.userDataDir, { recursive: true, force: true });
+  for (const chromium of chromiums) {
+    chromium.stop();
   }
   cleanup();
 });
@@ -212,7 +161,7 @@ describe('a profile on the user\'s own browser (--browser-url)', () => {
   it('fails calls with a clear error while the browser is gone, and works again once it is back', async () => {
     const agent = await session('survivor');
     await agent.text('new_page', { url: html('<p>before</p>', 'Before loss') });
-    killChromium(first);
+    first.stop();
     await waitUntil(async () => (await externalInfo()).state === 'disconnected', 'the daemon to notice the browser is gone');
     const lost = await externalInfo();
     expect(lost.lastError).toMatch(/went away|not reachable/);

@@ -9,8 +9,9 @@ import { ProfileStore, validateProfileName, type ProfileConfig } from '../Profil
 import { daemonLogTail } from '../daemonLog.js';
 import { classifyDaemonExit } from './daemonExit.js';
 import { DaemonWatch } from './DaemonWatch.js';
-import { profileSource, type ProfileSource } from './profileSource.js';
+import { profileSource } from './profileSource.js';
 import { profileStateOf } from './profileStateOf.js';
+import { newSlot, view, type Slot } from './Slot.js';
 import { RestartPolicy, type RestartPolicyOptions } from './RestartPolicy.js';
 
 export interface SupervisorOptions {
@@ -22,23 +23,6 @@ export interface SupervisorOptions {
   tabsDebounceMs?: number;
   restart?: RestartPolicyOptions;
   logger?: Logger;
-}
-
-interface Slot {
-  name: string;
-  /** From the profile's config, re-read on every scan. */
-  kind: ProfileSource['kind'];
-  endpoint: string | null;
-  state: ProfileState;
-  lastError: string | null;
-  watch: DaemonWatch | null;
-  /** Started by this supervisor: only those are restarted when they die. */
-  ours: boolean;
-  /** A start, stop or restart is under way; the poller leaves the profile alone meanwhile. */
-  busy: boolean;
-  readyAt: number | null;
-  restartTimer: ReturnType<typeof setTimeout> | null;
-  policy: RestartPolicy;
 }
 
 /**
@@ -237,8 +221,7 @@ export class Supervisor {
           this.#emit({ type: 'profile', profile: view(known) });
         }
       } else {
-        const policy = new RestartPolicy(this.#options.restart);
-        const slot: Slot = { name, ...source, state: 'stopped', lastError: null, watch: null, ours: false, busy: false, readyAt: null, restartTimer: null, policy };
+        const slot = newSlot(name, source, new RestartPolicy(this.#options.restart));
         this.#slots.set(name, slot);
         // A profile added by the CLI or another window shows up in every UI without a reload.
         this.#emit({ type: 'profile', profile: view(slot) });
@@ -405,10 +388,4 @@ export class Supervisor {
       }
     }
   }
-}
-
-function view(slot: Slot): ProfileView {
-  const watch = slot.watch;
-  const { name, kind, endpoint, state, lastError } = slot;
-  return { name, kind, endpoint, state, lastError, status: watch ? watch.status : null, tabs: watch ? watch.tabs : [] };
 }
