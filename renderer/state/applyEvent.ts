@@ -57,5 +57,8 @@ function applyDaemonEvent(state: ServerState, profile: string, event: DaemonEven
     case 'activity':
       // Timelines are kept apart from the server projection (see ActivityState).
       return state;
+    case 'picture':
+      // Frames go to the picture feed, never into the store: they would re-render every row many times a second.
+      return state;
   }
 }
