@@ -115,8 +115,8 @@ export const controlMethods = {
   'tabmux/log.query': { params: activityQuerySchema.optional(), result: activityQueryResultSchema },
   /**
    * Live pictures: the tabs this connection watches, replacing what it watched before (an empty list stops them
-   * all). Frames arrive as `picture` events on this connection only, while it is subscribed; they stop when it
-   * closes. `watching` lists the tabs that exist and are watched now.
+   * all). Frames arrive as `picture` events (`tabmux/event`) on this connection only, subscribed or not; they stop
+   * when it closes. `watching` lists the tabs of the list that exist and are captured now.
    */
   'tabmux/pictures.watch': { params: z.object({ tabs: z.array(pictureWatch).max(MAX_WATCHED_TABS) }), result: z.object({ watching: z.array(z.string()) }) },
   'tabmux/pictures.unwatch': { params: empty, result: z.object({ watching: z.array(z.string()) }) },

@@ -34,7 +34,7 @@ export class SupervisorService {
    */
   async dispatch(method: string, params: unknown, viewer?: Viewer): Promise<unknown> {
     if (!isSupervisorMethod(method)) {
-      throw new TabmuxError('unknown_method', `unknown method ${JSON.stringify(method)}; the supervisor serves supervisor/snapshot, supervisor/profile.* and supervisor/daemon`);
+      throw new TabmuxError('unknown_method', `unknown method ${JSON.stringify(method)}; the supervisor serves supervisor/snapshot, supervisor/profile.*, supervisor/daemon and supervisor/pictures.*`);
     }
     switch (method) {
       case 'supervisor/snapshot':
