@@ -19,8 +19,12 @@ export interface PictureDaemon {
   input(tabId: string, input: PictureInput): Promise<void>;
 }
 
-/** The picture methods over a connection to a daemon. */
-export function pictureDaemon(client: Pick<DaemonClient, 'call'>): PictureDaemon {
+/** The picture methods over the supervisor's connection to a daemon, while it is open. */
+export function pictureDaemon(watch: { closed: boolean; client: Pick<DaemonClient, 'call'> } | null | undefined): PictureDaemon | undefined {
+  if (!watch || watch.closed) {
+    return undefined;
+  }
+  const { client } = watch;
   return {
     watch: async (tabs) => (await client.call('tabmux/pictures.watch', { tabs })).watching,
     input: async (tabId, input) => {
@@ -94,7 +98,10 @@ export class PictureRelay {
     }
   }
 
-  /** Sends the daemon what all viewers watch on it (after a change, or when its daemon (re)connected). */
+  /**
+   * Sends the daemon what all viewers watch on it: after a change, and when its daemon (re)connected (a new daemon
+   * knows nothing of what its predecessor captured).
+   */
   async resync(profile: string): Promise<string[]> {
     const union = new Map<string, PictureSize>();
     for (const { byProfile } of this.#viewers.values()) {

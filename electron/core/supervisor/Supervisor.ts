@@ -9,9 +9,10 @@ import { ProfileStore, validateProfileName, type ProfileConfig } from '../Profil
 import { daemonLogTail } from '../daemonLog.js';
 import { classifyDaemonExit } from './daemonExit.js';
 import { DaemonWatch } from './DaemonWatch.js';
-import { profileSource, type ProfileSource } from './profileSource.js';
+import { profileSource } from './profileSource.js';
 import { pictureDaemon, PictureRelay } from './PictureRelay.js';
 import { profileStateOf } from './profileStateOf.js';
+import { view, type Slot } from './Slot.js';
 import { RestartPolicy, type RestartPolicyOptions } from './RestartPolicy.js';
 
 export interface SupervisorOptions {
@@ -23,23 +24,6 @@ export interface SupervisorOptions {
   tabsDebounceMs?: number;
   restart?: RestartPolicyOptions;
   logger?: Logger;
-}
-
-interface Slot {
-  name: string;
-  /** From the profile's config, re-read on every scan. */
-  kind: ProfileSource['kind'];
-  endpoint: string | null;
-  state: ProfileState;
-  lastError: string | null;
-  watch: DaemonWatch | null;
-  /** Started by this supervisor: only those are restarted when they die. */
-  ours: boolean;
-  /** A start, stop or restart is under way; the poller leaves the profile alone meanwhile. */
-  busy: boolean;
-  readyAt: number | null;
-  restartTimer: ReturnType<typeof setTimeout> | null;
-  policy: RestartPolicy;
 }
 
 /**
@@ -57,10 +41,7 @@ export class Supervisor {
   #scanning: Promise<void> | null = null;
   #disposed = false;
   /** Live pictures: each daemon captures what the UIs watch on it, and each frame goes to its watchers only. */
-  readonly pictures = new PictureRelay((profile) => {
-    const watch = this.#slots.get(profile)?.watch;
-    return watch && !watch.closed ? pictureDaemon(watch.client) : undefined;
-  });
+  readonly pictures = new PictureRelay((profile) => pictureDaemon(this.#slots.get(profile)?.watch));
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
@@ -288,7 +269,6 @@ export class Supervisor {
     slot.ours = ours;
     slot.readyAt = Date.now();
     this.#set(slot, profileStateOf(watch.status.state), watch.status.lastError);
-    // A daemon that restarted knows nothing of the tabs watched on its predecessor.
     void this.pictures.resync(slot.name).catch(() => undefined);
     return true;
   }
@@ -417,10 +397,4 @@ export class Supervisor {
       }
     }
   }
-}
-
-function view(slot: Slot): ProfileView {
-  const watch = slot.watch;
-  const { name, kind, endpoint, state, lastError } = slot;
-  return { name, kind, endpoint, state, lastError, status: watch ? watch.status : null, tabs: watch ? watch.tabs : [] };
 }
