@@ -9,6 +9,7 @@ import type { BrowserRun, BrowserState, ProfileBrowser } from './browser/Profile
 import { stopLeftoverChrome } from './browser/stopLeftoverChrome.js';
 import { createUrlPolicy, type UrlPolicy } from './browser/urlPolicy.js';
 import { ControlService } from './ControlService.js';
+import { pictureLimits } from './pictures/PictureLimits.js';
 import { TabPictures } from './pictures/TabPictures.js';
 import type { Logger } from './Logger.js';
 import { pidFilePath, profileActivityDir, profileDataDir, profileFilesDir, profileTempDir, profileUserDataDir, socketPath, type TabmuxPaths } from './paths.js';
@@ -79,7 +80,7 @@ export class Daemon {
       prepare: (run) => this.#prepare(run),
     });
     this.#browser.on('state', (state, lastError) => this.#onBrowserState(state, lastError));
-    this.#pictures = new TabPictures({ logger: logger.child('pictures') });
+    this.#pictures = new TabPictures({ logger: logger.child('pictures'), limits: pictureLimits(profile.config) });
     this.#browser.on('lost', (reason) => {
       this.router.watchTabs(undefined);
       void this.#pictures.useRun(undefined);

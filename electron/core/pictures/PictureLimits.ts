@@ -1,4 +1,5 @@
 import type { PictureSize } from '../../../shared/model.js';
+import type { ProfileConfig } from '../ProfileStore.js';
 
 /** How large and how often one size of picture is: the screencast's bounds and the frames let through per second. */
 export interface PictureLimit {
@@ -21,3 +22,14 @@ export const DEFAULT_PICTURE_LIMITS: PictureLimits = {
   live: { maxWidth: 1280, maxHeight: 800, fps: 8, quality: 60 },
   maxTabs: 16,
 };
+
+/** A profile's caps: the defaults, with what its `pictures` setting changes. */
+export function pictureLimits(config: ProfileConfig): PictureLimits {
+  const set = config.pictures ?? {};
+  const { thumb, live, maxTabs } = DEFAULT_PICTURE_LIMITS;
+  return {
+    thumb: { ...thumb, fps: set.thumbFps ?? thumb.fps },
+    live: { ...live, fps: set.liveFps ?? live.fps, maxWidth: set.liveMaxWidth ?? live.maxWidth, maxHeight: set.liveMaxHeight ?? live.maxHeight },
+    maxTabs: set.maxTabs ?? maxTabs,
+  };
+}

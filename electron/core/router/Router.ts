@@ -197,6 +197,7 @@ export class Router {
   async closeSession(id: string, reason: SessionCloseReason = 'closed'): Promise<{ closed: string; closedPages: number[] }> {
     const session = this.#sessions.remove(id, reason);
     session.ended = true;
+    this.#takeover.handedBack(id);
     const worker = this.#pool.leave(session, new TabmuxError(reason === 'expired' ? 'session_expired' : 'session_closed', `session ${id} was ${reason}`));
     if (!this.#closed) {
       await this.#stopTrace(session, worker);
