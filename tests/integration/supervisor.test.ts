@@ -7,7 +7,8 @@ import { WebSocket } from 'ws';
 import { DashboardServer } from '../../electron/core/dashboard/DashboardServer.js';
 import { Supervisor } from '../../electron/core/supervisor/Supervisor.js';
 import { SupervisorService } from '../../electron/core/supervisor/SupervisorService.js';
-import type { TabmuxPaths } from '../../electron/core/paths.js';
+import { socketPath, type TabmuxPaths } from '../../electron/core/paths.js';
+import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import type { ProfileView, SupervisorEvent } from '../../shared/supervisor.js';
 import { isRecord } from '../../shared/isRecord.js';
 import { runCli } from '../helpers/runCli.js';
@@ -135,7 +136,7 @@ describe('supervisor', () => {
     // Nothing of it reaches the events every window gets.
     expect(events.filter((event) => event.type === 'picture' || (event.type === 'daemon' && event.event.type === 'picture'))).toEqual([]);
 
-    const click = { kind: 'mouse', type: 'mousePressed', x: 5, y: 5, button: 'left', clickCount: 1 };
+    const click = { kind: 'mouse', type: 'mousePressed', x: 5, y: 5, button: 'left', clickCount: 1 } as const;
     const input = (viewer: typeof a) => service.dispatch('supervisor/pictures.input', { profile: 'default', tabId, input: click }, viewer);
     await expect(input(a)).rejects.toMatchObject({ code: 'invalid_request' });
     await service.dispatch('supervisor/pictures.watch', { profile: 'default', tabs: [{ tabId, size: 'live' }] }, a);
@@ -145,6 +146,15 @@ describe('supervisor', () => {
     expect(await input(a)).toEqual({ sent: true });
     await service.dropViewer('window-a');
     await expect(input(a)).rejects.toMatchObject({ code: 'invalid_request' });
+    // An agent's connection, bound to the very session, is refused even while it is paused.
+    const agent = await DaemonClient.connect(socketPath(paths, 'default'), 'agent');
+    try {
+      await agent.call('tabmux/session.bind', { session });
+      await agent.call('tabmux/pictures.watch', { tabs: [{ tabId, size: 'live' }] });
+      await expect(agent.call('tabmux/pictures.input', { tabId, input: click })).rejects.toMatchObject({ code: 'invalid_request' });
+    } finally {
+      agent.close();
+    }
     await service.dispatch('supervisor/daemon', { profile: 'default', method: 'tabmux/session.close', params: { session } });
   });
 });
