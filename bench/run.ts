@@ -14,6 +14,7 @@ import { activityLogCost } from './suites/activityLogCost.js';
 import { coldStart } from './suites/coldStart.js';
 import { memory } from './suites/memory.js';
 import { LOAD_PAGE_FILES, LOAD_PAGE_PATH, pageLoad } from './suites/pageLoad.js';
+import { pictureCost } from './suites/pictureCost.js';
 import { parallelThroughput } from './suites/parallelThroughput.js';
 import { rewriteCost } from './suites/rewriteCost.js';
 import { routingOverhead } from './suites/routingOverhead.js';
@@ -101,6 +102,9 @@ async function main(): Promise<number> {
   }
   // Two daemons of its own, one logging and one not, with nothing else running beside them.
   await attempt('activity', 'activity log cost', () => activityLogCost(teardown, log));
+  await stopAll();
+  // A daemon of its own, so its CPU windows see nothing but the watched tab.
+  await attempt('pictures', 'live pictures', () => pictureCost(teardown, log));
   await stopAll();
   // Cold start on a quiet machine, with its own processes: everything above is stopped by now.
   await attempt('coldstart', 'cold start', () => coldStart(teardown, log));

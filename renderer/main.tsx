@@ -6,6 +6,7 @@ import { pickHost } from './host/pickHost.js';
 import { connectStore } from './state/connectStore.js';
 import { createActions } from './state/createActions.js';
 import { createTabmuxStore } from './state/createTabmuxStore.js';
+import { PictureFeed } from './state/PictureFeed.js';
 import { App } from './ui/App.js';
 import { TabmuxContext } from './ui/TabmuxContext.js';
 import './styles.css';
@@ -15,12 +16,18 @@ const host = pickHost(window);
 const store = createTabmuxStore();
 const actions = createActions(host, store);
 const disconnect = connectStore(host, store);
+const pictures = new PictureFeed(host);
+// A hidden window (a background browser tab, the tray window closed to the tray) asks for no frames.
+const showing = (): void => pictures.setActive(document.visibilityState === 'visible');
+document.addEventListener('visibilitychange', showing);
+showing();
 window.addEventListener('pagehide', (event) => {
   // A page kept in the back-forward cache may come back; keep its connection logic intact for it.
   if (event.persisted) {
     return;
   }
   disconnect();
+  pictures.dispose();
   host.dispose();
 });
 
@@ -30,7 +37,7 @@ if (!container) {
 }
 createRoot(container).render(
   <StrictMode>
-    <TabmuxContext value={{ store, actions }}>
+    <TabmuxContext value={{ store, actions, pictures }}>
       <App />
     </TabmuxContext>
   </StrictMode>,

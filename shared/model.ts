@@ -132,6 +132,8 @@ export interface TabInfo {
   upstreamSelected: boolean;
   /** The browser window holding the tab; null when the browser could not tell (it is reconnecting, say). */
   windowId: number | null;
+  /** Chrome's id of the tab, when the daemon knows it: what live pictures and takeover input address. */
+  tabId?: string | undefined;
 }
 
 export interface DaemonStatus {
@@ -165,4 +167,31 @@ export type DaemonEvent =
   | { type: 'workers'; profile: string; workers: WorkerInfo[] }
   | { type: 'tabs'; profile: string; tabs: TabInfo[] }
   /** One agent call, once answered, as the activity log keeps it. */
-  | { type: 'activity'; profile: string; entry: ActivityEntry };
+  | { type: 'activity'; profile: string; entry: ActivityEntry }
+  /** A frame of a watched tab; sent only to the connection that watches it (see `tabmux/pictures.watch`). */
+  | { type: 'picture'; profile: string; picture: TabPicture };
+
+/** How big and how often a watched tab's picture is: a small one for lists, a large one for the live view. */
+export type PictureSize = 'thumb' | 'live';
+
+/**
+ * Where a frame sits on the page, as the browser reports it with each screencast frame: the frame shows the
+ * viewport of `deviceWidth` x `deviceHeight` CSS pixels, scaled to the image's own size; `offsetTop` is the height
+ * of browser UI drawn above the page inside it (mobile emulation), `pageScaleFactor` the pinch zoom.
+ */
+export interface PictureMetadata {
+  deviceWidth: number;
+  deviceHeight: number;
+  offsetTop: number;
+  pageScaleFactor: number;
+}
+
+/** One frame of a tab: a JPEG image (base64), its pixel size, and when the browser painted it (epoch ms). */
+export interface TabPicture {
+  tabId: string;
+  data: string;
+  width: number;
+  height: number;
+  timestamp: number;
+  metadata: PictureMetadata;
+}

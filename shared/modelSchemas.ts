@@ -7,6 +7,7 @@ import type {
   DaemonState,
   DaemonStatus,
   PageOrigin,
+  PictureMetadata,
   ProfileState,
   QueueEntry,
   SessionActivity,
@@ -14,6 +15,7 @@ import type {
   SessionInfo,
   SessionPage,
   TabInfo,
+  TabPicture,
   WorkerInfo,
   WorkerState,
 } from './model.js';
@@ -114,6 +116,23 @@ export const tabInfoSchema: z.ZodType<TabInfo> = z.object({
   origin: pageOrigin.nullable(),
   upstreamSelected: z.boolean(),
   windowId: z.number().nullable(),
+  tabId: z.string().optional(),
+});
+
+const pictureMetadataSchema: z.ZodType<PictureMetadata> = z.object({
+  deviceWidth: z.number(),
+  deviceHeight: z.number(),
+  offsetTop: z.number(),
+  pageScaleFactor: z.number(),
+});
+
+export const tabPictureSchema: z.ZodType<TabPicture> = z.object({
+  tabId: z.string(),
+  data: z.string(),
+  width: z.number(),
+  height: z.number(),
+  timestamp: z.number(),
+  metadata: pictureMetadataSchema,
 });
 
 export const daemonStatusSchema: z.ZodType<DaemonStatus> = z.object({
@@ -149,4 +168,5 @@ export const daemonEventSchema: z.ZodType<DaemonEvent> = z.discriminatedUnion('t
   z.object({ type: z.literal('workers'), profile: z.string(), workers: z.array(workerInfoSchema) }),
   z.object({ type: z.literal('tabs'), profile: z.string(), tabs: z.array(tabInfoSchema) }),
   z.object({ type: z.literal('activity'), profile: z.string(), entry: activityEntrySchema }),
+  z.object({ type: z.literal('picture'), profile: z.string(), picture: tabPictureSchema }),
 ]);

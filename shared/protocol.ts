@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { activityQueryResultSchema, activityQuerySchema } from './activity.js';
 import type { DaemonEvent } from './model.js';
+import { pictureInputSchema } from './pictureInput.js';
 import { browserInfoSchema, daemonStatusSchema, sessionInfoSchema, sessionPageSchema, tabInfoSchema } from './modelSchemas.js';
 
 /**
@@ -51,6 +52,12 @@ const sessionPageResult = z.object({
 });
 
 const empty = z.object({}).optional();
+
+/** The most tabs one connection watches at once; a profile's own caps on size and rate apply on top. */
+export const MAX_WATCHED_TABS = 32;
+
+const tabId = z.string().min(1).max(128).describe("Chrome's tab id, as tabs.list gives it");
+const pictureWatch = z.object({ tabId, size: z.enum(['thumb', 'live']).default('thumb') });
 
 /**
  * Every control method once: `params` is parsed by the daemon before a handler runs, `result` by the client before
@@ -106,6 +113,18 @@ export const controlMethods = {
   'tabmux/queue.cancel': { params: z.object({ callId: z.number().int() }), result: z.object({ cancelled: z.boolean() }) },
   /** The activity log: the newest entries that match, oldest first. New ones arrive as `activity` events. */
   'tabmux/log.query': { params: activityQuerySchema.optional(), result: activityQueryResultSchema },
+  /**
+   * Live pictures: the tabs this connection watches, replacing what it watched before (an empty list stops them
+   * all). Frames arrive as `picture` events (`tabmux/event`) on this connection only, subscribed or not; they stop
+   * when it closes. `watching` lists the tabs of the list that exist and are captured now.
+   */
+  'tabmux/pictures.watch': { params: z.object({ tabs: z.array(pictureWatch).max(MAX_WATCHED_TABS) }), result: z.object({ watching: z.array(z.string()) }) },
+  'tabmux/pictures.unwatch': { params: empty, result: z.object({ watching: z.array(z.string()) }) },
+  /**
+   * Takeover: a person's click, wheel, key or typing, sent to a tab this connection watches live. Refused unless
+   * the session that owns the tab is paused (`session.pause`), and refused on a connection bound to a session.
+   */
+  'tabmux/pictures.input': { params: z.object({ tabId, input: pictureInputSchema }), result: z.object({ sent: z.literal(true) }) },
   /** Connects an external browser now instead of at the first call that needs it (the UI's Connect). */
   'tabmux/browser.connect': { params: empty, result: z.object({ browser: browserInfoSchema }) },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { daemonEventSchema, daemonStatusSchema, profileState, tabInfoSchema } from './modelSchemas.js';
+import { daemonEventSchema, daemonStatusSchema, profileState, tabInfoSchema, tabPictureSchema } from './modelSchemas.js';
+import { pictureInputSchema } from './pictureInput.js';
 import { profileNameSchema } from './profileName.js';
-import { controlMethods, type ControlInput, type ControlMethod, type ControlResults } from './protocol.js';
+import { controlMethods, MAX_WATCHED_TABS, type ControlInput, type ControlMethod, type ControlResults } from './protocol.js';
 
 /**
  * The supervisor API: what a UI (the tray window through the preload, the web dashboard through its WebSocket) may
@@ -64,6 +65,13 @@ export type DaemonCallResult = ControlResults[ForwardedDaemonMethod];
 
 const profileParams = z.object({ profile: profileNameSchema });
 
+const tabId = z.string().min(1).max(128);
+const picturesWatchParams = z.object({
+  profile: profileNameSchema,
+  tabs: z.array(z.object({ tabId, size: z.enum(['thumb', 'live']).default('thumb') })).max(MAX_WATCHED_TABS),
+});
+const picturesInputParams = z.object({ profile: profileNameSchema, tabId, input: pictureInputSchema });
+
 /**
  * A profile on a browser the user runs, as `tabmux profile add NAME --browser-url URL [--isolation tab|window]`
  * makes it. Name and URL are plain strings here so that the one check the CLI also uses gives the error message.
@@ -88,6 +96,13 @@ export const supervisorMethods = {
   'supervisor/profile.addExternal': { params: addExternalParams, result: profileViewSchema },
   /** Forwards one daemon control method to the profile's daemon (error `daemon_not_running` when it is down). */
   'supervisor/daemon': { params: daemonCallSchema, result: daemonCallResultSchema },
+  /**
+   * Live pictures for this window: the tabs of one profile it shows, replacing what it showed there before (an empty
+   * list stops them). Frames arrive as `picture` events to this window alone, and stop when it goes away.
+   */
+  'supervisor/pictures.watch': { params: picturesWatchParams, result: z.object({ watching: z.array(z.string()) }) },
+  /** Takeover input into a tab this window shows live; the daemon refuses it unless the tab's session is paused. */
+  'supervisor/pictures.input': { params: picturesInputParams, result: z.object({ sent: z.literal(true) }) },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type SupervisorMethod = keyof typeof supervisorMethods;
@@ -117,6 +132,8 @@ export function supervisorResultSchema<M extends SupervisorMethod>(method: M): z
 export const supervisorEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('profile'), profile: profileViewSchema }),
   z.object({ type: z.literal('daemon'), profile: z.string(), event: daemonEventSchema }),
+  /** A frame of a tab this UI watches (`supervisor/pictures.watch`); only the UI that watches gets it. */
+  z.object({ type: z.literal('picture'), profile: z.string(), picture: tabPictureSchema }),
 ]);
 export type SupervisorEvent = z.output<typeof supervisorEventSchema>;
 

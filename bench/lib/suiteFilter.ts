@@ -1,5 +1,5 @@
 /** The suites `npm run bench` runs, by the names `BENCH_ONLY` takes. */
-export const SUITES = ['rewrite', 'parallel', 'routing', 'snapshot', 'navigation', 'memory', 'activity', 'coldstart'] as const;
+export const SUITES = ['rewrite', 'parallel', 'routing', 'snapshot', 'navigation', 'memory', 'activity', 'pictures', 'coldstart'] as const;
 
 export type SuiteName = (typeof SUITES)[number];
 

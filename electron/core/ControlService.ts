@@ -1,7 +1,7 @@
 import { TabmuxError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/isRecord.js';
 import type { JsonRpcId, JsonRpcRequest } from '../../shared/jsonrpc.js';
-import type { BrowserInfo, DaemonStatus } from '../../shared/model.js';
+import type { BrowserInfo, DaemonStatus, TabPicture } from '../../shared/model.js';
 import {
   controlMethods,
   EVENT_METHOD,
@@ -15,6 +15,7 @@ import {
 import type { ActivityQueryResult } from '../../shared/activity.js';
 import type { ActivityFilter } from './activity/readActivityLog.js';
 import type { Logger } from './Logger.js';
+import type { TabPictures } from './pictures/TabPictures.js';
 import type { Router } from './router/Router.js';
 
 /** One client connection, whatever carries it (Unix socket, WebSocket, IPC). */
@@ -35,6 +36,8 @@ export interface ControlServiceDeps {
   queryLog: (filter: ActivityFilter) => Promise<ActivityQueryResult>;
   /** Brings the browser up now (an external one connects); rejects with what to do when it cannot. */
   connectBrowser: () => Promise<BrowserInfo>;
+  /** Live pictures of the profile's tabs, and takeover input into them. */
+  pictures: TabPictures;
 }
 
 interface PeerState {
@@ -168,6 +171,8 @@ export class ControlService {
 
   #onClose(peer: Peer, state: PeerState): void {
     state.unsubscribe?.();
+    // A viewer that went away stops its screencasts.
+    void this.deps.pictures.unwatch(peer.id);
     const dropped = this.deps.router.dropOwner(peer.id);
     if (state.bound !== null) {
       this.deps.router.unbind(state.bound, peer.id);
@@ -229,6 +234,24 @@ export class ControlService {
       'tabmux/queue.cancel': (params) => ({ cancelled: router.cancel(params.callId) }),
       'tabmux/log.query': (params) => this.deps.queryLog({ session: params?.session, since: params?.since, limit: params?.limit ?? DEFAULT_LOG_LIMIT }),
       'tabmux/browser.connect': async () => ({ browser: await this.deps.connectBrowser() }),
+      'tabmux/pictures.watch': async (params, peer) => {
+        const deliver = (picture: TabPicture): void => peer.notify(EVENT_METHOD, { type: 'picture', profile: this.deps.profile, picture });
+        return { watching: await this.deps.pictures.watch(peer.id, deliver, params.tabs) };
+      },
+      'tabmux/pictures.unwatch': async (_params, peer) => {
+        await this.deps.pictures.unwatch(peer.id);
+        return { watching: [] };
+      },
+      'tabmux/pictures.input': async (params, peer, state) => {
+        if (state.bound !== null) {
+          // An agent's connection drives its session through tools; a person's hands come from the dashboard or tray.
+          throw new TabmuxError('invalid_request', `this connection is bound to session ${state.bound}; takeover input comes only from the tabmux dashboard or tray window`);
+        }
+        const sent = router.takeoverInput(params.tabId);
+        await this.deps.pictures.input(peer.id, params.tabId, params.input);
+        sent();
+        return { sent: true };
+      },
     };
   }
 }

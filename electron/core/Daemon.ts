@@ -9,6 +9,8 @@ import type { BrowserRun, BrowserState, ProfileBrowser } from './browser/Profile
 import { stopLeftoverChrome } from './browser/stopLeftoverChrome.js';
 import { createUrlPolicy, type UrlPolicy } from './browser/urlPolicy.js';
 import { ControlService } from './ControlService.js';
+import { pictureLimits } from './pictures/PictureLimits.js';
+import { TabPictures } from './pictures/TabPictures.js';
 import type { Logger } from './Logger.js';
 import { pidFilePath, profileActivityDir, profileDataDir, profileFilesDir, profileTempDir, profileUserDataDir, socketPath, type TabmuxPaths } from './paths.js';
 import { readDaemonPidFile, writeDaemonPidFile } from './DaemonPidFile.js';
@@ -55,6 +57,8 @@ export class Daemon {
   /** The current browser run's tabs and URL policy; replaced on every relaunch. */
   #policy: UrlPolicy | undefined;
   #server: SocketServer | undefined;
+  /** Live pictures of tabs, for whoever watches; they follow the browser from run to run. */
+  readonly #pictures: TabPictures;
   /** The activity log's writer; undefined when the profile turned the log off. */
   readonly #activity: { store: ActivityLogStore; recorder: ActivityRecorder } | undefined;
   #stopping: Promise<void> | undefined;
@@ -76,8 +80,10 @@ export class Daemon {
       prepare: (run) => this.#prepare(run),
     });
     this.#browser.on('state', (state, lastError) => this.#onBrowserState(state, lastError));
+    this.#pictures = new TabPictures({ logger: logger.child('pictures'), limits: pictureLimits(profile.config) });
     this.#browser.on('lost', (reason) => {
       this.router.watchTabs(undefined);
+      void this.#pictures.useRun(undefined);
       void this.router.browserLost(reason);
     });
     this.#browser.on('back', () => void this.#writeDaemonPidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`)));
@@ -172,6 +178,7 @@ export class Daemon {
         await this.#browser.ready();
         return this.#browser.info();
       },
+      pictures: this.#pictures,
     });
     this.#server = await SocketServer.listen(this.#socketPath, service, logger.child('socket'));
     this.#setState(FROM_BROWSER[this.#browser.state] ?? 'degraded', this.#browser.lastError);
@@ -208,7 +215,10 @@ export class Daemon {
     }
     this.#policy = policy;
     // Who opened which tab, and which tabs closed, come from the browser itself.
-    this.router.watchTabs(await BrowserTabs.watch(run.connection));
+    const tabs = await BrowserTabs.watch(run.connection);
+    this.router.watchTabs(tabs);
+    // Tabs watched before a relaunch or reconnect are watched again on this run, as far as they still exist.
+    void this.#pictures.useRun({ connection: run.connection, tabs });
   }
 
   #onBrowserState(state: BrowserState, lastError: string | null): void {
@@ -278,6 +288,7 @@ export class Daemon {
     this.#setState('stopping', null);
     logger.info('stopping');
     await this.#server?.close().catch(() => undefined);
+    await this.#pictures.close().catch(() => undefined);
     await this.router.close().catch(() => undefined);
     await this.#activity?.recorder.flush().catch(() => undefined);
     await this.#activity?.store.close().catch(() => undefined);

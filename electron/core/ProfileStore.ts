@@ -46,6 +46,17 @@ export const profileConfigSchema = z.object({
   logValues: z.boolean().optional(),
   logMaxBytes: z.number().int().positive().optional(),
   logMaxAgeMs: z.number().int().positive().optional(),
+  /** Caps on live pictures (see PictureLimits): frames a second and largest size, per picture size; tabs at once. */
+  pictures: z
+    .object({
+      thumbFps: z.number().min(0.1).max(30),
+      liveFps: z.number().min(0.1).max(30),
+      liveMaxWidth: z.number().int().min(160).max(3840),
+      liveMaxHeight: z.number().int().min(120).max(2160),
+      maxTabs: z.number().int().min(1).max(64),
+    })
+    .partial()
+    .optional(),
   createdAt: z.number().optional(),
 });
 

@@ -7,6 +7,7 @@ import type { SupervisorEvent } from '../../shared/supervisor.js';
 import { Logger } from '../core/Logger.js';
 import { resolvePaths } from '../core/paths.js';
 import { Supervisor } from '../core/supervisor/Supervisor.js';
+import type { Viewer } from '../core/supervisor/PictureRelay.js';
 import { SupervisorService } from '../core/supervisor/SupervisorService.js';
 import { packageRoot } from '../core/version.js';
 import { APP_ORIGIN, registerAppScheme, serveApp } from './appProtocol.js';
@@ -71,13 +72,29 @@ async function start(): Promise<void> {
     }
   });
 
+  // The window is the viewer of its live pictures: frames go to it alone, and stop when it is destroyed.
+  const viewers = new Map<number, Viewer>();
+  const viewerOf = (sender: Electron.WebContents): Viewer => {
+    let viewer = viewers.get(sender.id);
+    if (!viewer) {
+      const id = `window-${sender.id}`;
+      viewer = { id, push: (event) => (sender.isDestroyed() ? undefined : sender.send(IPC_EVENT, event)) };
+      viewers.set(sender.id, viewer);
+      sender.once('destroyed', () => {
+        viewers.delete(sender.id);
+        void service.dropViewer(id);
+      });
+    }
+    return viewer;
+  };
+
   // Answers with an IpcReply envelope rather than throwing, so the window sees each error's code, not just its text.
   ipcMain.handle(IPC_CALL, (event, method: unknown, params: unknown) => {
     // Only the app's own page may call; anything else that ends up in a frame gets nothing.
     if (!event.senderFrame?.url.startsWith(`${APP_ORIGIN}/`)) {
       return ipcFailure(new TabmuxError('invalid_request', 'calls are accepted from the tabmux window only'));
     }
-    return toIpcReply(() => service.dispatch(typeof method === 'string' ? method : '', params));
+    return toIpcReply(() => service.dispatch(typeof method === 'string' ? method : '', params, viewerOf(event.sender)));
   });
 
   app.on('second-instance', () => window.show());

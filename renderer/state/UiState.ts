@@ -16,8 +16,10 @@ export interface UiState {
   /** Action keys (see actionKey) whose call or confirming event is still outstanding. */
   pending: Record<string, true>;
   toasts: Toast[];
+  /** The tab shown in the live view, if one is open. */
+  liveView: { profile: string; tabId: string } | null;
 }
 
 export function initialUiState(): UiState {
-  return { selectedProfile: null, debug: false, connection: { state: 'connecting' }, loadError: null, pending: {}, toasts: [] };
+  return { selectedProfile: null, debug: false, connection: { state: 'connecting' }, loadError: null, pending: {}, toasts: [], liveView: null };
 }

@@ -10,6 +10,10 @@ export function applyEvent(state: ServerState, event: SupervisorEvent): ServerSt
   if (event.type === 'profile') {
     return withProfileView(state, event.profile);
   }
+  if (event.type === 'picture') {
+    // Frames go to the picture feed, never into the store: they would re-render every row many times a second.
+    return state;
+  }
   // A daemon event for a profile the snapshot has not shown yet cannot be placed; the next snapshot will carry it.
   if (!Object.hasOwn(state.profiles, event.profile)) {
     return state;
@@ -56,6 +60,8 @@ function applyDaemonEvent(state: ServerState, profile: string, event: DaemonEven
       return { ...state, tabs: { ...state.tabs, [profile]: event.tabs } };
     case 'activity':
       // Timelines are kept apart from the server projection (see ActivityState).
+      return state;
+    case 'picture':
       return state;
   }
 }

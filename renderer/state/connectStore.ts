@@ -46,6 +46,10 @@ export function connectStore(host: Host, store: TabmuxStore, options: ConnectOpt
   };
 
   const stopEvents = host.subscribe((event) => {
+    if (event.type === 'picture') {
+      // The picture feed takes frames; the store never holds them.
+      return;
+    }
     if (held) {
       held.push(event);
     } else {

@@ -22,6 +22,8 @@ export interface UiSlice extends UiState {
   setPending: (key: string, on: boolean) => void;
   pushToast: (kind: Toast['kind'], message: string) => number;
   dismissToast: (id: number) => void;
+  openLiveView: (profile: string, tabId: string) => void;
+  closeLiveView: () => void;
 }
 
 export type TabmuxState = ServerSlice & UiSlice;
@@ -60,6 +62,8 @@ const createUiSlice: StateCreator<TabmuxState, [], [], UiSlice> = (set) => ({
     return id;
   },
   dismissToast: (id) => set((state) => ({ toasts: state.toasts.filter((toast) => toast.id !== id) })),
+  openLiveView: (profile, tabId) => set({ liveView: { profile, tabId } }),
+  closeLiveView: () => set({ liveView: null }),
 });
 
 export function createTabmuxStore(): TabmuxStore {

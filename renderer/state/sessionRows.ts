@@ -1,4 +1,4 @@
-import type { SessionActivity, SessionInfo, SessionPage } from '../../shared/model.js';
+import type { SessionActivity, SessionInfo, SessionPage, TabInfo } from '../../shared/model.js';
 import { shortId } from '../format/shortId.js';
 import type { ServerState } from './ServerState.js';
 
@@ -53,4 +53,15 @@ export function sessionRows(sessions: Record<string, SessionInfo> | undefined): 
 
 export function selectSessionRows(state: ServerState, profile: string): SessionRow[] {
   return sessionRows(state.sessions[profile]);
+}
+
+/** Chrome tab ids of sessions' pages, by `<session>\n<page id on the session's worker>`. */
+export function currentTabIds(tabs: readonly TabInfo[] | undefined): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const tab of tabs ?? []) {
+    if (tab.owner !== null && tab.tabId !== undefined) {
+      ids.set(`${tab.owner}\n${tab.ownerPageId ?? tab.pageId}`, tab.tabId);
+    }
+  }
+  return ids;
 }

@@ -21,6 +21,8 @@ export interface TabRow {
   upstreamSelected: boolean;
   /** The browser window holding the tab; null when the daemon could not tell. */
   windowId: number | null;
+  /** Chrome's id of the tab (what its live picture is asked by); null when the daemon did not say. */
+  tabId: string | null;
   /** Sessions this tab can be attached to: any session (the daemon finds the tab on the session's own worker). */
   attachTo: SessionOption[];
 }
@@ -47,6 +49,7 @@ export function tabRows(tabs: readonly TabInfo[] | undefined, sessions: Record<s
         origin: tab.origin,
         upstreamSelected: tab.upstreamSelected,
         windowId: tab.windowId,
+        tabId: tab.tabId ?? null,
         attachTo: all.map((session) => ({ id: session.id, name: sessionName(session) })),
       };
     });

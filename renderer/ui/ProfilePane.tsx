@@ -7,6 +7,7 @@ import { ProfileHeader } from './ProfileHeader.js';
 import { QueuePanel } from './QueuePanel.js';
 import { SessionsPanel } from './SessionsPanel.js';
 import { TabsPanel } from './TabsPanel.js';
+import { LiveView } from './LiveView.js';
 import { TimelinePanel } from './TimelinePanel.js';
 import { useActions, useTabmux } from './TabmuxContext.js';
 
@@ -15,6 +16,7 @@ export function ProfilePane(props: { profile: string }) {
   const { profile } = props;
   const entry = useTabmux((state) => state.profiles[profile]);
   const debug = useTabmux((state) => state.debug);
+  const liveView = useTabmux((state) => state.liveView);
   const actions = useActions();
 
   if (!entry) {
@@ -89,6 +91,7 @@ export function ProfilePane(props: { profile: string }) {
           <QueuePanel profile={profile} />
         </div>
         {debug && <DebugPanel profile={profile} />}
+        {liveView?.profile === profile && <LiveView key={liveView.tabId} profile={profile} tabId={liveView.tabId} />}
       </div>
     );
   }

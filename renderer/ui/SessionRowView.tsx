@@ -2,9 +2,11 @@ import type { SessionRow } from '../state/sessionRows.js';
 import { actionKey } from '../state/actionKey.js';
 import { formatRelativeTime } from '../format/formatRelativeTime.js';
 import { ActionButton } from './ActionButton.js';
+import { PictureButton } from './PictureButton.js';
 import { useActions } from './TabmuxContext.js';
 
-export function SessionRowView(props: { profile: string; row: SessionRow; now: number; showWorker: boolean }) {
+/** `tabId` is Chrome's id of the session's current tab, when the tab list names it: its live picture shows here. */
+export function SessionRowView(props: { profile: string; row: SessionRow; now: number; showWorker: boolean; tabId: string | null }) {
   const { profile, row, now } = props;
   const actions = useActions();
   const page = row.currentPage;
@@ -28,14 +30,17 @@ export function SessionRowView(props: { profile: string; row: SessionRow; now: n
       </td>
       <td className="cell-page">
         {page ? (
-          <>
+          <div className="page-with-picture">
+            {props.tabId !== null && <PictureButton profile={profile} tabId={props.tabId} testId={`session-picture-${row.id}`} />}
+            <div className="page-text">
             <div className="cell-main truncate" title={page.title}>
               {page.title || <span className="muted">untitled</span>}
             </div>
             <div className="cell-sub truncate mono" title={page.url}>
               {page.url}
             </div>
-          </>
+            </div>
+          </div>
         ) : (
           <span className="muted">no tab yet</span>
         )}

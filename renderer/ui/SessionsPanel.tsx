@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { actionKey } from '../state/actionKey.js';
-import { sessionRows } from '../state/sessionRows.js';
+import { currentTabIds, sessionRows } from '../state/sessionRows.js';
 import { EmptyState } from './EmptyState.js';
 import { InlineForm } from './InlineForm.js';
 import { Panel } from './Panel.js';
@@ -16,6 +16,8 @@ export function SessionsPanel(props: { profile: string }) {
   const creating = useIsPending(actionKey('profile', profile, 'session.create'));
   const [formOpen, setFormOpen] = useState(false);
   const rows = useMemo(() => sessionRows(sessions), [sessions]);
+  const tabs = useTabmux((state) => state.tabs[profile]);
+  const currentTabs = useMemo(() => currentTabIds(tabs), [tabs]);
   const now = useNow(5_000);
 
   const create = (label: string): void => {
@@ -75,7 +77,14 @@ export function SessionsPanel(props: { profile: string }) {
             </thead>
             <tbody>
               {rows.map((row) => (
-                <SessionRowView key={row.id} profile={profile} row={row} now={now} showWorker={workerCount > 1} />
+                <SessionRowView
+                  key={row.id}
+                  profile={profile}
+                  row={row}
+                  now={now}
+                  showWorker={workerCount > 1}
+                  tabId={row.currentPage ? (currentTabs.get(`${row.id}\n${row.currentPage.pageId}`) ?? null) : null}
+                />
               ))}
             </tbody>
           </table>

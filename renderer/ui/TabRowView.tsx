@@ -1,6 +1,7 @@
 import type { TabRow } from '../state/tabRows.js';
 import { actionKey } from '../state/actionKey.js';
 import { ActionButton } from './ActionButton.js';
+import { PictureButton } from './PictureButton.js';
 import { useActions, useIsPending } from './TabmuxContext.js';
 
 /** Page ids are per worker; worker 0 keeps the short test id so single-worker profiles read simply. */
@@ -16,6 +17,7 @@ export function TabRowView(props: { profile: string; row: TabRow; showWorker: bo
 
   return (
     <li className="tab-row" data-testid={`tab-row-${id}`} data-page-id={row.pageId} data-worker={row.worker} data-owner={row.owner?.id ?? ''}>
+      {row.tabId === null ? <div className="picture-none" aria-hidden="true" /> : <PictureButton profile={profile} tabId={row.tabId} testId={`tab-picture-${id}`} />}
       <div className="tab-text">
         <div className="cell-main truncate" title={row.title}>
           {row.title || <span className="muted">untitled</span>}

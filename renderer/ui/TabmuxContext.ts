@@ -2,10 +2,13 @@ import { createContext, useContext } from 'react';
 import { useStore } from 'zustand';
 import type { TabmuxActions } from '../state/createActions.js';
 import type { TabmuxState, TabmuxStore } from '../state/createTabmuxStore.js';
+import type { PictureFeed } from '../state/PictureFeed.js';
 
 export interface TabmuxContextValue {
   store: TabmuxStore;
   actions: TabmuxActions;
+  /** Live pictures of tabs; frames never pass through the store. */
+  pictures: PictureFeed;
 }
 
 export const TabmuxContext = createContext<TabmuxContextValue | null>(null);
@@ -25,6 +28,10 @@ export function useTabmux<T>(selector: (state: TabmuxState) => T): T {
 
 export function useActions(): TabmuxActions {
   return useTabmuxContext().actions;
+}
+
+export function usePictures(): PictureFeed {
+  return useTabmuxContext().pictures;
 }
 
 export function useIsPending(key: string): boolean {

@@ -7,8 +7,10 @@ import { WebSocket } from 'ws';
 import { DashboardServer } from '../../electron/core/dashboard/DashboardServer.js';
 import { Supervisor } from '../../electron/core/supervisor/Supervisor.js';
 import { SupervisorService } from '../../electron/core/supervisor/SupervisorService.js';
-import type { TabmuxPaths } from '../../electron/core/paths.js';
+import { socketPath, type TabmuxPaths } from '../../electron/core/paths.js';
+import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import type { ProfileView, SupervisorEvent } from '../../shared/supervisor.js';
+import { isRecord } from '../../shared/isRecord.js';
 import { runCli } from '../helpers/runCli.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor as until } from '../helpers/waitFor.js';
@@ -108,6 +110,52 @@ describe('supervisor', () => {
     await expect(service.dispatch('supervisor/daemon', { profile: 'default', method: 'tabmux/stop' })).rejects.toMatchObject({ code: 'invalid_params' });
     await expect(service.dispatch('supervisor/profile.start', { profile: '../etc' })).rejects.toMatchObject({ code: 'invalid_params' });
     await expect(service.dispatch('supervisor/nope', {})).rejects.toMatchObject({ code: 'unknown_method' });
+  });
+
+  it('hands live pictures only to the window that watches, and takes input only from its live view while the session is paused', async () => {
+    const service = new SupervisorService(supervisor);
+    const created = await service.dispatch('supervisor/daemon', { profile: 'default', method: 'tabmux/session.create', params: { label: 'watched' } });
+    const session = isRecord(created) && typeof created['id'] === 'string' ? created['id'] : '';
+    await service.dispatch('supervisor/daemon', { profile: 'default', method: 'tabmux/session.newPage', params: { session, url: 'data:text/html,<body style="background:teal">' } });
+    const listed = await service.dispatch('supervisor/daemon', { profile: 'default', method: 'tabmux/tabs.list', params: {} });
+    const tabs = isRecord(listed) && Array.isArray(listed['tabs']) ? listed['tabs'] : [];
+    const tab: unknown = tabs.find((candidate: unknown) => isRecord(candidate) && candidate['owner'] === session);
+    const tabId = isRecord(tab) && typeof tab['tabId'] === 'string' ? tab['tabId'] : '';
+    expect(tabId).not.toBe('');
+    const seenByA: SupervisorEvent[] = [];
+    const seenByB: SupervisorEvent[] = [];
+    const a = { id: 'window-a', push: (event: SupervisorEvent) => seenByA.push(event) };
+    const b = { id: 'window-b', push: (event: SupervisorEvent) => seenByB.push(event) };
+    events.length = 0;
+    await expect(service.dispatch('supervisor/pictures.watch', { profile: 'default', tabs: [{ tabId }] })).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(await service.dispatch('supervisor/pictures.watch', { profile: 'default', tabs: [{ tabId, size: 'thumb' }] }, a)).toEqual({ watching: [tabId] });
+    await service.dispatch('supervisor/pictures.watch', { profile: 'default', tabs: [] }, b);
+    const frame = await until(() => seenByA.find((event) => event.type === 'picture'), 'a frame for the watching window');
+    expect(frame).toMatchObject({ type: 'picture', profile: 'default', picture: { tabId } });
+    expect(seenByB).toEqual([]);
+    // Nothing of it reaches the events every window gets.
+    expect(events.filter((event) => event.type === 'picture' || (event.type === 'daemon' && event.event.type === 'picture'))).toEqual([]);
+
+    const click = { kind: 'mouse', type: 'mousePressed', x: 5, y: 5, button: 'left', clickCount: 1 } as const;
+    const input = (viewer: typeof a) => service.dispatch('supervisor/pictures.input', { profile: 'default', tabId, input: click }, viewer);
+    await expect(input(a)).rejects.toMatchObject({ code: 'invalid_request' });
+    await service.dispatch('supervisor/pictures.watch', { profile: 'default', tabs: [{ tabId, size: 'live' }] }, a);
+    await expect(input(b)).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(input(a)).rejects.toMatchObject({ code: 'page_conflict' });
+    await service.dispatch('supervisor/daemon', { profile: 'default', method: 'tabmux/session.pause', params: { session } });
+    expect(await input(a)).toEqual({ sent: true });
+    await service.dropViewer('window-a');
+    await expect(input(a)).rejects.toMatchObject({ code: 'invalid_request' });
+    // An agent's connection, bound to the very session, is refused even while it is paused.
+    const agent = await DaemonClient.connect(socketPath(paths, 'default'), 'agent');
+    try {
+      await agent.call('tabmux/session.bind', { session });
+      await agent.call('tabmux/pictures.watch', { tabs: [{ tabId, size: 'live' }] });
+      await expect(agent.call('tabmux/pictures.input', { tabId, input: click })).rejects.toMatchObject({ code: 'invalid_request' });
+    } finally {
+      agent.close();
+    }
+    await service.dispatch('supervisor/daemon', { profile: 'default', method: 'tabmux/session.close', params: { session } });
   });
 });
 

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { TabmuxError } from '../../../shared/errors.js';
-import { SUPERVISOR_EVENT_METHOD } from '../../../shared/supervisor.js';
+import { SUPERVISOR_EVENT_METHOD, type SupervisorEvent } from '../../../shared/supervisor.js';
 import type { Logger } from '../Logger.js';
 import type { SupervisorService } from '../supervisor/SupervisorService.js';
 import { RpcServerConnection } from '../transport/RpcServerConnection.js';
@@ -14,6 +15,8 @@ const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
  * any order, every supervisor event pushed as a `supervisor/event` notification.
  */
 export function serveRpcSocket(socket: WebSocket, service: SupervisorService, logger: Logger): void {
+  // This socket passed the dashboard's token and origin checks; live pictures and takeover input are its own.
+  const viewer = { id: `dashboard-${randomUUID()}`, push: (event: SupervisorEvent) => connection.notify(SUPERVISOR_EVENT_METHOD, event) };
   const connection = new RpcServerConnection({
     write: (text) => {
       if (socket.readyState !== socket.OPEN) {
@@ -27,12 +30,16 @@ export function serveRpcSocket(socket: WebSocket, service: SupervisorService, lo
       }
       socket.send(text);
     },
-    dispatch: (request) => service.dispatch(request.method, request.params),
+    dispatch: (request) => service.dispatch(request.method, request.params, viewer),
     logger,
     maxMessageBytes: maxResponseBytes(),
   });
   const unsubscribe = service.onEvent((event) => connection.notify(SUPERVISOR_EVENT_METHOD, event));
-  socket.on('close', unsubscribe);
+  socket.on('close', () => {
+    unsubscribe();
+    // A viewer that went away stops its screencasts.
+    void service.dropViewer(viewer.id);
+  });
   socket.on('error', () => undefined);
   socket.on('message', (data, isBinary) => {
     if (isBinary) {

@@ -111,7 +111,7 @@ export class ControlCommands {
     return this.options.pool.runSystem(worker, 'new_page', async () => {
       const tab = await this.options.pages.openUnowned(worker, url);
       const tabId = await this.options.tabs.tabIdOf(worker, tab.pageId);
-      return { ...tab, windowId: tabId === undefined ? null : await this.options.windowOf(tabId) };
+      return { ...tab, windowId: tabId === undefined ? null : await this.options.windowOf(tabId), ...(tabId === undefined ? {} : { tabId }) };
     });
   }
 
@@ -173,6 +173,7 @@ export class ControlCommands {
         origin: owned?.origin ?? null,
         upstreamSelected: page.selected,
         windowId: tabId === undefined ? null : await this.options.windowOf(tabId),
+        ...(tabId === undefined ? {} : { tabId }),
       });
     }
     return tabs;

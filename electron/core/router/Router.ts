@@ -15,6 +15,7 @@ import type { Session } from './Session.js';
 import { SessionRegistry } from './SessionRegistry.js';
 import { SessionTabs, type TabSource } from './SessionTabs.js';
 import { TabIdentity } from './TabIdentity.js';
+import { Takeover } from './Takeover.js';
 import { ToolCatalog, type AgentToolOptions } from './ToolCatalog.js';
 import type { Worker } from './Worker.js';
 import { WorkerPool } from './WorkerPool.js';
@@ -56,6 +57,7 @@ export class Router {
   readonly #sessionTabs: SessionTabs;
   readonly #agents: AgentTools;
   readonly #control: ControlCommands;
+  readonly #takeover = new Takeover();
   #catalog: ToolCatalog | undefined;
   #reaper: NodeJS.Timeout | undefined;
   #closed = false;
@@ -181,6 +183,9 @@ export class Router {
 
   setPaused(id: string, paused: boolean): SessionInfo {
     const session = this.#sessions.setPaused(id, paused);
+    if (!paused) {
+      this.#takeover.handedBack(id);
+    }
     this.#pool.of(session).queue.kick();
     return this.#changed(session);
   }
@@ -192,6 +197,7 @@ export class Router {
   async closeSession(id: string, reason: SessionCloseReason = 'closed'): Promise<{ closed: string; closedPages: number[] }> {
     const session = this.#sessions.remove(id, reason);
     session.ended = true;
+    this.#takeover.handedBack(id);
     const worker = this.#pool.leave(session, new TabmuxError(reason === 'expired' ? 'session_expired' : 'session_closed', `session ${id} was ${reason}`));
     if (!this.#closed) {
       await this.#stopTrace(session, worker);
@@ -282,6 +288,21 @@ export class Router {
       tab = opener === null ? undefined : tabs.find((candidate) => candidate.tabId === opener);
     }
     return false;
+  }
+
+  /**
+   * A person is about to send input to a tab (takeover): refused while the session owning it runs. Returns a
+   * function to call once the input was sent, which leaves the session a note and makes its tokens stale.
+   */
+  takeoverInput(tabId: string): () => void {
+    const owner = this.#tabs.sessionOwningTab(tabId) ?? this.#sessions.all().find((session) => session.pendingTabs.has(tabId));
+    const session = this.#takeover.check(tabId, owner);
+    return () => {
+      if (session && !session.ended) {
+        this.#takeover.touched(session, this.#sessionTabs.source?.list().find((tab) => tab.tabId === tabId)?.url);
+        this.#changed(session);
+      }
+    };
   }
 
   queue(): QueueEntry[] {

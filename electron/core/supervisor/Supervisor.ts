@@ -10,6 +10,7 @@ import { daemonLogTail } from '../daemonLog.js';
 import { classifyDaemonExit } from './daemonExit.js';
 import { DaemonWatch } from './DaemonWatch.js';
 import { profileSource } from './profileSource.js';
+import { pictureDaemon, PictureRelay } from './PictureRelay.js';
 import { profileStateOf } from './profileStateOf.js';
 import { newSlot, view, type Slot } from './Slot.js';
 import { RestartPolicy, type RestartPolicyOptions } from './RestartPolicy.js';
@@ -39,6 +40,8 @@ export class Supervisor {
   #pollTimer: ReturnType<typeof setInterval> | null = null;
   #scanning: Promise<void> | null = null;
   #disposed = false;
+  /** Live pictures: each daemon captures what the UIs watch on it, and each frame goes to its watchers only. */
+  readonly pictures = new PictureRelay((profile) => pictureDaemon(this.#slots.get(profile)?.watch));
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
@@ -265,11 +268,16 @@ export class Supervisor {
     slot.ours = ours;
     slot.readyAt = Date.now();
     this.#set(slot, profileStateOf(watch.status.state), watch.status.lastError);
+    void this.pictures.resync(slot.name).catch(() => undefined);
     return true;
   }
 
   #relay(slot: Slot, watch: DaemonWatch | undefined, event: DaemonEvent): void {
     if (slot.watch !== watch || this.#disposed) {
+      return;
+    }
+    if (event.type === 'picture') {
+      this.pictures.deliver(slot.name, event.picture);
       return;
     }
     this.#emit({ type: 'daemon', profile: slot.name, event });

@@ -2,6 +2,7 @@ import { type z } from 'zod';
 import { TabmuxError } from '../../../shared/errors.js';
 import { controlMethods } from '../../../shared/protocol.js';
 import { isSupervisorMethod, supervisorMethods, type SupervisorEvent } from '../../../shared/supervisor.js';
+import type { Viewer } from './PictureRelay.js';
 import type { Supervisor } from './Supervisor.js';
 
 /**
@@ -21,10 +22,19 @@ export class SupervisorService {
     return this.#supervisor.onEvent(listener);
   }
 
-  /** Results are plain JSON values: each is the type `SupervisorResults` declares for its method. */
-  async dispatch(method: string, params: unknown): Promise<unknown> {
+  /** A UI connection went away: its pictures stop. */
+  dropViewer(viewerId: string): Promise<void> {
+    return this.#supervisor.pictures.dropViewer(viewerId);
+  }
+
+  /**
+   * Results are plain JSON values: each is the type `SupervisorResults` declares for its method. `viewer` is the UI
+   * connection that asks (the dashboard's authenticated WebSocket, the tray window): live pictures and takeover
+   * input belong to it, and need it.
+   */
+  async dispatch(method: string, params: unknown, viewer?: Viewer): Promise<unknown> {
     if (!isSupervisorMethod(method)) {
-      throw new TabmuxError('unknown_method', `unknown method ${JSON.stringify(method)}; the supervisor serves supervisor/snapshot, supervisor/profile.* and supervisor/daemon`);
+      throw new TabmuxError('unknown_method', `unknown method ${JSON.stringify(method)}; the supervisor serves supervisor/snapshot, supervisor/profile.*, supervisor/daemon and supervisor/pictures.*`);
     }
     switch (method) {
       case 'supervisor/snapshot':
@@ -45,8 +55,25 @@ export class SupervisorService {
         const checked = parse(controlMethods[call.method].params, call.method, call.params);
         return this.#supervisor.forward(call.profile, call.method, checked);
       }
+      case 'supervisor/pictures.watch': {
+        const { profile, tabs } = parse(supervisorMethods[method].params, method, params);
+        return { watching: await this.#supervisor.pictures.watch(needViewer(viewer, method), profile, tabs) };
+      }
+      case 'supervisor/pictures.input': {
+        const { profile, tabId, input } = parse(supervisorMethods[method].params, method, params);
+        await this.#supervisor.pictures.input(needViewer(viewer, method).id, profile, tabId, input);
+        return { sent: true };
+      }
     }
   }
+}
+
+/** The window a viewer-scoped call came from; a caller without one (a test, a script) cannot watch. */
+function needViewer(viewer: Viewer | undefined, method: string): Viewer {
+  if (!viewer) {
+    throw new TabmuxError('invalid_request', `${method} is served to a dashboard or tray window only`);
+  }
+  return viewer;
 }
 
 function parse<S extends z.ZodType>(schema: S, method: string, params: unknown): z.output<S> {

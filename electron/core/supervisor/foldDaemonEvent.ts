@@ -28,7 +28,8 @@ export function foldDaemonEvent(state: DaemonState, event: DaemonEvent): DaemonS
     case 'tabs':
       return { ...state, tabs: event.tabs };
     case 'activity':
-      // The log is read from the daemon on demand; the supervisor keeps no copy.
+    case 'picture':
+      // The log is read from the daemon on demand, and frames only pass through; the supervisor keeps no copy.
       return state;
   }
 }
