@@ -42,6 +42,11 @@ export const activityEntrySchema = z.object({
   pageAfter: activityPageSchema.nullable(),
   /** Tabs that became the session's during the call (new_page, popups). */
   opened: z.array(activityPageSchema),
+  /**
+   * A small picture of the session's tab after a page-changing call: the name of a JPEG beside the log (written
+   * shortly after the entry; missing when it could not be taken). Absent for other calls.
+   */
+  picture: z.string().regex(/^[\w-]+\.jpg$/).optional(),
 });
 export type ActivityEntry = z.output<typeof activityEntrySchema>;
 

@@ -4,7 +4,19 @@ export interface ActivityReportMeta {
   profile: string;
   session: string;
   exportedAt: number;
+  /** The entries' pictures by name (base64 JPEG), embedded in the HTML report; entries without one show none. */
+  pictures?: ReadonlyMap<string, string>;
 }
+
+/** At most this many pictures go into one report, the newest, so a long history stays a file one can open. */
+export const REPORT_PICTURE_LIMIT = 300;
+
+/** The picture names of the entries a report embeds: the newest `REPORT_PICTURE_LIMIT`. */
+export function reportPictureNames(entries: readonly ActivityEntry[]): string[] {
+  return entries.flatMap((entry) => (entry.picture === undefined ? [] : [entry.picture])).slice(-REPORT_PICTURE_LIMIT);
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** Everything a page or an agent wrote is text here: the five characters HTML treats as markup are escaped. */
 export function escapeHtml(text: string): string {
@@ -21,7 +33,8 @@ const OUTCOME_COLORS: Record<ActivityOutcome, string> = {
   failed: '#cf222e',
 };
 
-const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1f2328;background:#fff}
+const STYLE = `.shot{display:block;max-width:240px;max-height:150px;border:1px solid #d0d7de;border-radius:4px;margin-bottom:4px}
+body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1f2328;background:#fff}
 h1{font-size:20px;margin:0 0 4px}
 .meta{color:#57606a;margin-bottom:16px}
 table{border-collapse:collapse;width:100%}
@@ -40,7 +53,7 @@ pre{margin:0;white-space:pre-wrap;word-break:break-all;font:12px/1.4 ui-monospac
 export function renderActivityReport(entries: readonly ActivityEntry[], meta: ActivityReportMeta): string {
   const counts = ACTIVITY_OUTCOMES.map((outcome) => [outcome, entries.filter((entry) => entry.outcome === outcome).length] as const).filter(([, count]) => count > 0);
   const label = entries.find((entry) => entry.label !== null)?.label ?? null;
-  const rows = entries.map(renderRow).join('\n');
+  const rows = entries.map((entry) => renderRow(entry, meta.pictures)).join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -68,8 +81,10 @@ function badge(outcome: ActivityOutcome): string {
   return `<span class="badge" style="background:${OUTCOME_COLORS[outcome]}">${escapeHtml(outcome.replace('_', ' '))}</span>`;
 }
 
-function renderRow(entry: ActivityEntry): string {
+function renderRow(entry: ActivityEntry, pictures: ReadonlyMap<string, string> | undefined): string {
+  const picture = entry.picture === undefined ? undefined : pictures?.get(entry.picture);
   const page = [
+    picture !== undefined && BASE64.test(picture) ? `<img class="shot" alt="the tab after ${escapeHtml(entry.tool)}" src="data:image/jpeg;base64,${picture}">` : '',
     entry.pageBefore ? `<div class="muted">before: ${escapeHtml(entry.pageBefore.url)}</div>` : '',
     entry.pageAfter ? `<div>after: ${escapeHtml(entry.pageAfter.url)}</div>` : '',
     ...entry.opened.map((opened) => `<div>opened: page ${opened.pageId} ${escapeHtml(opened.url)}</div>`),

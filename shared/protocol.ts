@@ -125,6 +125,8 @@ export const controlMethods = {
    * the session that owns the tab is paused (`session.pause`), and refused on a connection bound to a session.
    */
   'tabmux/pictures.input': { params: z.object({ tabId, input: pictureInputSchema }), result: z.object({ sent: z.literal(true) }) },
+  /** A picture the activity log keeps (an entry's `picture`), as base64 JPEG; null when it is gone or was never taken. */
+  'tabmux/log.picture': { params: z.object({ name: z.string().regex(/^[\w-]+\.jpg$/) }), result: z.object({ data: z.string().nullable() }) },
   /** Connects an external browser now instead of at the first call that needs it (the UI's Connect). */
   'tabmux/browser.connect': { params: empty, result: z.object({ browser: browserInfoSchema }) },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;

@@ -51,6 +51,7 @@ export const FORWARDED_DAEMON_METHODS = [
   'tabmux/session.resume',
   'tabmux/queue.cancel',
   'tabmux/log.query',
+  'tabmux/log.picture',
 ] as const satisfies readonly ControlMethod[];
 
 export type ForwardedDaemonMethod = (typeof FORWARDED_DAEMON_METHODS)[number];

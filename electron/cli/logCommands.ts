@@ -1,7 +1,9 @@
 import { promises as fs } from 'node:fs';
 import type { ActivityEntry, ActivityQueryResult } from '../../shared/activity.js';
-import { activityExport, renderActivityReport } from '../../shared/activityReport.js';
+import { activityExport, renderActivityReport, reportPictureNames } from '../../shared/activityReport.js';
 import { TabmuxError } from '../../shared/errors.js';
+import { ActivityPictures } from '../core/activity/ActivityPictures.js';
+import { DEFAULT_RETENTION } from '../core/activity/ActivityLogStore.js';
 import { readActivityLog, type ActivityFilter } from '../core/activity/readActivityLog.js';
 import { tryConnect } from '../core/daemonProcess.js';
 import { profileActivityDir } from '../core/paths.js';
@@ -31,12 +33,25 @@ async function query(context: CommandContext, client: DaemonClient | undefined, 
   return readActivityLog(profileActivityDir(context.paths, context.profile), filter);
 }
 
-async function exportLog(context: CommandContext, format: string, result: ActivityQueryResult): Promise<number> {
+/** The report's pictures: through the running daemon (it finishes taking them first), else from the profile's files. */
+async function picturesOf(context: CommandContext, client: DaemonClient | undefined, entries: readonly ActivityEntry[]): Promise<Map<string, string>> {
+  const files = new ActivityPictures(profileActivityDir(context.paths, context.profile), DEFAULT_RETENTION);
+  const pictures = new Map<string, string>();
+  for (const name of reportPictureNames(entries)) {
+    const data = client ? (await client.call('tabmux/log.picture', { name })).data : ((await files.read(name))?.toString('base64') ?? null);
+    if (data !== null) {
+      pictures.set(name, data);
+    }
+  }
+  return pictures;
+}
+
+async function exportLog(context: CommandContext, client: DaemonClient | undefined, format: string, result: ActivityQueryResult): Promise<number> {
   const session = stringOption(context.values, 'session');
   if (session === undefined) {
     throw new TabmuxError('invalid_params', '--export needs --session ID: a report covers one session');
   }
-  const meta = { profile: context.profile, session, exportedAt: Date.now() };
+  const meta = { profile: context.profile, session, exportedAt: Date.now(), ...(format === 'html' ? { pictures: await picturesOf(context, client, result.entries) } : {}) };
   const text = format === 'html' ? renderActivityReport(result.entries, meta) : `${JSON.stringify(activityExport(result.entries, meta), null, 2)}\n`;
   const out = stringOption(context.values, 'out');
   if (out === undefined) {
@@ -107,7 +122,7 @@ export const logCommands: Command[] = [
         }
         const result = await query(context, client, filter);
         if (format !== undefined) {
-          return await exportLog(context, format, result);
+          return await exportLog(context, client, format, result);
         }
         if (context.json) {
           context.stdout(JSON.stringify(result.entries, null, 2));

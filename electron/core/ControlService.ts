@@ -34,6 +34,8 @@ export interface ControlServiceDeps {
   logger: Logger;
   /** The profile's activity log. */
   queryLog: (filter: ActivityFilter) => Promise<ActivityQueryResult>;
+  /** A picture of the activity log, base64 JPEG, or null. */
+  logPicture: (name: string) => Promise<string | null>;
   /** Brings the browser up now (an external one connects); rejects with what to do when it cannot. */
   connectBrowser: () => Promise<BrowserInfo>;
   /** Live pictures of the profile's tabs, and takeover input into them. */
@@ -233,6 +235,7 @@ export class ControlService {
       'tabmux/call': (params, peer, state, requestId) => this.#callTool(params.session, params.name, params.arguments, peer, state, requestId),
       'tabmux/queue.cancel': (params) => ({ cancelled: router.cancel(params.callId) }),
       'tabmux/log.query': (params) => this.deps.queryLog({ session: params?.session, since: params?.since, limit: params?.limit ?? DEFAULT_LOG_LIMIT }),
+      'tabmux/log.picture': async (params) => ({ data: await this.deps.logPicture(params.name) }),
       'tabmux/browser.connect': async () => ({ browser: await this.deps.connectBrowser() }),
       'tabmux/pictures.watch': async (params, peer) => {
         const deliver = (picture: TabPicture): void => peer.notify(EVENT_METHOD, { type: 'picture', profile: this.deps.profile, picture });

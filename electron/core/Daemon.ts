@@ -21,6 +21,7 @@ import { ensureSecureDir, removeIfExists } from './secureFs.js';
 import { activityLogSettings, routerSettings } from './settings.js';
 import { ActivityLogStore } from './activity/ActivityLogStore.js';
 import { ActivityRecorder } from './activity/ActivityRecorder.js';
+import { ActivityPictures } from './activity/ActivityPictures.js';
 import { readActivityLog, type ActivityFilter } from './activity/readActivityLog.js';
 import type { ActivityQueryResult } from '../../shared/activity.js';
 import { SocketServer } from './transport/SocketServer.js';
@@ -60,7 +61,7 @@ export class Daemon {
   /** Live pictures of tabs, for whoever watches; they follow the browser from run to run. */
   readonly #pictures: TabPictures;
   /** The activity log's writer; undefined when the profile turned the log off. */
-  readonly #activity: { store: ActivityLogStore; recorder: ActivityRecorder } | undefined;
+  readonly #activity: { store: ActivityLogStore; recorder: ActivityRecorder; pictures: ActivityPictures } | undefined;
   #stopping: Promise<void> | undefined;
   readonly #stopped: Promise<void>;
   #resolveStopped: () => void = () => undefined;
@@ -100,7 +101,7 @@ export class Daemon {
     });
   }
 
-  #createActivityLog(): { store: ActivityLogStore; recorder: ActivityRecorder } | undefined {
+  #createActivityLog(): { store: ActivityLogStore; recorder: ActivityRecorder; pictures: ActivityPictures } | undefined {
     const { paths, profile, logger } = this.#options;
     const settings = activityLogSettings(profile.config);
     if (!settings.enabled) {
@@ -113,13 +114,26 @@ export class Daemon {
       maxAgeMs: settings.maxAgeMs,
       onError: (error) => log.warn(`activity log: ${TabmuxError.from(error).message}`),
     });
+    const pictures = new ActivityPictures(store.dir, settings);
     const recorder = new ActivityRecorder({
       store,
       keepValues: settings.keepValues,
       startedAt: this.startedAt,
       emit: (entry) => this.router.publish({ type: 'activity', profile: profile.name, entry }),
+      pictures: {
+        store: pictures,
+        capture: (tabId) => this.#pictures.still(tabId),
+        onError: (error) => log.debug(`activity picture: ${TabmuxError.from(error).message}`),
+      },
     });
-    return { store, recorder };
+    return { store, recorder, pictures };
+  }
+
+  /** A picture of the activity log (base64 JPEG), or null when there is none. */
+  async logPicture(name: string): Promise<string | null> {
+    const pictures = this.#activity?.pictures ?? new ActivityPictures(profileActivityDir(this.#options.paths, this.profile), activityLogSettings(this.#options.profile.config));
+    await this.#activity?.recorder.picturesTaken();
+    return (await pictures.read(name))?.toString('base64') ?? null;
   }
 
   /** The activity log's newest entries; still readable from its files when the profile no longer records. */
@@ -163,6 +177,7 @@ export class Daemon {
     }
     await this.#claimPidFile();
     await this.#activity?.store.start();
+    await this.#activity?.pictures.retain().catch((error: unknown) => logger.warn(`activity pictures: ${TabmuxError.from(error).message}`));
     await this.#browser.start();
     await this.#writeDaemonPidFile();
     await this.router.start();
@@ -174,6 +189,7 @@ export class Daemon {
       stop: () => void this.stop(),
       logger: logger.child('control'),
       queryLog: (filter) => this.queryLog(filter),
+      logPicture: (name) => this.logPicture(name),
       connectBrowser: async () => {
         await this.#browser.ready();
         return this.#browser.info();
@@ -288,6 +304,8 @@ export class Daemon {
     this.#setState('stopping', null);
     logger.info('stopping');
     await this.#server?.close().catch(() => undefined);
+    // Pictures asked for by the last calls are taken while the browser is still there (each within seconds).
+    await this.#activity?.recorder.picturesTaken();
     await this.#pictures.close().catch(() => undefined);
     await this.router.close().catch(() => undefined);
     await this.#activity?.recorder.flush().catch(() => undefined);

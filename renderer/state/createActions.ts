@@ -33,6 +33,8 @@ export interface TabmuxActions {
   cancelCall: (profile: string, callId: number) => Promise<void>;
   /** Opens a session's history (its whole activity log, up to TIMELINE_LIMIT entries); new calls join it live. */
   openTimeline: (profile: string, session: string) => Promise<void>;
+  /** A picture the activity log keeps (base64 JPEG), or null when it is gone or was never taken. */
+  logPicture: (profile: string, name: string) => Promise<string | null>;
   closeTimeline: () => void;
 }
 
@@ -230,6 +232,11 @@ export function createActions(host: Host, store: TabmuxStore, options: ActionOpt
         }
         return (state) => !state.queue[profile]?.some((entry) => entry.callId === callId);
       }),
+
+    logPicture: async (profile, name) => {
+      const result = await daemon({ profile, method: 'tabmux/log.picture', params: { name } }).catch(() => null);
+      return typeof result === 'object' && result !== null && 'data' in result && typeof result.data === 'string' ? result.data : null;
+    },
 
     openTimeline: async (profile, id) => {
       store.getState().setTimeline(loadingTimeline(profile, id));

@@ -1,6 +1,6 @@
-import { useState, type UIEvent } from 'react';
+import { useEffect, useState, type UIEvent } from 'react';
 import type { ActivityEntry } from '../../shared/activity.js';
-import { activityExport, renderActivityReport } from '../../shared/activityReport.js';
+import { activityExport, renderActivityReport, reportPictureNames } from '../../shared/activityReport.js';
 import { formatDuration } from '../format/formatDuration.js';
 import { timelineWindow } from '../state/timelineWindow.js';
 import { downloadFile } from './downloadFile.js';
@@ -43,6 +43,17 @@ export function TimelinePanel(props: { profile: string }) {
   const detail = selected === null ? undefined : entries.find((entry) => entry.id === selected);
   const meta = { profile: props.profile, session: timeline.session, exportedAt: Date.now() };
   const onScroll = (event: UIEvent<HTMLDivElement>): void => setScrollTop(event.currentTarget.scrollTop);
+  // The report is one file: the pictures it shows travel inside it.
+  const exportHtml = async (): Promise<void> => {
+    const pictures = new Map<string, string>();
+    for (const name of reportPictureNames(entries)) {
+      const data = await actions.logPicture(props.profile, name);
+      if (data !== null) {
+        pictures.set(name, data);
+      }
+    }
+    downloadFile(`tabmux-${timeline.session}.html`, 'text/html', renderActivityReport(entries, { ...meta, pictures }));
+  };
 
   return (
     <Panel
@@ -51,7 +62,7 @@ export function TimelinePanel(props: { profile: string }) {
       testId="timeline-panel"
       actions={
         <>
-          <button type="button" className="btn" data-testid="timeline-export-html" disabled={timeline.state !== 'ready'} onClick={() => downloadFile(`tabmux-${timeline.session}.html`, 'text/html', renderActivityReport(entries, meta))}>
+          <button type="button" className="btn" data-testid="timeline-export-html" disabled={timeline.state !== 'ready'} onClick={() => void exportHtml()}>
             Export HTML
           </button>
           <button type="button" className="btn" data-testid="timeline-export-json" disabled={timeline.state !== 'ready'} onClick={() => downloadFile(`tabmux-${timeline.session}.json`, 'application/json', `${JSON.stringify(activityExport(entries, meta), null, 2)}\n`)}>
@@ -100,15 +111,29 @@ export function TimelinePanel(props: { profile: string }) {
             ))}
             <div style={{ height: (entries.length - last) * ROW_HEIGHT }} />
           </div>
-          {detail && <TimelineDetail entry={detail} />}
+          {detail && <TimelineDetail profile={props.profile} entry={detail} />}
         </>
       )}
     </Panel>
   );
 }
 
-function TimelineDetail(props: { entry: ActivityEntry }) {
+function TimelineDetail(props: { profile: string; entry: ActivityEntry }) {
   const { entry } = props;
+  const actions = useActions();
+  const [picture, setPicture] = useState<string | null>(null);
+  useEffect(() => {
+    setPicture(null);
+    const name = entry.picture;
+    if (name === undefined) {
+      return undefined;
+    }
+    let live = true;
+    void actions.logPicture(props.profile, name).then((data) => live && setPicture(data));
+    return () => {
+      live = false;
+    };
+  }, [actions, props.profile, entry.picture]);
   return (
     <div className="timeline-detail" data-testid="timeline-detail">
       <div>
@@ -130,6 +155,7 @@ function TimelineDetail(props: { entry: ActivityEntry }) {
         </p>
       ))}
       {entry.summary && <pre className="mono">{entry.summary}</pre>}
+      {picture !== null && <img className="timeline-picture" data-testid="timeline-picture" alt={`The tab after ${entry.tool}`} src={`data:image/jpeg;base64,${picture}`} />}
     </div>
   );
 }

@@ -82,7 +82,10 @@ test('the HTML export is one self-contained file that shows hostile strings as t
   await expect(report.locator('tbody tr')).toHaveCount(4);
   await expect(report.locator('tr[data-outcome="rejected"]')).toContainText('url_denied');
   await expect(report.locator('body')).toContainText(HOSTILE);
-  expect(await report.locator('img, script').count()).toBe(0);
+  expect(await report.locator('script').count()).toBe(0);
+  // The only images are the report's own pictures of the tab (new_page took one), inline: the page's markup is text.
+  const images = await Promise.all((await report.locator('img').all()).map(async (img) => `${(await img.getAttribute('class')) ?? ''} ${((await img.getAttribute('src')) ?? '').slice(0, 22)}`));
+  expect(images).toEqual(['shot data:image/jpeg;base64']);
   expect(await report.evaluate("'__pwned' in window")).toBe(false);
   expect(dialogs).toBe(0);
   expect(requests).toEqual([]);
@@ -141,3 +144,40 @@ test('a history of 10,000 calls draws only the rows in view', async ({ page, sta
   await expect(page.locator('[data-entry-id="seed-9999"]')).toBeVisible();
   expect(await page.getByTestId('timeline-row').count()).toBeLessThan(60);
 });
+
+test('a navigation shows a picture of the tab in the history and in the HTML report', async ({ page, stack }, testInfo) => {
+  const red = `data:text/html,${encodeURIComponent('<!doctype html><title>Red</title><style>html,body{margin:0;height:100%;background:#ff0000}</style>')}`;
+  expect((await stack.cli(['mcp', 'call', '--session', sessionId, 'navigate_page', JSON.stringify({ url: red })])).code).toBe(0);
+  await openDashboard(page, stack.url);
+  await page.getByTestId(`session-history-${sessionId}`).click();
+  const list = page.getByTestId('timeline-list');
+  await list.hover();
+  await page.mouse.wheel(0, 400_000);
+  const row = page.getByTestId('timeline-row').filter({ hasText: 'navigate_page' }).last();
+  await row.click();
+  const picture = page.getByTestId('timeline-picture');
+  await expect(picture).toBeVisible();
+  // The picture's own pixels: JPEG keeps a solid colour close to what the page painted.
+  // A string: this code has no DOM types.
+  const rgb: unknown = await page.evaluate(`(() => {
+    const img = document.querySelector('[data-testid="timeline-picture"]');
+    const canvas = document.createElement('canvas');
+    canvas.width = img.naturalWidth;
+    canvas.height = img.naturalHeight;
+    const context = canvas.getContext('2d');
+    context.drawImage(img, 0, 0);
+    return Array.from(context.getImageData(Math.floor(img.naturalWidth / 2), Math.floor(img.naturalHeight / 2), 1, 1).data).slice(0, 3);
+  })()`);
+  if (!Array.isArray(rgb) || !rgb.every((value) => typeof value === 'number')) {
+    throw new Error(`no pixel read: ${JSON.stringify(rgb)}`);
+  }
+  expect(rgb[0]).toBeGreaterThan(200);
+  expect(rgb[1]).toBeLessThan(60);
+  expect(rgb[2]).toBeLessThan(60);
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('timeline-export-html').click()]);
+  const file = testInfo.outputPath('report-with-picture.html');
+  await download.saveAs(file);
+  expect(readFileSync(file, 'utf8')).toMatch(/<img class="shot" alt="the tab after navigate_page" src="data:image\/jpeg;base64,[A-Za-z0-9+/]+=*">/);
+});
+

@@ -110,6 +110,16 @@ describe('activity log on real flows', () => {
       expect(entry.durationMs).toBeGreaterThanOrEqual(0);
       expect(entry.session).toBe(s.id);
     }
+
+    // A picture of the tab after each navigation; none after typing, whose picture would show what was typed.
+    expect(entries.filter((entry) => entry.picture !== undefined).map((entry) => entry.tool)).toEqual(['new_page', 'navigate_page']);
+    for (const entry of entries.filter((candidate) => candidate.picture !== undefined)) {
+      const { data } = await s.client.call('tabmux/log.picture', { name: entry.picture ?? '' });
+      expect(Buffer.from(data ?? '', 'base64').subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+      const file = join(profileActivityDir({ configDir: join(t.home, 'config'), dataDir: join(t.home, 'data'), runtimeDir: join(t.home, 'run') }, 'default'), 'pictures', entry.picture ?? '');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    }
+    expect((await s.client.call('tabmux/log.picture', { name: 'never-taken.jpg' })).data).toBeNull();
   });
 
   it('follows new calls with tabmux log --follow', async () => {
@@ -136,7 +146,8 @@ describe('activity log on real flows', () => {
     const { entries } = await readActivityLog(dir, { session: sessionId, limit: 100 });
     expect(entries).toHaveLength(14);
     for (const file of readdirSync(dir)) {
-      expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
+      const stat = statSync(join(dir, file));
+      expect(stat.mode & 0o777).toBe(stat.isDirectory() ? 0o700 : 0o600);
     }
     const leaks = allFiles(t.home).filter((file) => {
       const bytes = readFileSync(file);
@@ -212,7 +223,9 @@ describe('activity log across a SIGKILL and retention', () => {
       expect(entries.length).toBeGreaterThan(5);
       expect(entries.at(-1)?.tool).toBe('list_pages');
       expect(entries.some((entry) => entry.tool === 'new_page')).toBe(false);
-      const total = readdirSync(dir).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+      const total = readdirSync(dir)
+        .filter((file) => file.endsWith('.jsonl'))
+        .reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
       expect(total).toBeLessThanOrEqual(maxBytes + 1200 + 2000);
     } finally {
       await t.stop();

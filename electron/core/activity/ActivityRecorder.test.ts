@@ -6,6 +6,7 @@ import type { ActivityEntry } from '../../../shared/activity.js';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { CallRecord } from '../router/CallRecord.js';
 import { ActivityLogStore } from './ActivityLogStore.js';
+import { ActivityPictures } from './ActivityPictures.js';
 import { ActivityRecorder } from './ActivityRecorder.js';
 
 let root: string;
@@ -31,6 +32,7 @@ function call(tool: string, args: Record<string, unknown>, text: string, extra: 
     result: { content: [{ type: 'text', text }] },
     pageBefore: { pageId: 1, url: 'https://site.example/login?token=abcd1234' },
     pageAfter: { pageId: 1, url: 'https://site.example/home' },
+    tabAfter: null,
     opened: [],
     ...extra,
   };
@@ -72,5 +74,42 @@ describe('ActivityRecorder', () => {
     await recorder.flush();
     expect(emitted[0]).toMatchObject({ args: { value: 'Sup3rSecret' }, redacted: [] });
     expect(files()).toContain('Sup3rSecret');
+  });
+
+  it('takes a picture after navigations, and after every page-changing call only when values are kept', async () => {
+    for (const keepValues of [false, true]) {
+      const store = new ActivityLogStore({ dir: join(root, `log-${keepValues}`), maxBytes: 1 << 20, maxAgeMs: 60_000, onError: (error) => { throw error; } });
+      const saved = new ActivityPictures(join(root, `log-${keepValues}`), { maxBytes: 1 << 20, maxAgeMs: 60_000 });
+      const asked: string[] = [];
+      const emitted: ActivityEntry[] = [];
+      const recorder = new ActivityRecorder({
+        store,
+        keepValues,
+        emit: (entry) => emitted.push(entry),
+        pictures: {
+          store: saved,
+          capture: (tabId) => {
+            asked.push(tabId);
+            return Promise.resolve({ tabId, data: Buffer.from([0xff, 0xd8, 0xff]).toString('base64'), width: 1, height: 1, timestamp: 0, metadata: { deviceWidth: 1, deviceHeight: 1, offsetTop: 0, pageScaleFactor: 1 } });
+          },
+          onError: (error) => {
+            throw error;
+          },
+        },
+      });
+      recorder.record(call('navigate_page', { url: 'https://site.example/' }, 'ok', { tabAfter: 'TAB1' }));
+      recorder.record(call('fill', { uid: 'u:1:1:1_2', value: 'typed' }, 'ok', { tabAfter: 'TAB1' }));
+      recorder.record(call('list_pages', {}, 'ok', { tabAfter: 'TAB1' }));
+      recorder.record(call('navigate_page', { url: 'chrome://version' }, '', { tabAfter: 'TAB1', result: undefined, error: new TabmuxError('url_denied', 'refused') }));
+      recorder.record(call('new_page', { url: 'https://site.example/' }, 'ok', { tabAfter: null }));
+      await recorder.flush();
+      await recorder.picturesTaken();
+      const pictured = emitted.filter((entry) => entry.picture !== undefined).map((entry) => entry.tool);
+      expect(pictured).toEqual(keepValues ? ['navigate_page', 'fill'] : ['navigate_page']);
+      expect(asked).toHaveLength(pictured.length);
+      for (const entry of emitted.filter((candidate) => candidate.picture !== undefined)) {
+        expect(await saved.read(entry.picture ?? '')).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+      }
+    }
   });
 });

@@ -1,6 +1,8 @@
 import { ACTIVITY_FORMAT_VERSION, type ActivityEntry, type ActivityPage } from '../../../shared/activity.js';
 import type { CallRecord } from '../router/CallRecord.js';
+import type { TabPicture } from '../../../shared/model.js';
 import type { ActivityLogStore } from './ActivityLogStore.js';
+import type { ActivityPictures } from './ActivityPictures.js';
 import { outcomeOf } from './outcomeOf.js';
 import { redactArgs } from './redactArgs.js';
 import { redactUrl } from './redactUrl.js';
@@ -13,7 +15,20 @@ export interface ActivityRecorderOptions {
   /** Each entry once it is queued for the disk (the `activity` event). */
   emit: (entry: ActivityEntry) => void;
   startedAt?: number;
+  /** Pictures of the tab after page-changing calls: how to take one (off the reply path) and where they go. */
+  pictures?: { capture: (tabId: string) => Promise<TabPicture | undefined>; store: ActivityPictures; onError: (error: unknown) => void };
 }
+
+/**
+ * Calls after which the tab gets a picture. By default only navigations: after typing, a picture would show in clear
+ * what the log redacts (a token typed into a text field); with `logValues` every page-changing call gets one.
+ */
+const PICTURED_NAVIGATIONS: ReadonlySet<string> = new Set(['navigate_page', 'new_page']);
+const PICTURED_WITH_VALUES: ReadonlySet<string> = new Set([...PICTURED_NAVIGATIONS, 'click', 'drag', 'fill', 'fill_form', 'handle_dialog', 'hover', 'press_key', 'type_text', 'upload_file', 'evaluate_script']);
+/** Pictures waiting to be taken; past this, calls go without one rather than queue up work. */
+const MAX_PENDING_PICTURES = 4;
+/** Pictures are trimmed to the retention settings every this many. */
+const RETAIN_EVERY = 50;
 
 /** Typed values remembered per session, to cut them out of later answers (a snapshot shows what was filled in). */
 const SECRETS_PER_SESSION = 200;
@@ -30,6 +45,9 @@ export class ActivityRecorder {
   #queue: CallRecord[] = [];
   #scheduled = false;
   readonly #secrets = new Map<string, string[]>();
+  #pendingPictures = 0;
+  #pictureChain: Promise<void> = Promise.resolve();
+  #picturesSaved = 0;
 
   constructor(options: ActivityRecorderOptions) {
     this.#options = options;
@@ -50,12 +68,21 @@ export class ActivityRecorder {
     await this.#options.store.flush();
   }
 
+  /** Resolves once every picture asked for so far is taken (or given up). */
+  picturesTaken(): Promise<void> {
+    return this.#pictureChain;
+  }
+
   #drain(): void {
     this.#scheduled = false;
     const calls = this.#queue;
     this.#queue = [];
     for (const call of calls) {
       const entry = this.#entry(call);
+      const picture = this.#pictureFor(call, entry);
+      if (picture !== undefined) {
+        entry.picture = picture;
+      }
       this.#options.store.append(JSON.stringify(entry));
       this.#options.emit(entry);
     }
@@ -84,6 +111,34 @@ export class ActivityRecorder {
       pageAfter: page(call.pageAfter),
       opened: call.opened.map((opened) => page(opened) ?? opened),
     };
+  }
+
+  /** Queues a picture of the tab after a page-changing call; returns its name, or undefined when none is taken. */
+  #pictureFor(call: CallRecord, entry: ActivityEntry): string | undefined {
+    const pictures = this.#options.pictures;
+    const tools = this.#options.keepValues ? PICTURED_WITH_VALUES : PICTURED_NAVIGATIONS;
+    const tabId = call.tabAfter;
+    if (!pictures || tabId === null || entry.outcome !== 'ok' || !tools.has(call.tool) || this.#pendingPictures >= MAX_PENDING_PICTURES) {
+      return undefined;
+    }
+    const name = `${entry.id}.jpg`;
+    this.#pendingPictures++;
+    this.#pictureChain = this.#pictureChain.then(async () => {
+      try {
+        const picture = await pictures.capture(tabId);
+        if (picture) {
+          await pictures.store.save(name, Buffer.from(picture.data, 'base64'));
+          if (++this.#picturesSaved % RETAIN_EVERY === 0) {
+            await pictures.store.retain();
+          }
+        }
+      } catch (error) {
+        pictures.onError(error);
+      } finally {
+        this.#pendingPictures--;
+      }
+    });
+    return name;
   }
 
   /** Adds this call's typed values to its session's and returns them all. */

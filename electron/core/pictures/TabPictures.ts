@@ -30,6 +30,7 @@ export class TabPictures {
   readonly #casts = new Map<string, TabScreencast>();
   readonly #peers = new Map<string, (picture: TabPicture) => void>();
   #run: PictureRun | undefined;
+  #stills = 0;
   #reconciling: Promise<void> = Promise.resolve();
   readonly #onClosed = (): void => void this.#reconcile();
 
@@ -83,6 +84,29 @@ export class TabPictures {
       throw new TabmuxError('unknown_page', `tab ${tabId} is not open in this connection's live view; watch it live (pictures.watch with size live) before sending input`);
     }
     await cast.input(input);
+  }
+
+  /**
+   * One picture of a tab (the activity log's view after an action): the next frame it paints, or, for a page that
+   * does not paint again within `timeoutMs`, the last one seen. Undefined when the tab cannot be captured.
+   */
+  async still(tabId: string, timeoutMs = 2000): Promise<TabPicture | undefined> {
+    const peerId = `still:${++this.#stills}`;
+    let armed = false;
+    let settle: (picture: TabPicture | undefined) => void = () => undefined;
+    const settled = new Promise<TabPicture | undefined>((resolve) => {
+      settle = resolve;
+    });
+    const timer = setTimeout(() => settle(this.#casts.get(tabId)?.last ?? undefined), timeoutMs);
+    try {
+      // A frame handed over while the watch is set up is an old one; only what the tab paints after counts.
+      await this.watch(peerId, (picture) => armed && settle(picture), [{ tabId, size: 'thumb' }]);
+      armed = true;
+      return await settled;
+    } finally {
+      clearTimeout(timer);
+      await this.unwatch(peerId);
+    }
   }
 
   /** Tabs captured now (status, tests). */

@@ -67,7 +67,7 @@ export class AgentTools {
     const session = this.options.sessions.find(sessionId);
     const watch = session ? new CallWatch(session, this.options.tabUrl ?? (() => undefined)) : undefined;
     const record = (outcome: { result?: ToolResult; error?: TabmuxError }): void => {
-      const pages = watch?.after() ?? { pageAfter: null, opened: [] };
+      const pages = watch?.after() ?? { pageAfter: null, tabAfter: null, opened: [] };
       observe({ sessionId, label: session?.label ?? null, tool: name, args, at, durationMs: Date.now() - at, pageBefore: watch?.before ?? null, ...pages, ...outcome });
     };
     try {

@@ -20,6 +20,8 @@ export interface CallRecord {
   error?: TabmuxError | undefined;
   pageBefore: ActivityPage | null;
   pageAfter: ActivityPage | null;
+  /** Chrome's tab id of the session's current page after the call, when known (for a picture of it). */
+  tabAfter: string | null;
   opened: ActivityPage[];
 }
 

@@ -31,14 +31,14 @@ export class CallWatch {
     return this.#before;
   }
 
-  after(): { pageAfter: ActivityPage | null; opened: ActivityPage[] } {
+  after(): { pageAfter: ActivityPage | null; tabAfter: string | null; opened: ActivityPage[] } {
     const opened: ActivityPage[] = [];
     for (const page of this.session.pages.values()) {
       if (!this.#pagesBefore.has(page.pageId)) {
         opened.push(this.#page(page) ?? { pageId: page.pageId, url: page.url });
       }
     }
-    return { pageAfter: this.#page(this.session.currentPage), opened };
+    return { pageAfter: this.#page(this.session.currentPage), tabAfter: this.session.currentPage?.tabId ?? null, opened };
   }
 
   #page(page: OwnedPage | undefined): ActivityPage | null {
