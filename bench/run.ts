@@ -18,6 +18,7 @@ import { parallelThroughput } from './suites/parallelThroughput.js';
 import { rewriteCost } from './suites/rewriteCost.js';
 import { routingOverhead } from './suites/routingOverhead.js';
 import { BIG_PAGE_PATH, snapshotPath } from './suites/snapshotPath.js';
+import { bridgePath } from './suites/bridgePath.js';
 
 /**
  * `npm run bench`: every comparison side by side in one run on the system Chromium and the pinned
@@ -137,6 +138,7 @@ async function browserSuites(teardown: Teardown, attempt: Attempt): Promise<numb
   // Throughput first: its four sessions are the daemon's first, so placement is not skewed by the others.
   await attempt('parallel', 'parallel throughput', () => parallelThroughput(context, workers));
   await attempt('routing', 'routing overhead', () => routingOverhead(context));
+  await attempt('bridge', 'bridge path', () => bridgePath(context));
   await attempt('snapshot', 'snapshot path', () => snapshotPath(context));
   await attempt('navigation', 'page load', () => pageLoad(context));
   await attempt('memory', 'memory', () => memory(context));

@@ -26,7 +26,7 @@ function cells(row: Row): string[] {
     measure(row.figure, row.unit),
     measure(row.baseline, row.unit),
     row.ratio === null ? '—' : `${number(row.ratio)}×`,
-    goalText(row.goal),
+    goalText(row.goal, row.unit),
     verdictOf(row),
   ];
 }

@@ -137,7 +137,7 @@ export async function coldStart(teardown: Teardown, log: (message: string) => vo
       baseline,
       unit: 'ms',
       ratio: ratio(figure, baseline),
-      goal: { kind: 'info' },
+      goal: { kind: 'max', limit: 1.3 },
       note: `Fresh TABMUX_HOME each time: \`tabmux daemon start --headless\` (${part((s) => s.daemonStart)} ms) + \`tabmux session create\` (${part((s) => s.sessionCreate)} ms) + \`tabmux mcp call --session ID list_pages\` (${part((s) => s.firstCall)} ms), three CLI processes. Baseline: ChromeProcess.launch on a fresh user-data-dir + chrome-devtools-mcp spawn + first list_pages, in this process. ${SAMPLES} rotated samples after ${WARM_UP} warm-up each.`,
     },
     {
