@@ -65,6 +65,28 @@ async function tabmuxOnce(parent: Teardown, log: (message: string) => void): Pro
   }
 }
 
+/** The same from nothing to a first answer in one CLI process: `tabmux mcp call --new-session list_pages`. */
+async function oneCommandOnce(parent: Teardown, log: (message: string) => void): Promise<number> {
+  const local = sampleTeardown(parent);
+  try {
+    const home = makeBenchHome(local);
+    const env = { ...home.env, TABMUX_HEADLESS: '1' };
+    local.add('tabmux daemon stop', () => runCli(['daemon', 'stop'], env).then(() => undefined));
+    const t0 = performance.now();
+    const listed = await runCli(['mcp', 'call', '--new-session', '--headless', 'list_pages'], env);
+    const elapsed = performance.now() - t0;
+    if (!listed.includes('Pages') && !listed.includes('No pages')) {
+      throw new Error(`unexpected list_pages output: ${listed.slice(0, 300)}`);
+    }
+    return elapsed;
+  } finally {
+    const failures = await local.run();
+    if (failures.length > 0) {
+      log(`  cold start cleanup: ${failures.join('; ')}`);
+    }
+  }
+}
+
 /**
  * The daemon's own share of a cold start, without the three CLI processes: Daemon.start in this process, then
  * connect, create and bind a session, and the first list_pages over the socket.
@@ -109,14 +131,17 @@ export async function coldStart(teardown: Teardown, log: (message: string) => vo
   log(`cold start: tabmux CLI from nothing to a first call vs Chrome + upstream to a first call, ${SAMPLES} samples each`);
   for (let index = 0; index < WARM_UP; index++) {
     await tabmuxOnce(teardown, log);
+    await oneCommandOnce(teardown, log);
     await inProcessOnce(teardown);
     await directOnce(teardown);
   }
   const cli: CliSample[] = [];
+  const oneCommand: number[] = [];
   const inProcess: number[] = [];
   const direct: number[] = [];
   const steps = [
     async () => void cli.push(await tabmuxOnce(teardown, log)),
+    async () => void oneCommand.push(await oneCommandOnce(teardown, log)),
     async () => void inProcess.push(await inProcessOnce(teardown)),
     async () => void direct.push(await directOnce(teardown)),
   ];
@@ -129,6 +154,7 @@ export async function coldStart(teardown: Teardown, log: (message: string) => vo
   const figure = summarize(cli.map((sample) => sample.total));
   const baseline = summarize(direct);
   const daemonOnly = summarize(inProcess);
+  const single = summarize(oneCommand);
   const part = (pick: (sample: CliSample) => number): string => summarize(cli.map(pick)).median.toFixed(0);
   return [
     {
@@ -139,6 +165,15 @@ export async function coldStart(teardown: Teardown, log: (message: string) => vo
       ratio: ratio(figure, baseline),
       goal: { kind: 'max', limit: 1.3 },
       note: `Fresh TABMUX_HOME each time: \`tabmux daemon start --headless\` (${part((s) => s.daemonStart)} ms) + \`tabmux session create\` (${part((s) => s.sessionCreate)} ms) + \`tabmux mcp call --session ID list_pages\` (${part((s) => s.firstCall)} ms), three CLI processes. Baseline: ChromeProcess.launch on a fresh user-data-dir + chrome-devtools-mcp spawn + first list_pages, in this process. ${SAMPLES} rotated samples after ${WARM_UP} warm-up each.`,
+    },
+    {
+      name: 'cold start, mcp call --new-session',
+      figure: single,
+      baseline,
+      unit: 'ms',
+      ratio: ratio(single, baseline),
+      goal: { kind: 'max', limit: 1.3 },
+      note: `Fresh TABMUX_HOME each time: \`tabmux mcp call --new-session --headless list_pages\`, one CLI process that starts the daemon, creates and binds a session and makes the call. Same baseline samples as the row above.`,
     },
     {
       name: 'cold start, daemon in process',
