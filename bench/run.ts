@@ -3,7 +3,7 @@ import type { BenchContext } from './lib/BenchContext.js';
 import { DirectBrowser } from './lib/DirectBrowser.js';
 import { describeMachine, machineLines } from './lib/machine.js';
 import { bigPageHtml, PageServer } from './lib/PageServer.js';
-import { notesList, textTable } from './lib/report.js';
+import { missesList, notesList, textTable } from './lib/report.js';
 import { loadLine, writeResults } from './lib/resultsFile.js';
 import type { Row } from './lib/Row.js';
 import { BROWSER_SUITES, selectedSuites, SUITES, type SuiteName } from './lib/suiteFilter.js';
@@ -110,7 +110,7 @@ async function main(): Promise<number> {
   rows.push(...microRows);
   const durationS = (Date.now() - startedAt.getTime()) / 1000;
   const load = { start: loadAtStart, end: loadavg()[0] ?? 0 };
-  process.stdout.write(`\n${[...machineLines(machine), loadLine(load, machine.cores)].join('\n')}\n\n${textTable(rows)}\n\n${notesList(rows)}\n\n`);
+  process.stdout.write(`\n${[...machineLines(machine), loadLine(load, machine.cores)].join('\n')}\n\n${textTable(rows)}\n\n${notesList(rows)}\n\nGoals missed, and why:\n${missesList(rows)}\n\n`);
   if (failures.length > 0) {
     process.stdout.write(`Broken (results not written):\n${failures.map((failure) => `- ${failure}`).join('\n')}\n`);
     return 1;

@@ -17,6 +17,8 @@ export interface Row {
   goal: Goal;
   /** What the two sides were, so a reader can tell exactly what was compared. */
   note: string;
+  /** Why the goal is out of reach when it is missed, with figures from the same run; shown only for a miss. */
+  why?: string;
 }
 
 export type Verdict = 'PASS' | 'MISS' | 'info';

@@ -59,3 +59,9 @@ export function ratio(figure: Summary | number, baseline: Summary | number): num
   const base = centre(baseline);
   return base === 0 ? Number.NaN : centre(figure) / base;
 }
+
+/** For every missed goal, why it is out of reach, with figures from the same run (rows that carry no reason are named alone). */
+export function missesList(rows: readonly Row[]): string {
+  const missed = rows.filter((row) => verdictOf(row) === 'MISS');
+  return missed.length === 0 ? 'Every goal was met.' : missed.map((row) => `- **${row.name}**: ${row.why ?? 'no reason recorded'}`).join('\n');
+}

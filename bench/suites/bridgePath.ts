@@ -1,6 +1,7 @@
 import type { BenchContext } from '../lib/BenchContext.js';
 import { startBridge } from '../lib/BridgeProcess.js';
-import { comparePairs, interleavePairs } from '../lib/interleave.js';
+import { bytePipeClient } from '../lib/bytePipe.js';
+import { comparePairs, compareRounds, interleavePairs } from '../lib/interleave.js';
 import { ratio } from '../lib/report.js';
 import type { Row } from '../lib/Row.js';
 import { summarize, timed } from '../lib/stats.js';
@@ -43,7 +44,21 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   const bridge = await startBridge(context.teardown, env, 'bench-bridge-calls');
   const direct = await context.direct.page(await context.direct.childAt(0));
   const once = (call: CallTool, tool: string, args: Record<string, unknown>, what: string) => () => timed(async () => okText(await call(tool, args), what));
-  const lists = await comparePairs(WARM_UP, PAIRS, once(bridge.call, 'list_pages', {}, 'bridge list_pages'), once((tool, args) => direct.child.callTool(tool, args), 'list_pages', {}, 'direct list_pages'));
+  const pipe = await bytePipeClient(context.teardown, browserUrl);
+  const socket = await context.tabmux.session('bench-socket-list');
+  // Four ways to the same list_pages, in rotated rounds, so the hops can be told apart on one footing.
+  const [viaBridge, viaDirect, viaPipe, viaSocket] = await compareRounds(WARM_UP, PAIRS, [
+    once(bridge.call, 'list_pages', {}, 'bridge list_pages'),
+    once((tool, args) => direct.child.callTool(tool, args), 'list_pages', {}, 'direct list_pages'),
+    once(pipe, 'list_pages', {}, 'piped list_pages'),
+    once(socket.call, 'list_pages', {}, 'socket list_pages'),
+  ]);
+  if (!viaBridge || !viaDirect || !viaPipe || !viaSocket) {
+    throw new Error('list_pages rounds returned fewer series than sides');
+  }
+  const lists = { figure: viaBridge, baseline: viaDirect };
+  const piped = { figure: viaPipe, baseline: viaDirect };
+  const socketed = { figure: viaSocket, baseline: viaDirect };
   const evals = await comparePairs(
     WARM_UP,
     PAIRS,
@@ -51,6 +66,7 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
     once(direct.call, 'evaluate_script', QUICK_EVAL, 'direct evaluate_script'),
   );
   await bridge.close();
+  const added = (pair: { figure: { median: number }; baseline: { median: number } }): string => (pair.figure.median - pair.baseline.median).toFixed(2);
   const path = 'Figure: the SDK client on a `tabmux mcp serve` child (stdio → bridge → daemon socket → router → worker). Baseline: the same SDK client on a chrome-devtools-mcp child of the direct Chrome, passing pageId where the tool takes one.';
   return [
     {
@@ -69,7 +85,26 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       unit: 'ms',
       ratio: ratio(lists.figure, lists.baseline),
       goal: { kind: 'max', limit: 1.1 },
-      note: `list_pages, ${PAIRS} interleaved pairs after ${WARM_UP} warm-up calls each. ${path} Added latency: ${(lists.figure.median - lists.baseline.median).toFixed(2)} ms per call.`,
+      note: `list_pages, ${PAIRS} rounds after ${WARM_UP} warm-up rounds, each round calling through the bridge, the direct child, a byte pipe and the daemon socket in rotated order. ${path} Added latency: ${added(lists)} ms per call.`,
+      why: `Two process hops stand between the agent and upstream (the bridge, then the daemon), each a pipe or socket write and a wake-up of another process on a 2-core machine. Measured in this run: one hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×, the rows below), the daemon alone over its socket adds ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×), the bridge in front of it ${(lists.figure.median - socketed.figure.median).toFixed(2)} ms more. A 1.10× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * 0.1).toFixed(2)} ms for both hops.`,
+    },
+    {
+      name: 'list_pages through a byte pipe',
+      figure: piped.figure,
+      baseline: piped.baseline,
+      unit: 'ms',
+      ratio: ratio(piped.figure, piped.baseline),
+      goal: { kind: 'info' },
+      note: `The floor of one extra process hop: the same SDK client on a Node relay that only copies bytes between its stdio and a chrome-devtools-mcp child (no parsing), vs the direct child; the same rounds as the row above. Added latency: ${added(piped)} ms per call.`,
+    },
+    {
+      name: 'list_pages on the daemon socket',
+      figure: socketed.figure,
+      baseline: socketed.baseline,
+      unit: 'ms',
+      ratio: ratio(socketed.figure, socketed.baseline),
+      goal: { kind: 'info' },
+      note: `A session bound on the daemon's Unix socket (DaemonClient → router → worker), no bridge, vs the direct child; the same rounds as the rows above. Added latency: ${added(socketed)} ms per call.`,
     },
     {
       name: 'evaluate_script through the bridge',
@@ -78,7 +113,8 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       unit: 'ms',
       ratio: ratio(evals.figure, evals.baseline),
       goal: { kind: 'max', limit: 1.02 },
-      note: `evaluate_script \`() => 1\`, waitForStableDom false, ${PAIRS} interleaved pairs after ${WARM_UP} warm-up calls each. ${path} Added latency: ${(evals.figure.median - evals.baseline.median).toFixed(2)} ms per call.`,
+      note: `evaluate_script \`() => 1\`, waitForStableDom false, ${PAIRS} interleaved pairs after ${WARM_UP} warm-up calls each. ${path} Added latency: ${added(evals)} ms per call.`,
+      why: `The same two hops as list_pages (${added(lists)} ms added there) on a call of ~${evals.baseline.median.toFixed(0)} ms; 1.02× allows ${(evals.baseline.median * 0.02).toFixed(2)} ms, and this row's spread (p90 ${evals.figure.p90.toFixed(0)} vs ${evals.baseline.p90.toFixed(0)} ms) is wider than that.`,
     },
   ];
 }

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,6 +128,14 @@ async function directOnce(parent: Teardown): Promise<number> {
   }
 }
 
+/** A Node process that starts and exits at once: what each extra process on the CLI route costs at the least. */
+function bareNodeOnce(): Promise<number> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['-e', '0'], (error) => (error ? reject(new Error(`node -e 0 failed: ${error.message}`)) : resolve(performance.now() - t0)));
+  });
+}
+
 export async function coldStart(teardown: Teardown, log: (message: string) => void): Promise<Row[]> {
   log(`cold start: tabmux CLI from nothing to a first call vs Chrome + upstream to a first call, ${SAMPLES} samples each`);
   for (let index = 0; index < WARM_UP; index++) {
@@ -151,11 +160,18 @@ export async function coldStart(teardown: Teardown, log: (message: string) => vo
       await steps[(index + step) % steps.length]?.();
     }
   }
+  const bare: number[] = [];
+  for (let index = 0; index < SAMPLES; index++) {
+    bare.push(await bareNodeOnce());
+  }
+  const nodeStart = summarize(bare).median;
   const figure = summarize(cli.map((sample) => sample.total));
   const baseline = summarize(direct);
   const daemonOnly = summarize(inProcess);
   const single = summarize(oneCommand);
   const part = (pick: (sample: CliSample) => number): string => summarize(cli.map(pick)).median.toFixed(0);
+  const why = (total: number, processes: number): string =>
+    `The daemon's own path, in this process with no CLI, takes ${daemonOnly.median.toFixed(0)} ms (${ratio(daemonOnly, baseline).toFixed(2)}×, the row below): before it spawns upstream it connects to Chrome over CDP and installs its guard, which the baseline does not. The CLI route adds ${(total - daemonOnly.median).toFixed(0)} ms more: ${processes} Node processes start one after another (a bare \`node -e 0\` takes ${nodeStart.toFixed(0)} ms here), and the daemon loads its code before it launches Chrome. 1.3× of the baseline is ${(baseline.median * 1.3).toFixed(0)} ms.`;
   return [
     {
       name: 'cold start',
@@ -164,6 +180,7 @@ export async function coldStart(teardown: Teardown, log: (message: string) => vo
       unit: 'ms',
       ratio: ratio(figure, baseline),
       goal: { kind: 'max', limit: 1.3 },
+      why: why(figure.median, 4),
       note: `Fresh TABMUX_HOME each time: \`tabmux daemon start --headless\` (${part((s) => s.daemonStart)} ms) + \`tabmux session create\` (${part((s) => s.sessionCreate)} ms) + \`tabmux mcp call --session ID list_pages\` (${part((s) => s.firstCall)} ms), three CLI processes. Baseline: ChromeProcess.launch on a fresh user-data-dir + chrome-devtools-mcp spawn + first list_pages, in this process. ${SAMPLES} rotated samples after ${WARM_UP} warm-up each.`,
     },
     {
@@ -173,6 +190,7 @@ export async function coldStart(teardown: Teardown, log: (message: string) => vo
       unit: 'ms',
       ratio: ratio(single, baseline),
       goal: { kind: 'max', limit: 1.3 },
+      why: why(single.median, 2),
       note: `Fresh TABMUX_HOME each time: \`tabmux mcp call --new-session --headless list_pages\`, one CLI process that starts the daemon, creates and binds a session and makes the call. Same baseline samples as the row above.`,
     },
     {

@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import type { BenchContext } from '../lib/BenchContext.js';
 import { makeBenchHome } from '../lib/benchHome.js';
 import { DaemonChild } from '../lib/DaemonChild.js';
+import { idleNodeRss } from '../lib/idleRss.js';
 import { rssKib } from '../lib/procStatus.js';
 import { ratio } from '../lib/report.js';
 import type { Row } from '../lib/Row.js';
@@ -49,6 +51,9 @@ export async function memory(context: BenchContext): Promise<Row[]> {
   const after = await steadyRss(daemon.pid);
   const perSessionKib = ((after.median - before.median) * 1024) / SESSIONS;
 
+  const bare = await idleNodeRss(undefined);
+  const schemas = await idleNodeRss(join('dist', 'shared', 'protocol.js'));
+  const why = `A bare Node process idles at ${bare.median.toFixed(1)} MiB on this machine; one that only loads the control protocol's schemas (zod) at ${schemas.median.toFixed(1)} MiB. The daemon adds its CDP connection (puppeteer-core, ws), the router and its state: ${(before.median - schemas.median).toFixed(1)} MiB over that.`;
   const workerPids = context.tabmux.workerPids();
   const directPids = context.direct.childPids();
   const workers = await rssOfAll(workerPids);
@@ -61,7 +66,8 @@ export async function memory(context: BenchContext): Promise<Row[]> {
       unit: 'MiB',
       ratio: null,
       goal: { kind: 'under', limit: 50 },
-      note: `VmRSS of a separate \`tabmux daemon run\` process (Chrome and workers excluded) once it is ready with no session, median of ${READINGS} readings.`,
+      note: `VmRSS of a separate \`tabmux daemon run\` process (Chrome and workers excluded) once it is ready with no session, median of ${READINGS} readings. Floors read the same way in this run: a bare Node process ${bare.median.toFixed(1)} MiB, Node with the control protocol's schemas loaded ${schemas.median.toFixed(1)} MiB.`,
+      why,
     },
     {
       name: `daemon RSS, ${SESSIONS} idle sessions`,
@@ -70,6 +76,7 @@ export async function memory(context: BenchContext): Promise<Row[]> {
       unit: 'MiB',
       ratio: ratio(after, before),
       goal: { kind: 'under', limit: 55 },
+      why: `${why} The sessions themselves are small (${perSessionKib.toFixed(1)} KiB each).`,
       note: `VmRSS of a separate \`tabmux daemon run\` process (Chrome and workers excluded), median of ${READINGS} readings; baseline is the same process before creating the sessions. ≈ ${perSessionKib.toFixed(1)} KiB per idle session.`,
     },
     {
