@@ -5,13 +5,19 @@ import { packageRoot } from '../../electron/core/version.js';
 import { rssKib } from './procStatus.js';
 import { summarize, type Summary } from './stats.js';
 
+/** A file of the package (`dist/...`), imported by its URL. */
+export function packageFile(path: string): string {
+  return pathToFileURL(join(packageRoot(), path)).href;
+}
+
 /**
- * Resident size of a Node process that loads `module` (or nothing) and then idles, read as the daemon's is: a floor
- * to set the daemon's own figure against on the same machine, in the same run.
+ * Resident size of a Node process that imports `modules` (package names, or `packageFile` URLs) and then idles, read
+ * as the daemon's is: a floor to set the daemon's own figure against on the same machine, in the same run.
  */
-export async function idleNodeRss(module: string | undefined, readings = 5): Promise<Summary> {
-  const load = module === undefined ? '' : `await import(${JSON.stringify(pathToFileURL(join(packageRoot(), module)).href)});`;
+export async function idleNodeRss(modules: readonly string[], readings = 5): Promise<Summary> {
+  const load = modules.map((module) => `await import(${JSON.stringify(module)});`).join(' ');
   const child = spawn(process.execPath, ['--input-type=module', '-e', `${load} process.stdout.write('ready\\n'); setInterval(() => {}, 1000);`], {
+    cwd: packageRoot(),
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   try {

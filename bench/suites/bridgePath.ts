@@ -1,5 +1,6 @@
 import type { BenchContext } from '../lib/BenchContext.js';
 import { startBridge } from '../lib/BridgeProcess.js';
+import { bareNodeStart } from '../lib/bareNode.js';
 import { bytePipeClient } from '../lib/bytePipe.js';
 import { comparePairs, compareRounds, interleavePairs } from '../lib/interleave.js';
 import { ratio } from '../lib/report.js';
@@ -38,6 +39,7 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   await attachTabmux();
   await attachDirect();
   const attach = await interleavePairs(ATTACH_PAIRS, attachTabmux, attachDirect);
+  const nodeStart = await bareNodeStart(ATTACH_PAIRS);
   const attachFigure = summarize(attach.a);
   const attachBaseline = summarize(attach.b);
 
@@ -76,6 +78,7 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       unit: 'ms',
       ratio: ratio(attachFigure, attachBaseline),
       goal: { kind: 'under', limit: 100 },
+      why: `A bare \`node -e 0\` takes ${nodeStart.median.toFixed(0)} ms from spawn to exit in this run (p90 ${nodeStart.p90.toFixed(0)}), so ${(attachFigure.median - nodeStart.median).toFixed(0)} ms of the attach is the bridge's own: reading its bundled code (no schema library, no MCP SDK), the connection and hello to the daemon, and two round trips on stdio. On this shared machine the same figure spreads from ${attachFigure.min.toFixed(0)} to ${attachFigure.max.toFixed(0)} ms within the run.`,
       note: `Spawn of \`tabmux mcp serve\` (daemon already running) to its first \`tools/list\` answered, through initialize, with the SDK's stdio client; ${ATTACH_PAIRS} interleaved pairs after a warm-up. Baseline: spawn of a chrome-devtools-mcp child on the direct Chrome to its \`tools/list\` answered. Goal: the figure itself, at most 100 ms.`,
     },
     {

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { chromeExtraArgs } from '../../electron/core/settings.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { UpstreamClient } from '../../electron/core/UpstreamClient.js';
+import { bareNodeStart } from '../lib/bareNode.js';
 import { makeBenchHome } from '../lib/benchHome.js';
 import { ratio } from '../lib/report.js';
 import type { Row } from '../lib/Row.js';
@@ -128,14 +128,6 @@ async function directOnce(parent: Teardown): Promise<number> {
   }
 }
 
-/** A Node process that starts and exits at once: what each extra process on the CLI route costs at the least. */
-function bareNodeOnce(): Promise<number> {
-  const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['-e', '0'], (error) => (error ? reject(new Error(`node -e 0 failed: ${error.message}`)) : resolve(performance.now() - t0)));
-  });
-}
-
 export async function coldStart(teardown: Teardown, log: (message: string) => void): Promise<Row[]> {
   log(`cold start: tabmux CLI from nothing to a first call vs Chrome + upstream to a first call, ${SAMPLES} samples each`);
   for (let index = 0; index < WARM_UP; index++) {
@@ -160,11 +152,7 @@ export async function coldStart(teardown: Teardown, log: (message: string) => vo
       await steps[(index + step) % steps.length]?.();
     }
   }
-  const bare: number[] = [];
-  for (let index = 0; index < SAMPLES; index++) {
-    bare.push(await bareNodeOnce());
-  }
-  const nodeStart = summarize(bare).median;
+  const nodeStart = (await bareNodeStart(SAMPLES)).median;
   const figure = summarize(cli.map((sample) => sample.total));
   const baseline = summarize(direct);
   const daemonOnly = summarize(inProcess);

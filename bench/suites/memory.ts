@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { BenchContext } from '../lib/BenchContext.js';
 import { makeBenchHome } from '../lib/benchHome.js';
 import { DaemonChild } from '../lib/DaemonChild.js';
-import { idleNodeRss } from '../lib/idleRss.js';
+import { idleNodeRss, packageFile } from '../lib/idleRss.js';
 import { rssKib } from '../lib/procStatus.js';
 import { ratio } from '../lib/report.js';
 import type { Row } from '../lib/Row.js';
@@ -51,9 +51,14 @@ export async function memory(context: BenchContext): Promise<Row[]> {
   const after = await steadyRss(daemon.pid);
   const perSessionKib = ((after.median - before.median) * 1024) / SESSIONS;
 
-  const bare = await idleNodeRss(undefined);
-  const schemas = await idleNodeRss(join('dist', 'shared', 'protocol.js'));
-  const why = `A bare Node process idles at ${bare.median.toFixed(1)} MiB on this machine; one that only loads the control protocol's schemas (zod) at ${schemas.median.toFixed(1)} MiB. The daemon adds its CDP connection (puppeteer-core, ws), the router and its state: ${(before.median - schemas.median).toFixed(1)} MiB over that.`;
+  const bare = await idleNodeRss([]);
+  const schemas = await idleNodeRss([packageFile(join('dist', 'shared', 'protocol.js'))]);
+  const cdp = await idleNodeRss(['puppeteer-core/internal/cdp/Connection.js', 'puppeteer-core/internal/node/NodeWebSocketTransport.js']);
+  const both = await idleNodeRss([packageFile(join('dist', 'shared', 'protocol.js')), 'puppeteer-core/internal/cdp/Connection.js', 'puppeteer-core/internal/node/NodeWebSocketTransport.js']);
+  const why =
+    `A bare Node process idles at ${bare.median.toFixed(1)} MiB on this machine. Two libraries the daemon is built on cost most of the rest, each read alone the same way: ` +
+    `the control protocol's schemas (zod) +${(schemas.median - bare.median).toFixed(1)} MiB, puppeteer-core's CDP connection (the daemon's own view of the browser) +${(cdp.median - bare.median).toFixed(1)} MiB; ` +
+    `with both loaded Node idles at ${both.median.toFixed(1)} MiB, and the daemon's own code, the router and its state add ${(before.median - both.median).toFixed(1)} MiB to that. Under 50 MiB would take a daemon without one of the two.`;
   const workerPids = context.tabmux.workerPids();
   const directPids = context.direct.childPids();
   const workers = await rssOfAll(workerPids);
@@ -66,7 +71,7 @@ export async function memory(context: BenchContext): Promise<Row[]> {
       unit: 'MiB',
       ratio: null,
       goal: { kind: 'under', limit: 50 },
-      note: `VmRSS of a separate \`tabmux daemon run\` process (Chrome and workers excluded) once it is ready with no session, median of ${READINGS} readings. Floors read the same way in this run: a bare Node process ${bare.median.toFixed(1)} MiB, Node with the control protocol's schemas loaded ${schemas.median.toFixed(1)} MiB.`,
+      note: `VmRSS of a separate \`tabmux daemon run\` process (Chrome and workers excluded) once it is ready with no session, median of ${READINGS} readings. Floors read the same way in this run: a bare Node process ${bare.median.toFixed(1)} MiB; Node with zod and puppeteer-core's CDP connection loaded ${both.median.toFixed(1)} MiB.`,
       why,
     },
     {
