@@ -22,14 +22,12 @@ export interface ActivityLogStoreOptions extends RetentionSettings {
 
 const MAX_SEGMENT_BYTES = 8 * 1024 * 1024;
 const RETENTION_PERIOD_MS = 60 * 60_000;
-/** Entries appended within this long go out in one write: an agent in a tight loop costs one write per batch, not per call. */
-const BATCH_DELAY_MS = 20;
 
 /**
  * One profile's activity log on disk: JSON lines appended to numbered segment files (0600, in a 0700 folder).
- * `append` only queues a line; the queue is written in one `write` per batch, a few milliseconds later, to the
- * segment file kept open, so an agent's call never waits for the disk, and a crash loses at most that batch and
- * cuts at most the last line short (readers skip it). A segment is closed once it reaches a tenth of `maxBytes` (at most 8 MiB), and whole segments are removed by
+ * `append` only queues a line; the queue is written in one `write` per batch, after the current turn of the event
+ * loop, to the segment file kept open (no open and close per batch), so an agent's call never waits for the disk,
+ * and a crash can cut at most the last line short (readers skip it). A segment is closed once it reaches a tenth of `maxBytes` (at most 8 MiB), and whole segments are removed by
  * size and age when the log opens, when a segment is closed, and every hour.
  */
 export class ActivityLogStore {
@@ -65,10 +63,10 @@ export class ActivityLogStore {
     this.#pending.push(`${line}\n`);
     if (!this.#scheduled) {
       this.#scheduled = true;
-      setTimeout(() => {
+      setImmediate(() => {
         this.#scheduled = false;
         void this.flush();
-      }, BATCH_DELAY_MS);
+      });
     }
   }
 
