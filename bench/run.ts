@@ -3,7 +3,7 @@ import type { BenchContext } from './lib/BenchContext.js';
 import { DirectBrowser } from './lib/DirectBrowser.js';
 import { describeMachine, machineLines } from './lib/machine.js';
 import { bigPageHtml, PageServer } from './lib/PageServer.js';
-import { notesList, textTable } from './lib/report.js';
+import { missesList, notesList, textTable } from './lib/report.js';
 import { loadLine, writeResults } from './lib/resultsFile.js';
 import type { Row } from './lib/Row.js';
 import { BROWSER_SUITES, selectedSuites, SUITES, type SuiteName } from './lib/suiteFilter.js';
@@ -19,6 +19,7 @@ import { parallelThroughput } from './suites/parallelThroughput.js';
 import { rewriteCost } from './suites/rewriteCost.js';
 import { routingOverhead } from './suites/routingOverhead.js';
 import { BIG_PAGE_PATH, snapshotPath } from './suites/snapshotPath.js';
+import { bridgePath } from './suites/bridgePath.js';
 
 /**
  * `npm run bench`: every comparison side by side in one run on the system Chromium and the pinned
@@ -113,7 +114,7 @@ async function main(): Promise<number> {
   rows.push(...microRows);
   const durationS = (Date.now() - startedAt.getTime()) / 1000;
   const load = { start: loadAtStart, end: loadavg()[0] ?? 0 };
-  process.stdout.write(`\n${[...machineLines(machine), loadLine(load, machine.cores)].join('\n')}\n\n${textTable(rows)}\n\n${notesList(rows)}\n\n`);
+  process.stdout.write(`\n${[...machineLines(machine), loadLine(load, machine.cores)].join('\n')}\n\n${textTable(rows)}\n\n${notesList(rows)}\n\nGoals missed, and why:\n${missesList(rows)}\n\n`);
   if (failures.length > 0) {
     process.stdout.write(`Broken (results not written):\n${failures.map((failure) => `- ${failure}`).join('\n')}\n`);
     return 1;
@@ -141,6 +142,7 @@ async function browserSuites(teardown: Teardown, attempt: Attempt): Promise<numb
   // Throughput first: its four sessions are the daemon's first, so placement is not skewed by the others.
   await attempt('parallel', 'parallel throughput', () => parallelThroughput(context, workers));
   await attempt('routing', 'routing overhead', () => routingOverhead(context));
+  await attempt('bridge', 'bridge path', () => bridgePath(context));
   await attempt('snapshot', 'snapshot path', () => snapshotPath(context));
   await attempt('navigation', 'page load', () => pageLoad(context));
   await attempt('memory', 'memory', () => memory(context));

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { activityQueryResultSchema, activityQuerySchema } from './activity.js';
 import type { DaemonEvent } from './model.js';
 import { pictureInputSchema } from './pictureInput.js';
+import type { EVENT_METHOD } from './protocolConstants.js';
 import { browserInfoSchema, daemonStatusSchema, sessionInfoSchema, sessionPageSchema, tabInfoSchema } from './modelSchemas.js';
 
 /**
@@ -9,9 +10,9 @@ import { browserInfoSchema, daemonStatusSchema, sessionInfoSchema, sessionPageSc
  * `tabmux/session.bind` the same connection also carries MCP (`initialize`, `tools/list`, `tools/call`, `ping`).
  * Every control method is declared once here, in `controlMethods`; the types are inferred from it.
  */
-export const PROTOCOL_VERSION = 1;
+export { EVENT_METHOD, PROTOCOL_VERSION } from './protocolConstants.js';
 
-export const SESSION_ID_PATTERN = /^sess-[0-9a-f]{16}$/;
+export { SESSION_ID_PATTERN } from './sessionId.js';
 
 const sessionId = z.string().max(64).describe('Session id (sess-<16 hex>)');
 const pageId = z.number().int().nonnegative().describe('Page id in the session worker terms, as list_pages shows it');
@@ -154,8 +155,6 @@ export function isControlMethod(method: string): method is ControlMethod {
   return Object.hasOwn(controlMethods, method);
 }
 
-/** Notification method that carries a `DaemonEvent` to subscribed connections. */
-export const EVENT_METHOD = 'tabmux/event';
 export type EventNotification = { jsonrpc: '2.0'; method: typeof EVENT_METHOD; params: DaemonEvent };
 
 /** MCP methods a bound connection may use. */

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { daemonEventSchema, daemonStatusSchema, profileState, tabInfoSchema, tabPictureSchema } from './modelSchemas.js';
 import { pictureInputSchema } from './pictureInput.js';
-import { profileNameSchema } from './profileName.js';
+import { PROFILE_NAME_PATTERN, PROFILE_NAME_RULE } from './profileName.js';
 import { controlMethods, MAX_WATCHED_TABS, type ControlInput, type ControlMethod, type ControlResults } from './protocol.js';
+
+const profileNameSchema = z.string().regex(PROFILE_NAME_PATTERN, `a profile name is ${PROFILE_NAME_RULE}`);
 
 /**
  * The supervisor API: what a UI (the tray window through the preload, the web dashboard through its WebSocket) may

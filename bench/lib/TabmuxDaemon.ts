@@ -18,19 +18,22 @@ export interface BoundSession {
  */
 export class TabmuxDaemon {
   readonly daemon: Daemon;
+  /** TABMUX_HOME of this daemon, for CLI processes (`tabmux mcp serve`) that must reach it. */
+  readonly env: Readonly<Record<string, string>>;
   readonly #teardown: Teardown;
 
-  private constructor(daemon: Daemon, teardown: Teardown) {
+  private constructor(daemon: Daemon, env: Readonly<Record<string, string>>, teardown: Teardown) {
     this.daemon = daemon;
+    this.env = env;
     this.#teardown = teardown;
   }
 
   static async start(teardown: Teardown, workers: number, config: ProfileConfig = {}): Promise<TabmuxDaemon> {
-    const { paths } = makeBenchHome(teardown);
+    const { paths, env } = makeBenchHome(teardown);
     const logger = process.env['TABMUX_BENCH_LOG'] ? Logger.toStderr('bench-daemon', 'debug') : Logger.silent();
     const daemon = await Daemon.start({ paths, profile: { name: 'default', config: { ...config, workers, headless: true } }, logger, headless: true });
     teardown.add('stop daemon', () => daemon.stop());
-    return new TabmuxDaemon(daemon, teardown);
+    return new TabmuxDaemon(daemon, env, teardown);
   }
 
   /** A new connection bound to a new session, as an agent's MCP client would hold it. */

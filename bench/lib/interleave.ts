@@ -32,3 +32,21 @@ export async function comparePairs(
   const samples = await interleavePairs(pairs, a, b);
   return { figure: summarize(samples.a), baseline: summarize(samples.b) };
 }
+
+/**
+ * Several sides measured in rounds, each round running every side once in a rotated order, after `warmUp` rounds:
+ * the sides share the machine's state as closely as sequential runs can. Returns each side's summary, in order.
+ */
+export async function compareRounds(warmUp: number, rounds: number, sides: readonly (() => Promise<number>)[]): Promise<Summary[]> {
+  const samples: number[][] = sides.map(() => []);
+  for (let round = 0; round < warmUp + rounds; round++) {
+    for (let step = 0; step < sides.length; step++) {
+      const index = (round + step) % sides.length;
+      const elapsed = await sides[index]?.();
+      if (round >= warmUp && elapsed !== undefined) {
+        samples[index]?.push(elapsed);
+      }
+    }
+  }
+  return samples.map((series) => summarize(series));
+}

@@ -26,7 +26,7 @@ function cells(row: Row): string[] {
     measure(row.figure, row.unit),
     measure(row.baseline, row.unit),
     row.ratio === null ? '—' : `${number(row.ratio)}×`,
-    goalText(row.goal),
+    goalText(row.goal, row.unit),
     verdictOf(row),
   ];
 }
@@ -58,4 +58,10 @@ export function notesList(rows: readonly Row[]): string {
 export function ratio(figure: Summary | number, baseline: Summary | number): number {
   const base = centre(baseline);
   return base === 0 ? Number.NaN : centre(figure) / base;
+}
+
+/** For every missed goal, why it is out of reach, with figures from the same run (rows that carry no reason are named alone). */
+export function missesList(rows: readonly Row[]): string {
+  const missed = rows.filter((row) => verdictOf(row) === 'MISS');
+  return missed.length === 0 ? 'Every goal was met.' : missed.map((row) => `- **${row.name}**: ${row.why ?? 'no reason recorded'}`).join('\n');
 }

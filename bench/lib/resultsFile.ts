@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../electron/core/version.js';
 import { machineLines, type Machine } from './machine.js';
-import { markdownTable, notesList } from './report.js';
+import { markdownTable, missesList, notesList } from './report.js';
 import type { Row } from './Row.js';
 
 export interface RunRecord {
@@ -37,6 +37,10 @@ export function writeResults(record: RunRecord): string {
     `Medians (p90 and sample count in brackets). Ratio is figure / baseline, except for the parallel rows where it is the speed-up baseline / figure. tabmux pool for the browser rows: workers=${record.workers}.`,
     '',
     markdownTable(record.rows),
+    '',
+    '## Goals missed, and why',
+    '',
+    missesList(record.rows),
     '',
     '## What each row measures',
     '',

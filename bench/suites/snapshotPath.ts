@@ -10,7 +10,7 @@ import { okText, type CallTool } from '../lib/toolCalls.js';
 
 export const BIG_PAGE_PATH = '/big.html';
 const WARM_UP = 3;
-const PAIRS = 25;
+const PAIRS = 60;
 
 /**
  * take_snapshot of a 2,000-element page: the response (~70 KB of text, with its tree in structured content) is where

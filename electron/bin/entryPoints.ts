@@ -1,7 +1,12 @@
 import type { EntryPoints } from '../cli/EntryPoints.js';
-import { runBridge } from './runBridge.js';
-import { runDaemon } from './runDaemon.js';
-import { runDashboard } from './runDashboard.js';
 
-/** The real programs behind `daemon run`, `dashboard` and `mcp serve`, for the CLI's command table. */
-export const entryPoints: EntryPoints = { runDaemon, runDashboard, runBridge };
+/**
+ * The real programs behind `daemon run`, `dashboard` and `mcp serve`, for the CLI's command table. Each is loaded
+ * only when its command runs: a bridge must not pay for the daemon's modules at start-up, nor a short CLI command
+ * for any of them.
+ */
+export const entryPoints: EntryPoints = {
+  runDaemon: async (request) => (await import('./runDaemon.js')).runDaemon(request),
+  runDashboard: async (request) => (await import('./runDashboard.js')).runDashboard(request),
+  runBridge: async (request) => (await import('./runBridge.js')).runBridge(request),
+};

@@ -1,8 +1,7 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { BridgeRequest } from '../cli/EntryPoints.js';
-import { createBridgeServer, forwardNotification } from '../core/bridge/createBridgeServer.js';
 import { McpBridge } from '../core/bridge/McpBridge.js';
 import { MultiBridge } from '../core/bridge/MultiBridge.js';
+import { StdioMcpServer } from '../core/bridge/StdioMcpServer.js';
 import type { ToolBridge } from '../core/bridge/ToolBridge.js';
 import { watchClient } from '../core/bridge/watchClient.js';
 import { connectOrStart } from '../core/daemonProcess.js';
@@ -34,8 +33,16 @@ export async function runBridge(request: BridgeRequest): Promise<number> {
   const [only] = profiles;
   const bridge: ToolBridge =
     profiles.length === 1 && only !== undefined ? bridgeFor(only) : new MultiBridge(profiles.map((name) => ({ name, bridge: bridgeFor(name) })));
-  const server = createBridgeServer(bridge, { version: tabmuxVersion(), sessionArg, severalBrowsers: profiles.length > 1, logger });
-  forward = (method, params) => forwardNotification(server, method, params);
+  const server = new StdioMcpServer({
+    bridge,
+    version: tabmuxVersion(),
+    sessionArg,
+    severalBrowsers: profiles.length > 1,
+    logger,
+    input: process.stdin,
+    output: process.stdout,
+  });
+  forward = (method, params) => server.notify(method, params);
 
   const gone = new Promise<string>((resolve) => {
     const stopWatching = watchClient({ stdin: process.stdin, parentPid: process.ppid, currentParentPid: () => process.ppid }, resolve);
@@ -50,12 +57,12 @@ export async function runBridge(request: BridgeRequest): Promise<number> {
     // A client that died leaves a broken pipe: writing a late response must end the bridge, not crash it.
     process.stdout.once('error', () => resolve('stdout closed'));
   });
-  await server.connect(new StdioServerTransport());
+  server.start();
   bridge.warmUp();
   const reason = await gone;
   logger.info(`the MCP client is gone (${reason}); closing this bridge's sessions`);
   await bridge.close();
-  await server.close().catch(() => undefined);
+  server.close();
   process.stdin.destroy();
   setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref();
   return 0;

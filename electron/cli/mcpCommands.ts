@@ -5,7 +5,7 @@ import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart } from '../core/daemonProcess.js';
+import { connectOrStart, type StartOptions } from '../core/daemonProcess.js';
 import { resultText } from './format.js';
 import { parseBatchScript, resolveReferences, type StepOutcome } from './batchScript.js';
 import { mcpServe } from './mcpServe.js';
@@ -44,16 +44,56 @@ async function callTool(client: DaemonClient, name: string, args: Record<string,
   return asToolResult(await client.request('tools/call', { name, arguments: args }));
 }
 
+/**
+ * `--new-session`: from nothing to a first answer in one CLI process. The daemon is started when none runs, and the
+ * session stays open after the call (its id goes to stderr) for later calls with --session, until it is closed or
+ * the reaper ends it.
+ */
+async function inNewSession(context: CommandContext, use: (client: DaemonClient) => Promise<number>): Promise<number> {
+  if (stringOption(context.values, 'session') !== undefined) {
+    throw new TabmuxError('invalid_params', 'give either --session ID or --new-session, not both');
+  }
+  const label = stringOption(context.values, 'label');
+  if (label !== undefined && (label.length === 0 || label.length > 200)) {
+    throw new TabmuxError('invalid_params', '--label must be 1 to 200 characters');
+  }
+  const start: StartOptions = {};
+  const chrome = stringOption(context.values, 'chrome');
+  if (chrome !== undefined) {
+    start.chrome = chrome;
+  }
+  if (boolOption(context.values, 'headless')) {
+    start.headless = true;
+  }
+  const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli', start);
+  try {
+    const session = await client.call('tabmux/session.create', label === undefined ? {} : { label });
+    await client.call('tabmux/session.bind', { session: session.id });
+    context.stderr(`session ${session.id} (pass --session ${session.id} to keep using its tab; tabmux session close ends it)`);
+    return await use(client);
+  } finally {
+    client.close();
+  }
+}
+
 const mcpCall: Command = {
   words: ['mcp', 'call'],
-  usage: "tabmux mcp call --session ID TOOL ['<json args>']",
-  summary: "Call one tool in a session's tab; prints the result text, exit 1 on a tool error",
-  options: { session: { type: 'string', short: 's' } },
+  usage: "tabmux mcp call (--session ID | --new-session [--label TEXT] [--chrome PATH] [--headless]) TOOL ['<json args>']",
+  summary:
+    "Call one tool in a session's tab; prints the result text, exit 1 on a tool error. --new-session creates the session " +
+    '(and starts the daemon if needed) in the same process and prints its id on stderr',
+  options: {
+    session: { type: 'string', short: 's' },
+    'new-session': { type: 'boolean' },
+    label: { type: 'string' },
+    chrome: { type: 'string' },
+    headless: { type: 'boolean' },
+  },
   positionals: [1, 2],
   run: (context) => {
     const [tool = '', argsText] = context.positionals;
     const args = parseJsonArgs(argsText);
-    return bound(context, async (client) => {
+    const call = async (client: DaemonClient): Promise<number> => {
       const result = await callTool(client, tool, args);
       if (context.json) {
         context.stdout(JSON.stringify(result, null, 2));
@@ -63,7 +103,8 @@ const mcpCall: Command = {
         context.stdout(resultText(result));
       }
       return result.isError ? 1 : 0;
-    });
+    };
+    return boolOption(context.values, 'new-session') ? inNewSession(context, call) : bound(context, call);
   },
 };
 

@@ -1,7 +1,7 @@
 import { TabmuxError } from '../../shared/errors.js';
-import { SESSION_ID_PATTERN } from '../../shared/protocol.js';
+import { SESSION_ID_PATTERN } from '../../shared/sessionId.js';
 import type { StartOptions } from '../core/daemonProcess.js';
-import { validateProfileName } from '../core/ProfileStore.js';
+import { validateProfileName } from '../core/validateProfileName.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
 
 export const mcpServe: Command = {

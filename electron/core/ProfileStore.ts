@@ -2,23 +2,13 @@ import { promises as fs } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { TabmuxError } from '../../shared/errors.js';
-import { PROFILE_NAME_PATTERN, PROFILE_NAME_RULE } from '../../shared/profileName.js';
 import { isBrowserUrl, isWsEndpoint } from './browserUrl.js';
 import { profilesConfigFile, type TabmuxPaths } from './paths.js';
 import { isNodeError } from './secureFs.js';
+import { DEFAULT_PROFILE, validateProfileName } from './validateProfileName.js';
 
-export const DEFAULT_PROFILE = 'default';
-
-/** Profile names become file and socket names, so only a safe alphabet is allowed (no path tricks). */
-export function validateProfileName(name: string): string {
-  if (!PROFILE_NAME_PATTERN.test(name)) {
-    throw new TabmuxError(
-      'invalid_profile',
-      `invalid profile name ${JSON.stringify(name)}: use ${PROFILE_NAME_RULE}`,
-    );
-  }
-  return name;
-}
+// The name rules live apart from the store, so code that only checks a name does not load the config schemas.
+export { DEFAULT_PROFILE, validateProfileName } from './validateProfileName.js';
 
 export const profileConfigSchema = z.object({
   chrome: z.string().optional(),

@@ -1,13 +1,13 @@
 import { promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
 import { TabmuxError } from '../../shared/errors.js';
+import { isRecord } from '../../shared/isRecord.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import type { BrowserEndpoint } from './browser/ProfileBrowser.js';
 import type { Logger } from './Logger.js';
+import { UpstreamRpc, UpstreamRpcError } from './upstream/UpstreamRpc.js';
 import { RESPONSE_TOO_LARGE_CODE, UpstreamStdioTransport } from './upstream/UpstreamStdioTransport.js';
 
 /** The part of an upstream the router needs; tests may supply a small fake. */
@@ -43,31 +43,31 @@ export function upstreamEntryPoint(): string {
   return join(dirname(pkg), 'build', 'src', 'bin', 'chrome-devtools-mcp.js');
 }
 
-/** Upstream tool calls are bounded by the router's own timeouts; the SDK's 60 s default must not cut them first. */
-const NO_SDK_TIMEOUT = 2_147_483_647;
+/** How long upstream may take to list its tools. Tool calls have no limit here: the router times them out itself. */
+const LIST_TOOLS_TIMEOUT_MS = 60_000;
 
 /**
- * The largest reply line read from upstream. The SDK's 10 MB default is below what a big page yields (a network
+ * The largest reply line read from upstream. The MCP SDK's 10 MB default is below what a big page yields (a network
  * body, a script result). A reply over it fails only the call that asked for it.
  */
 export const UPSTREAM_MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
 /**
- * One `chrome-devtools-mcp` child connected to a browser (`--browserUrl` or `--wsEndpoint`),
- * spoken to with the MCP SDK.
+ * One `chrome-devtools-mcp` child connected to a browser (`--browserUrl` or `--wsEndpoint`), spoken to over MCP on
+ * its stdio.
  * Telemetry, update checks and config discovery are off so that no detached helper processes are spawned and no
  * user config leaks in.
  */
 export class UpstreamClient implements Upstream {
   readonly closed: Promise<void>;
-  #client: Client;
+  #client: UpstreamRpc;
   #transport: UpstreamStdioTransport;
   #maxMessageBytes: number;
   readonly #logger: Logger;
   #closeReason: string | undefined;
   #exited = false;
 
-  private constructor(client: Client, transport: UpstreamStdioTransport, maxMessageBytes: number, logger: Logger) {
+  private constructor(client: UpstreamRpc, transport: UpstreamStdioTransport, maxMessageBytes: number, logger: Logger) {
     this.#client = client;
     this.#transport = transport;
     this.#maxMessageBytes = maxMessageBytes;
@@ -139,10 +139,10 @@ export class UpstreamClient implements Upstream {
         }
       }
     });
-    const client = new Client({ name: 'tabmux', version: '1' }, { capabilities: {} });
+    const client = new UpstreamRpc(transport);
     const upstream = new UpstreamClient(client, transport, maxMessageBytes, logger);
     try {
-      await client.connect(transport);
+      await client.connect({ name: 'tabmux', version: '1' });
     } catch (error) {
       await transport.close().catch(() => undefined);
       throw new TabmuxError('upstream_unavailable', `chrome-devtools-mcp failed to start: ${errorMessage(error)}`, { cause: error });
@@ -152,29 +152,23 @@ export class UpstreamClient implements Upstream {
   }
 
   async listTools(): Promise<ToolInfo[]> {
-    const result = await this.#client.listTools(undefined, { timeout: 60_000 });
-    return result.tools.map((tool) => {
-      const { properties, required, ...rest } = tool.inputSchema;
-      const inputSchema: ToolInfo['inputSchema'] = { ...rest, type: 'object' };
-      if (properties) {
-        inputSchema.properties = { ...properties };
-      }
-      if (required) {
-        inputSchema.required = [...required];
-      }
-      return { name: tool.name, description: tool.description, inputSchema, annotations: tool.annotations ? { ...tool.annotations } : undefined };
-    });
+    const result = await this.#client.request('tools/list', undefined, LIST_TOOLS_TIMEOUT_MS);
+    const tools = isRecord(result) ? result['tools'] : undefined;
+    if (!Array.isArray(tools)) {
+      throw new TabmuxError('upstream_failed', 'chrome-devtools-mcp answered tools/list without a list of tools');
+    }
+    return tools.map(toolInfo);
   }
 
   async callTool(name: string, args: Record<string, unknown>): Promise<ToolResult> {
     const startedAt = Date.now();
     this.#logger.debug(`${name} started`);
     try {
-      const result = await this.#client.callTool({ name, arguments: args }, undefined, { timeout: NO_SDK_TIMEOUT });
+      const result = await this.#client.request('tools/call', { name, arguments: args });
       this.#logger.debug(`${name} answered in ${Date.now() - startedAt} ms`);
       return asToolResult(result);
     } catch (error) {
-      if (error instanceof McpError && error.code === RESPONSE_TOO_LARGE_CODE) {
+      if (error instanceof UpstreamRpcError && error.code === RESPONSE_TOO_LARGE_CODE) {
         throw new TabmuxError(
           'response_too_large',
           `the answer was larger than ${mebibytes(this.#maxMessageBytes)} MiB, more than tabmux reads from chrome-devtools-mcp; ask for less (return a part of it, or save it to a file)`,
@@ -199,6 +193,30 @@ export class UpstreamClient implements Upstream {
     this.#closeReason ??= reason;
     await this.#client.close().catch(() => undefined);
   }
+}
+
+/** One tool as upstream lists it, with an object input schema; anything else means upstream is not what we pinned. */
+function toolInfo(tool: unknown): ToolInfo {
+  const input = isRecord(tool) ? tool['inputSchema'] : undefined;
+  if (!isRecord(tool) || typeof tool['name'] !== 'string' || !isRecord(input) || input['type'] !== 'object') {
+    throw new TabmuxError('upstream_failed', 'chrome-devtools-mcp listed a tool without a name or an object input schema');
+  }
+  const { properties, required, ...rest } = input;
+  const inputSchema: ToolInfo['inputSchema'] = { ...rest, type: 'object' };
+  if (isRecord(properties)) {
+    inputSchema.properties = { ...properties };
+  }
+  if (Array.isArray(required)) {
+    inputSchema.required = required.filter((name) => typeof name === 'string');
+  }
+  const description = tool['description'];
+  const annotations = tool['annotations'];
+  return {
+    name: tool['name'],
+    description: typeof description === 'string' ? description : undefined,
+    inputSchema,
+    annotations: isRecord(annotations) ? { ...annotations } : undefined,
+  };
 }
 
 function mebibytes(bytes: number): string {

@@ -9,6 +9,12 @@ import { isProcessAlive } from './processes.js';
 import { DaemonClient } from './transport/DaemonClient.js';
 import { cliEntryPoint } from './version.js';
 
+/**
+ * How often a starting daemon is asked whether it is ready. Its socket appears only once it is, and a connect to a
+ * missing socket fails at once, so asking often costs little and a first call waits less.
+ */
+const START_POLL_MS = 20;
+
 export interface StartOptions {
   chrome?: string | undefined;
   headless?: boolean | undefined;
@@ -106,7 +112,7 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
         client.close();
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));
   }
   throw new TabmuxError('daemon_start_failed', `the daemon for profile ${profile} did not become ready in time; see ${logFile}, or check with: tabmux daemon status --profile ${profile}`);
 }

@@ -162,6 +162,21 @@ describe('tabmux session and mcp', () => {
     expect(missing.stderr).toMatch(/--session/);
   });
 
+  it('mcp call --new-session creates a labelled session, calls in it, and names it on stderr for later calls', async () => {
+    const first = await tabmux(['mcp', 'call', '--new-session', '--label', 'one shot', 'evaluate_script', '{"function": "() => { window.mark = 6 * 7; return window.mark; }"}']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('42');
+    const id = /^session (sess-[0-9a-f]{16}) /m.exec(first.stderr)?.[1] ?? '';
+    expect(id).toMatch(/^sess-/);
+    expect((await json<SessionInfo[]>(['session', 'list'])).find((session) => session.id === id)).toMatchObject({ label: 'one shot', owned: false });
+    // The same tab, still there for the next call.
+    expect(await ok(['mcp', 'call', '--session', id, 'evaluate_script', '{"function": "() => window.mark"}'])).toContain('42');
+    const both = await tabmux(['mcp', 'call', '--new-session', '--session', id, 'list_pages']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/either --session ID or --new-session/);
+    await ok(['session', 'close', '--session', id]);
+  });
+
   it('mcp call rejects arguments that are not a JSON object before calling anything', async () => {
     for (const bad of ['{"url": ', 'nope', '[1, 2]', '"text"']) {
       const run = await tabmux(['mcp', 'call', '-s', a, 'navigate_page', bad]);

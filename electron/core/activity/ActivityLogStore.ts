@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import type { ActivityQueryResult } from '../../../shared/activity.js';
 import { listSegments, segmentPath, type Segment } from './activitySegments.js';
 import { readActivityLog, type ActivityFilter } from './readActivityLog.js';
@@ -25,8 +26,8 @@ const RETENTION_PERIOD_MS = 60 * 60_000;
 /**
  * One profile's activity log on disk: JSON lines appended to numbered segment files (0600, in a 0700 folder).
  * `append` only queues a line; the queue is written in one `write` per batch, after the current turn of the event
- * loop, so an agent's call never waits for the disk, and a crash can cut at most the last line short (readers skip
- * it). A segment is closed once it reaches a tenth of `maxBytes` (at most 8 MiB), and whole segments are removed by
+ * loop, to the segment file kept open (no open and close per batch), so an agent's call never waits for the disk,
+ * and a crash can cut at most the last line short (readers skip it). A segment is closed once it reaches a tenth of `maxBytes` (at most 8 MiB), and whole segments are removed by
  * size and age when the log opens, when a segment is closed, and every hour.
  */
 export class ActivityLogStore {
@@ -35,6 +36,8 @@ export class ActivityLogStore {
   readonly #now: () => number;
   #pending: string[] = [];
   #current: Segment | undefined;
+  /** The open file of the segment being written. */
+  #file: { number: number; handle: FileHandle } | undefined;
   #writing: Promise<void> = Promise.resolve();
   #scheduled = false;
   #ready: Promise<void> | undefined;
@@ -81,6 +84,7 @@ export class ActivityLogStore {
   async close(): Promise<void> {
     clearInterval(this.#timer);
     await this.flush();
+    await this.#closeFile();
   }
 
   async #start(): Promise<void> {
@@ -109,13 +113,30 @@ export class ActivityLogStore {
         this.#current = current;
         await this.#retain();
       }
-      await fs.appendFile(current.path, batch, { mode: 0o600 });
+      await (await this.#fileOf(current)).appendFile(batch);
       current.size += bytes;
       current.mtimeMs = this.#now();
       this.#current = current;
     } catch (error) {
       this.#options.onError(error);
     }
+  }
+
+  /** The segment's file, opened for appending once; the previous segment's file is closed. */
+  async #fileOf(segment: Segment): Promise<FileHandle> {
+    if (this.#file?.number === segment.number) {
+      return this.#file.handle;
+    }
+    await this.#closeFile();
+    const handle = await fs.open(segment.path, 'a', 0o600);
+    this.#file = { number: segment.number, handle };
+    return handle;
+  }
+
+  async #closeFile(): Promise<void> {
+    const file = this.#file;
+    this.#file = undefined;
+    await file?.handle.close();
   }
 
   #next(after: Segment | undefined): Segment {

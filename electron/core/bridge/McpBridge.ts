@@ -91,13 +91,13 @@ export class McpBridge implements ToolBridge {
   }
 
   async listTools(): Promise<ToolInfo[]> {
-    const params = this.#options.sessionArg ? { sessionArg: true } : {};
+    const sessionArg = this.#options.sessionArg === true;
     try {
-      return (await (await this.#link.client()).call('tabmux/tools.list', params)).tools;
+      return await (await this.#link.client()).listTools(sessionArg);
     } catch (error) {
       // The connection may have died just now (a daemon restart); one fresh attempt starts the daemon again.
       if (error instanceof TabmuxError && error.code === 'daemon_not_running') {
-        return (await (await this.#link.client()).call('tabmux/tools.list', params)).tools;
+        return await (await this.#link.client()).listTools(sessionArg);
       }
       throw error;
     }

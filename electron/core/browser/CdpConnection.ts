@@ -1,9 +1,36 @@
-import { CDPSessionEvent } from 'puppeteer-core/internal/api/CDPSession.js';
-import { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
-import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
-import { WebSocket } from 'ws';
+import type { CDPSessionEvent } from 'puppeteer-core/internal/api/CDPSession.js';
+import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
+import type { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
+import type { WebSocket } from 'ws';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { Logger } from '../Logger.js';
+
+interface CdpModules {
+  CDPSessionEvent: typeof CDPSessionEvent;
+  Connection: typeof Connection;
+  NodeWebSocketTransport: typeof NodeWebSocketTransport;
+  WebSocket: typeof WebSocket;
+}
+
+let loading: Promise<CdpModules> | undefined;
+let loaded: CdpModules | undefined;
+
+/**
+ * Starts loading puppeteer-core's connection and ws, the largest modules the daemon needs, if that has not begun.
+ * A launch calls this right after it spawns Chrome, so the loading overlaps Chrome's own start instead of delaying it.
+ */
+export function loadCdpModules(): Promise<CdpModules> {
+  loading ??= Promise.all([
+    import('puppeteer-core/internal/api/CDPSession.js'),
+    import('puppeteer-core/internal/cdp/Connection.js'),
+    import('puppeteer-core/internal/node/NodeWebSocketTransport.js'),
+    import('ws'),
+  ]).then(([session, connection, transport, ws]) => {
+    loaded = { CDPSessionEvent: session.CDPSessionEvent, Connection: connection.Connection, NodeWebSocketTransport: transport.NodeWebSocketTransport, WebSocket: ws.WebSocket };
+    return loaded;
+  });
+  return loading;
+}
 
 /** What the daemon's parts need of its CDP connection (puppeteer's `Connection`); tests may pass a narrower fake. */
 export type CdpConnection = Pick<Connection, 'send' | 'on' | 'session'>;
@@ -37,6 +64,7 @@ export async function openCdpConnection(url: string, logger: Logger, options: Op
   const log = (prefix: string) => (prefix.includes('error') ? (...args: unknown[]) => logger.debug(`cdp: ${args.map(String).join(' ')}`) : undefined);
   const shown = options.shownUrl ?? url;
   const timeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+  const { Connection, NodeWebSocketTransport, WebSocket } = await loadCdpModules();
   const transport = await new Promise<NodeWebSocketTransport>((resolve, reject) => {
     const socket = new WebSocket(url, [], {
       followRedirects: true,
@@ -72,5 +100,9 @@ function connectError(error: Error, shown: string, timeoutMs: number): TabmuxErr
 
 /** Calls `listener` once when the connection closes (the browser went away, or `dispose()`). */
 export function onDisconnected(connection: Connection, listener: () => void): void {
-  connection.once(CDPSessionEvent.Disconnected, listener);
+  // A connection exists only once openCdpConnection has loaded the modules.
+  if (!loaded) {
+    throw new TabmuxError('internal', 'a CDP connection exists before its modules were loaded');
+  }
+  connection.once(loaded.CDPSessionEvent.Disconnected, listener);
 }

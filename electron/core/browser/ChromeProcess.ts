@@ -15,6 +15,8 @@ export interface ChromeLaunchOptions {
   extraArgs: readonly string[];
   logger: Logger;
   startTimeoutMs?: number;
+  /** Called once Chrome's process is spawned, while it starts: work that can overlap its start goes here. */
+  onSpawned?: () => void;
 }
 
 export interface ChromeExit {
@@ -89,6 +91,7 @@ export class ChromeProcess {
     const args = ChromeProcess.buildArgs(options);
     logger.info(`launching ${options.executable} ${args.join(' ')}`);
     const child = spawn(options.executable, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    options.onSpawned?.();
     let stderrTail = '';
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {

@@ -4,7 +4,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import type { LaunchedBrowserInfo } from '../../../shared/model.js';
 import { Backoff } from '../Backoff.js';
 import type { Logger } from '../Logger.js';
-import { onDisconnected, openCdpConnection } from './CdpConnection.js';
+import { loadCdpModules, onDisconnected, openCdpConnection } from './CdpConnection.js';
 import { ChromeProcess } from './ChromeProcess.js';
 import { findChrome } from './findChrome.js';
 import type { BrowserEndpoint, BrowserState, ProfileBrowser, ProfileBrowserEvents, ProfileBrowserHooks } from './ProfileBrowser.js';
@@ -124,7 +124,9 @@ export class LaunchedBrowser extends EventEmitter<ProfileBrowserEvents> implemen
   async #launchOnce(): Promise<Run> {
     const { logger, userDataDir, headless, extraArgs, prepare } = this.#options;
     const executable = this.#executable ?? findChrome(this.#options.chrome);
-    const chrome = await ChromeProcess.launch({ executable, userDataDir, headless, extraArgs, logger: logger.child('chrome') });
+    // The daemon's CDP modules load while Chrome starts in its own processes, not before or after.
+    const onSpawned = (): void => void loadCdpModules().catch(() => undefined);
+    const chrome = await ChromeProcess.launch({ executable, userDataDir, headless, extraArgs, logger: logger.child('chrome'), onSpawned });
     let connection: Connection | undefined;
     try {
       connection = await openCdpConnection(chrome.webSocketUrl, logger.child('cdp'));

@@ -29,6 +29,8 @@ export interface AgentToolOptions {
 export class ToolCatalog {
   readonly #kinds = new Map<string, ToolKind>();
   readonly #upstream: ToolInfo[];
+  /** The agents' tool list by session-argument mode, built on first request. */
+  readonly #agentTools = new Map<boolean, ToolInfo[]>();
 
   constructor(upstreamTools: readonly ToolInfo[]) {
     this.#upstream = [...upstreamTools];
@@ -47,7 +49,21 @@ export class ToolCatalog {
   }
 
   /** Upstream's schemas minus the routing `pageId`, with notes on the session model; optionally with `session_id`. */
+  /**
+   * The tools as agents see them. Built once per mode and kept: the list is the same for every agent and every
+   * `tools/list`, so a new bridge's first request costs a lookup, not a rebuild of every schema.
+   */
   agentTools(options: AgentToolOptions = {}): ToolInfo[] {
+    const sessionArg = options.sessionArg === true;
+    let tools = this.#agentTools.get(sessionArg);
+    if (!tools) {
+      tools = this.#buildAgentTools(options);
+      this.#agentTools.set(sessionArg, tools);
+    }
+    return [...tools];
+  }
+
+  #buildAgentTools(options: AgentToolOptions): ToolInfo[] {
     const tools: ToolInfo[] = [];
     for (const tool of this.#upstream) {
       const kind = this.kind(tool.name);

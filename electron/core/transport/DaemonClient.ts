@@ -1,18 +1,12 @@
 import { createConnection, type Socket } from 'node:net';
 import { TabmuxError } from '../../../shared/errors.js';
+import { isRecord } from '../../../shared/isRecord.js';
 import type { DaemonEvent } from '../../../shared/model.js';
-import { daemonEventSchema } from '../../../shared/modelSchemas.js';
-import {
-  controlResultSchema,
-  EVENT_METHOD,
-  PROTOCOL_VERSION,
-  type ControlInput,
-  type ControlMethod,
-  type ControlResults,
-  type HelloResult,
-} from '../../../shared/protocol.js';
+import type { ControlInput, ControlMethod, ControlResults, HelloResult, ToolInfo } from '../../../shared/protocol.js';
+import { EVENT_METHOD, PROTOCOL_VERSION } from '../../../shared/protocolConstants.js';
 import { RpcClientCore } from '../../../shared/RpcClientCore.js';
 import { LineDecoder } from './LineDecoder.js';
+import { loadedProtocolSchemas, loadProtocolSchemas, type ProtocolSchemas } from './protocolSchemas.js';
 import { maxResponseBytes } from './socketLimits.js';
 
 export interface DaemonClientOptions {
@@ -59,7 +53,8 @@ export class DaemonClient {
     });
     const client = new DaemonClient(socket, options.maxResponseBytes ?? maxResponseBytes());
     try {
-      const hello = await client.call('tabmux/hello', { protocolVersion: PROTOCOL_VERSION, client: { name: clientName } });
+      // Checked by hand rather than by schema: the hello is all a short-lived client may need before its first call.
+      const hello = asHelloResult(await client.request('tabmux/hello', { protocolVersion: PROTOCOL_VERSION, client: { name: clientName } }));
       Object.assign(client, { hello });
     } catch (error) {
       client.close();
@@ -74,17 +69,27 @@ export class DaemonClient {
 
   /** A control call; the result is checked against the method's schema, so a daemon of another version cannot slip a wrong shape through. */
   async call<M extends ControlMethod>(method: M, params?: ControlInput<M>): Promise<ControlResults[M]> {
-    const result = await this.request(method, params ?? {});
-    const parsed = controlResultSchema(method).safeParse(result);
+    const [result, schemas] = await Promise.all([this.request(method, params ?? {}), loadProtocolSchemas()]);
+    const parsed = schemas.controlResultSchema(method).safeParse(result);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
-      throw new TabmuxError(
-        'protocol_mismatch',
-        `the daemon answered ${method} with an unexpected shape (${issue?.message ?? 'malformed'}${where}); it may run another tabmux version: restart it with tabmux daemon stop, then start`,
-      );
+      throw unexpectedShape(method, `${issue?.message ?? 'malformed'}${where}`);
     }
     return parsed.data;
+  }
+
+  /**
+   * `tabmux/tools.list`, checked by hand: the stdio bridge answers its client's first `tools/list` with this, and
+   * the client checks every tool again, so the schema library need not load first.
+   */
+  async listTools(sessionArg: boolean): Promise<ToolInfo[]> {
+    const result = await this.request('tabmux/tools.list', sessionArg ? { sessionArg: true } : {});
+    const tools = isRecord(result) ? result['tools'] : undefined;
+    if (!Array.isArray(tools) || !tools.every(isToolInfo)) {
+      throw unexpectedShape('tabmux/tools.list', 'not a list of tools with an object input schema');
+    }
+    return tools;
   }
 
   /** Sends any JSON-RPC request (MCP methods on a bound connection) and resolves with its result. */
@@ -154,11 +159,12 @@ export class DaemonClient {
 
   #onNotification(method: string, params: unknown): void {
     if (method === EVENT_METHOD) {
-      const event = daemonEventSchema.safeParse(params);
-      if (event.success) {
-        for (const listener of this.#eventListeners) {
-          listener(event.data);
-        }
+      // Events come only after tabmux/subscribe, whose reply loaded the schemas; the wait is for the odd early one.
+      const schemas = loadedProtocolSchemas();
+      if (schemas) {
+        this.#onEvent(schemas, params);
+      } else {
+        void loadProtocolSchemas().then((loaded) => this.#onEvent(loaded, params));
       }
       return;
     }
@@ -166,4 +172,41 @@ export class DaemonClient {
       listener(method, params);
     }
   }
+
+  #onEvent(schemas: ProtocolSchemas, params: unknown): void {
+    const event = schemas.daemonEventSchema.safeParse(params);
+    if (event.success) {
+      for (const listener of this.#eventListeners) {
+        listener(event.data);
+      }
+    }
+  }
+}
+
+function unexpectedShape(method: string, detail: string): TabmuxError {
+  return new TabmuxError(
+    'protocol_mismatch',
+    `the daemon answered ${method} with an unexpected shape (${detail}); it may run another tabmux version: restart it with tabmux daemon stop, then start`,
+  );
+}
+
+function asHelloResult(value: unknown): HelloResult {
+  if (
+    isRecord(value) &&
+    typeof value['protocolVersion'] === 'number' &&
+    typeof value['version'] === 'string' &&
+    typeof value['profile'] === 'string' &&
+    typeof value['pid'] === 'number'
+  ) {
+    return { protocolVersion: value['protocolVersion'], version: value['version'], profile: value['profile'], pid: value['pid'] };
+  }
+  throw unexpectedShape('tabmux/hello', 'protocolVersion, version, profile and pid expected');
+}
+
+function isToolInfo(value: unknown): value is ToolInfo {
+  if (!isRecord(value) || typeof value['name'] !== 'string') {
+    return false;
+  }
+  const input = value['inputSchema'];
+  return isRecord(input) && input['type'] === 'object' && (value['description'] === undefined || typeof value['description'] === 'string');
 }

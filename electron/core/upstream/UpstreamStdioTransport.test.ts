@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { UpstreamRpc, UpstreamRpcError } from './UpstreamRpc.js';
 import { RESPONSE_TOO_LARGE_CODE, UpstreamStdioTransport } from './UpstreamStdioTransport.js';
 
 const MiB = 1024 * 1024;
@@ -22,6 +21,10 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     const { size, forged, delay } = request.params.arguments;
     const text = 'x'.repeat(size) + (forged ? '},"jsonrpc":"2.0","id":1}' : '');
     setTimeout(() => reply({ result: { content: [{ type: 'text', text }] }, jsonrpc: '2.0', id: request.id }), delay ?? 0);
+  } else if (request.method === 'ask') {
+    // A server that asks the client something (ping), then answers with what the client said.
+    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 'srv-1', method: 'ping' }) + '\\n');
+    readline.createInterface({ input: process.stdin }).once('line', (answer) => reply({ result: { answer: JSON.parse(answer) }, jsonrpc: '2.0', id: request.id }));
   } else {
     reply({ jsonrpc: '2.0', id: request.id, error: { code: -32601, message: 'Method not found' } });
   }
@@ -34,12 +37,17 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((transport) => transport.close()));
 });
 
-async function connect(maxMessageBytes: number): Promise<{ client: Client; transport: UpstreamStdioTransport }> {
+interface Connected {
+  client: { callTool: (params: { name: string; arguments: Record<string, unknown> }) => Promise<unknown>; rpc: UpstreamRpc };
+  transport: UpstreamStdioTransport;
+}
+
+async function connect(maxMessageBytes: number): Promise<Connected> {
   const transport = new UpstreamStdioTransport({ command: process.execPath, args: ['-e', FAKE_SERVER], maxMessageBytes });
   open.push(transport);
-  const client = new Client({ name: 'test', version: '1' }, { capabilities: {} });
-  await client.connect(transport);
-  return { client, transport };
+  const rpc = new UpstreamRpc(transport);
+  await rpc.connect({ name: 'test', version: '1' });
+  return { client: { callTool: (params) => rpc.request('tools/call', params), rpc }, transport };
 }
 
 function textLength(result: unknown): number {
@@ -64,7 +72,7 @@ describe('UpstreamStdioTransport', () => {
   it('fails only the call whose answer is over the limit, and keeps the child serving', { timeout: 30_000 }, async () => {
     const { client, transport } = await connect(MiB);
     const tooLarge = client.callTool({ name: 'dump', arguments: { size: 2 * MiB } });
-    await expect(tooLarge).rejects.toSatisfy((error: unknown) => error instanceof McpError && error.code === RESPONSE_TOO_LARGE_CODE);
+    await expect(tooLarge).rejects.toSatisfy((error: unknown) => error instanceof UpstreamRpcError && error.code === RESPONSE_TOO_LARGE_CODE);
     expect(textLength(await client.callTool({ name: 'dump', arguments: { size: 20 } }))).toBe(20);
     expect(isRunning(transport.pid)).toBe(true);
   });
@@ -78,12 +86,24 @@ describe('UpstreamStdioTransport', () => {
       (error: unknown) => error,
     );
     expect(textLength(await waiting)).toBe(10);
-    expect(await forged).toSatisfy((error: unknown) => error instanceof McpError && error.code === RESPONSE_TOO_LARGE_CODE);
+    expect(await forged).toSatisfy((error: unknown) => error instanceof UpstreamRpcError && error.code === RESPONSE_TOO_LARGE_CODE);
   });
 
   it('reads a large answer under the limit whole', { timeout: 60_000 }, async () => {
     const { client } = await connect(64 * MiB);
     expect(textLength(await client.callTool({ name: 'dump', arguments: { size: 30 * MiB } }))).toBe(30 * MiB);
+  });
+
+  it('answers a ping from the server, passes error answers on with their code, and fails calls when the child exits', { timeout: 30_000 }, async () => {
+    const { client, transport } = await connect(MiB);
+    expect(await client.rpc.request('ask')).toEqual({ answer: { jsonrpc: '2.0', id: 'srv-1', result: {} } });
+    await expect(client.rpc.request('nope')).rejects.toSatisfy((error: unknown) => error instanceof UpstreamRpcError && error.code === -32601 && error.message === 'MCP error -32601: Method not found');
+    const pending = client.callTool({ name: 'dump', arguments: { size: 1, delay: 10_000 } });
+    const pid = transport.pid;
+    if (pid !== null) {
+      process.kill(pid, 'SIGKILL');
+    }
+    await expect(pending).rejects.toThrow('MCP error -32000: Connection closed');
   });
 
   it('skips a line that is not a message and keeps reading', { timeout: 30_000 }, async () => {

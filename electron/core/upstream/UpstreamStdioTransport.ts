@@ -1,19 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  JSONRPCMessageSchema,
-  type JSONRPCErrorResponse,
-  type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { JsonRpcId } from '../../../shared/jsonrpc.js';
+import { isRecord } from '../../../shared/isRecord.js';
+import { asRequest, asResponse, type JsonRpcId, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
 import { LineDecoder } from '../transport/LineDecoder.js';
 import { droppedAnswerId } from './droppedAnswerId.js';
+import { inheritedEnvironment } from './inheritedEnvironment.js';
 
 /**
  * The JSON-RPC error code (in the implementation-defined -32000 range) of the answer this transport puts in place of
@@ -33,7 +24,7 @@ const CLOSE_STEP_MS = 2_000;
 export interface UpstreamStdioOptions {
   command: string;
   args?: readonly string[];
-  /** Added to the SDK's default environment (the few variables it deems safe to inherit). */
+  /** Added to the default environment (the few variables deemed safe to inherit, as the MCP SDK picks them). */
   env?: Record<string, string>;
   cwd?: string;
   /** The longest line read from the child's stdout; a longer answer fails only its own call. */
@@ -42,15 +33,16 @@ export interface UpstreamStdioOptions {
 
 /**
  * A client-side MCP transport over a child's stdio, spawned the way the SDK's `StdioClientTransport` spawns it, with
- * two differences that matter for a child whose answers a web page sizes. A long line costs linear time (its parts
+ * three differences. It checks each message's JSON-RPC envelope by hand, without building the SDK's schemas (the
+ * daemon's start-up time and memory); and two that matter for a child whose answers a web page sizes. A long line costs linear time (its parts
  * are joined once, where the SDK copies the whole buffer at every chunk), and a line over the limit costs only the
  * call it answers: that call gets an error answer, and the stream and the child keep serving everyone else (the SDK
  * closes the transport).
  */
-export class UpstreamStdioTransport implements Transport {
+export class UpstreamStdioTransport {
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
-  onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+  onmessage?: ((message: JsonRpcMessage) => void) | undefined;
 
   #process: ChildProcess | undefined;
   readonly #stderr = new PassThrough();
@@ -79,7 +71,7 @@ export class UpstreamStdioTransport implements Transport {
     }
     return new Promise<void>((resolve, reject) => {
       const child = spawn(this.#options.command, [...(this.#options.args ?? [])], {
-        env: { ...getDefaultEnvironment(), ...this.#options.env },
+        env: { ...inheritedEnvironment(), ...this.#options.env },
         stdio: ['pipe', 'pipe', 'pipe'],
         shell: false,
         windowsHide: process.platform === 'win32',
@@ -103,7 +95,7 @@ export class UpstreamStdioTransport implements Transport {
     });
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
+  async send(message: JsonRpcMessage): Promise<void> {
     const stdin = this.#process?.stdin;
     if (!stdin) {
       throw new Error('Not connected');
@@ -144,12 +136,15 @@ export class UpstreamStdioTransport implements Transport {
     }
   }
 
-  #track(message: JSONRPCMessage): void {
-    if (isJSONRPCRequest(message)) {
+  #track(message: JsonRpcMessage): void {
+    if (!('method' in message)) {
+      return;
+    }
+    if (message.id !== undefined) {
       this.#waiting.add(message.id);
-    } else if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+    } else if (message.method === 'notifications/cancelled' && isRecord(message.params)) {
       // A cancelled request gets no answer; it must not be the one a later unreadable line is blamed on.
-      const requestId: unknown = message.params?.['requestId'];
+      const requestId = message.params['requestId'];
       if (typeof requestId === 'string' || typeof requestId === 'number') {
         this.#waiting.delete(requestId);
       }
@@ -183,20 +178,25 @@ export class UpstreamStdioTransport implements Transport {
     }
   }
 
-  /** Parses a line as the SDK's `deserializeMessage` does; a line that is not a message is reported and skipped. */
+  /** A line that is not a JSON-RPC message is reported and skipped, as the SDK's transport does. */
   #deliver(line: string): void {
-    let message: JSONRPCMessage;
+    let json: unknown;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      json = JSON.parse(line);
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    const message = isRecord(json) && 'method' in json ? asRequest(json) : asResponse(json);
+    if (message === undefined || typeof message === 'string') {
+      this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message${typeof message === 'string' ? ` (${message})` : ''}`));
       return;
     }
     this.#answer(message);
   }
 
-  #answer(message: JSONRPCMessage | JSONRPCErrorResponse): void {
-    if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id !== undefined) {
+  #answer(message: JsonRpcMessage): void {
+    if (!('method' in message) && message.id !== null) {
       this.#waiting.delete(message.id);
     }
     this.onmessage?.(message);

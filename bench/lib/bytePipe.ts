@@ -1,0 +1,34 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Logger } from '../../electron/core/Logger.js';
+import { UpstreamClient } from '../../electron/core/UpstreamClient.js';
+import { asToolResult } from '../../shared/toolResult.js';
+import type { Teardown } from './Teardown.js';
+import type { CallTool } from './toolCalls.js';
+
+/** A Node process that starts the command after `-e CODE` and copies bytes both ways, parsing nothing. */
+const RELAY =
+  "const { spawn } = require('node:child_process');" +
+  "const child = spawn(process.execPath, process.argv.slice(1), { stdio: ['pipe', 'pipe', 'ignore'] });" +
+  'process.stdin.pipe(child.stdin); child.stdout.pipe(process.stdout);' +
+  "child.on('exit', () => process.exit(0)); process.stdin.on('end', () => child.kill());";
+
+/**
+ * The floor of one more process between an agent and upstream: the SDK client on a relay that only copies bytes,
+ * in front of a chrome-devtools-mcp child started as the daemon starts its workers, on the given browser.
+ */
+export async function bytePipeClient(teardown: Teardown, browserUrl: string): Promise<CallTool> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined) {
+      env[key] = value;
+    }
+  }
+  Object.assign(env, { CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS: '1', CHROME_DEVTOOLS_MCP_NO_CONFIG_DISCOVERY: '1', CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1' });
+  const args = UpstreamClient.args({ endpoint: { kind: 'browserUrl', url: browserUrl }, logger: Logger.silent() });
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['-e', RELAY, ...args], env, stderr: 'ignore' });
+  const client = new Client({ name: 'tabmux-bench-pipe', version: '1.0.0' });
+  await client.connect(transport);
+  teardown.add('close byte-pipe client', () => client.close());
+  return async (name, toolArgs) => asToolResult(await client.callTool({ name, arguments: toolArgs }));
+}

@@ -1,0 +1,123 @@
+import type { BenchContext } from '../lib/BenchContext.js';
+import { startBridge } from '../lib/BridgeProcess.js';
+import { bareNodeStart } from '../lib/bareNode.js';
+import { bytePipeClient } from '../lib/bytePipe.js';
+import { comparePairs, compareRounds, interleavePairs } from '../lib/interleave.js';
+import { ratio } from '../lib/report.js';
+import type { Row } from '../lib/Row.js';
+import { summarize, timed } from '../lib/stats.js';
+import { okText, QUICK_EVAL, type CallTool } from '../lib/toolCalls.js';
+import { UpstreamClient } from '../../electron/core/UpstreamClient.js';
+import { Logger } from '../../electron/core/Logger.js';
+
+const ATTACH_PAIRS = 10;
+const WARM_UP = 5;
+const PAIRS = 60;
+
+/**
+ * The way agents reach tabmux: `tabmux mcp serve` on stdio in front of the daemon. Attach time (spawn to the
+ * first `tools/list` answered) and the cost of a fast call through the whole path, each against the same thing
+ * done on a chrome-devtools-mcp child of the direct Chrome with the same SDK client.
+ */
+export async function bridgePath(context: BenchContext): Promise<Row[]> {
+  context.log(`bridge path: attach time, list_pages and evaluate_script through tabmux mcp serve vs direct`);
+  const env = context.tabmux.env;
+  const browserUrl = context.direct.chrome.browserUrl;
+  const attachTabmux = async (): Promise<number> => {
+    const bridge = await startBridge(context.teardown, env);
+    await bridge.close();
+    return bridge.attachMs;
+  };
+  const attachDirect = async (): Promise<number> => {
+    const started = performance.now();
+    const child = await UpstreamClient.start({ endpoint: { kind: 'browserUrl', url: browserUrl }, logger: Logger.silent() });
+    await child.listTools();
+    const elapsed = performance.now() - started;
+    await child.close();
+    return elapsed;
+  };
+  await attachTabmux();
+  await attachDirect();
+  const attach = await interleavePairs(ATTACH_PAIRS, attachTabmux, attachDirect);
+  const nodeStart = await bareNodeStart(ATTACH_PAIRS);
+  const attachFigure = summarize(attach.a);
+  const attachBaseline = summarize(attach.b);
+
+  const bridge = await startBridge(context.teardown, env, 'bench-bridge-calls');
+  const direct = await context.direct.page(await context.direct.childAt(0));
+  const once = (call: CallTool, tool: string, args: Record<string, unknown>, what: string) => () => timed(async () => okText(await call(tool, args), what));
+  const pipe = await bytePipeClient(context.teardown, browserUrl);
+  const socket = await context.tabmux.session('bench-socket-list');
+  // Four ways to the same list_pages, in rotated rounds, so the hops can be told apart on one footing.
+  const [viaBridge, viaDirect, viaPipe, viaSocket] = await compareRounds(WARM_UP, PAIRS, [
+    once(bridge.call, 'list_pages', {}, 'bridge list_pages'),
+    once((tool, args) => direct.child.callTool(tool, args), 'list_pages', {}, 'direct list_pages'),
+    once(pipe, 'list_pages', {}, 'piped list_pages'),
+    once(socket.call, 'list_pages', {}, 'socket list_pages'),
+  ]);
+  if (!viaBridge || !viaDirect || !viaPipe || !viaSocket) {
+    throw new Error('list_pages rounds returned fewer series than sides');
+  }
+  const lists = { figure: viaBridge, baseline: viaDirect };
+  const piped = { figure: viaPipe, baseline: viaDirect };
+  const socketed = { figure: viaSocket, baseline: viaDirect };
+  const evals = await comparePairs(
+    WARM_UP,
+    PAIRS,
+    once(bridge.call, 'evaluate_script', QUICK_EVAL, 'bridge evaluate_script'),
+    once(direct.call, 'evaluate_script', QUICK_EVAL, 'direct evaluate_script'),
+  );
+  await bridge.close();
+  const added = (pair: { figure: { median: number }; baseline: { median: number } }): string => (pair.figure.median - pair.baseline.median).toFixed(2);
+  const path = 'Figure: the SDK client on a `tabmux mcp serve` child (stdio → bridge → daemon socket → router → worker). Baseline: the same SDK client on a chrome-devtools-mcp child of the direct Chrome, passing pageId where the tool takes one.';
+  return [
+    {
+      name: 'bridge attach',
+      figure: attachFigure,
+      baseline: attachBaseline,
+      unit: 'ms',
+      ratio: ratio(attachFigure, attachBaseline),
+      goal: { kind: 'under', limit: 100 },
+      why: `A bare \`node -e 0\` takes ${nodeStart.median.toFixed(0)} ms from spawn to exit in this run (p90 ${nodeStart.p90.toFixed(0)}), so ${(attachFigure.median - nodeStart.median).toFixed(0)} ms of the attach is the bridge's own: reading its bundled code (no schema library, no MCP SDK), the connection and hello to the daemon, and two round trips on stdio. On this shared machine the same figure spreads from ${attachFigure.min.toFixed(0)} to ${attachFigure.max.toFixed(0)} ms within the run.`,
+      note: `Spawn of \`tabmux mcp serve\` (daemon already running) to its first \`tools/list\` answered, through initialize, with the SDK's stdio client; ${ATTACH_PAIRS} interleaved pairs after a warm-up. Baseline: spawn of a chrome-devtools-mcp child on the direct Chrome to its \`tools/list\` answered. Goal: the figure itself, at most 100 ms.`,
+    },
+    {
+      name: 'list_pages through the bridge',
+      figure: lists.figure,
+      baseline: lists.baseline,
+      unit: 'ms',
+      ratio: ratio(lists.figure, lists.baseline),
+      goal: { kind: 'max', limit: 1.1 },
+      note: `list_pages, ${PAIRS} rounds after ${WARM_UP} warm-up rounds, each round calling through the bridge, the direct child, a byte pipe and the daemon socket in rotated order. ${path} Added latency: ${added(lists)} ms per call.`,
+      why: `Two process hops stand between the agent and upstream (the bridge, then the daemon), each a pipe or socket write and a wake-up of another process on a 2-core machine. Measured in this run: one hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×, the rows below), the daemon alone over its socket adds ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×), the bridge in front of it ${(lists.figure.median - socketed.figure.median).toFixed(2)} ms more. A 1.10× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * 0.1).toFixed(2)} ms for both hops.`,
+    },
+    {
+      name: 'list_pages through a byte pipe',
+      figure: piped.figure,
+      baseline: piped.baseline,
+      unit: 'ms',
+      ratio: ratio(piped.figure, piped.baseline),
+      goal: { kind: 'info' },
+      note: `The floor of one extra process hop: the same SDK client on a Node relay that only copies bytes between its stdio and a chrome-devtools-mcp child (no parsing), vs the direct child; the same rounds as the row above. Added latency: ${added(piped)} ms per call.`,
+    },
+    {
+      name: 'list_pages on the daemon socket',
+      figure: socketed.figure,
+      baseline: socketed.baseline,
+      unit: 'ms',
+      ratio: ratio(socketed.figure, socketed.baseline),
+      goal: { kind: 'info' },
+      note: `A session bound on the daemon's Unix socket (DaemonClient → router → worker), no bridge, vs the direct child; the same rounds as the rows above. Added latency: ${added(socketed)} ms per call.`,
+    },
+    {
+      name: 'evaluate_script through the bridge',
+      figure: evals.figure,
+      baseline: evals.baseline,
+      unit: 'ms',
+      ratio: ratio(evals.figure, evals.baseline),
+      goal: { kind: 'max', limit: 1.02 },
+      note: `evaluate_script \`() => 1\`, waitForStableDom false, ${PAIRS} interleaved pairs after ${WARM_UP} warm-up calls each. ${path} Added latency: ${added(evals)} ms per call.`,
+      why: `The same two hops as list_pages (${added(lists)} ms added there) on a call of ~${evals.baseline.median.toFixed(0)} ms; 1.02× allows ${(evals.baseline.median * 0.02).toFixed(2)} ms, and this row's spread (p90 ${evals.figure.p90.toFixed(0)} vs ${evals.baseline.p90.toFixed(0)} ms) is wider than that.`,
+    },
+  ];
+}

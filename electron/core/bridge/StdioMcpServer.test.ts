@@ -1,0 +1,139 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { TabmuxError } from '../../../shared/errors.js';
+import { isRecord } from '../../../shared/isRecord.js';
+import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
+import { Logger } from '../Logger.js';
+import { MCP_PROTOCOL_VERSIONS, StdioMcpServer } from './StdioMcpServer.js';
+import type { CallOptions, ToolBridge } from './ToolBridge.js';
+
+/** A bridge whose tools answer from the test: `slow` waits until aborted, `bad` returns malformed content. */
+class TestBridge implements ToolBridge {
+  clientName: string | undefined;
+  started = 0;
+  readonly aborted: string[] = [];
+
+  setClientName(name: string | undefined): void {
+    this.clientName = name;
+  }
+  warmUp(): void {}
+  start(): void {
+    this.started++;
+  }
+  listTools(): Promise<ToolInfo[]> {
+    return Promise.resolve([{ name: 'echo', inputSchema: { type: 'object' } }]);
+  }
+  callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult> {
+    if (name === 'slow') {
+      return new Promise((resolve) => {
+        options.signal?.addEventListener('abort', () => {
+          this.aborted.push(name);
+          resolve({ content: [{ type: 'text', text: 'late' }] });
+        });
+      });
+    }
+    if (name === 'bad') {
+      return Promise.resolve({ content: [{ type: 'text' }] });
+    }
+    if (name === 'missing') {
+      return Promise.reject(new TabmuxError('unknown_tool', 'unknown tool missing'));
+    }
+    return Promise.resolve({ content: [{ type: 'text', text: JSON.stringify({ args, progressToken: options.progressToken ?? null }) }] });
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+function setUp(options: { sessionArg?: boolean } = {}): { bridge: TestBridge; server: StdioMcpServer; send: (message: object | string) => void; next: () => Promise<Record<string, unknown>> } {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const bridge = new TestBridge();
+  const server = new StdioMcpServer({ bridge, version: '9.9.9', sessionArg: options.sessionArg ?? false, severalBrowsers: false, logger: Logger.silent(), input, output });
+  server.start();
+  const lines: string[] = [];
+  let buffered = '';
+  let wake: (() => void) | undefined;
+  output.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    const parts = buffered.split('\n');
+    buffered = parts.pop() ?? '';
+    lines.push(...parts);
+    wake?.();
+  });
+  const next = async (): Promise<Record<string, unknown>> => {
+    while (lines.length === 0) {
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+    const parsed: unknown = JSON.parse(lines.shift() ?? '');
+    if (!isRecord(parsed)) {
+      throw new Error('not an object');
+    }
+    return parsed;
+  };
+  const send = (message: object | string): void => {
+    input.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+  };
+  return { bridge, server, send, next };
+}
+
+describe('StdioMcpServer', () => {
+  it('negotiates the protocol version, names itself and tells the bridge who the client is once initialized', async () => {
+    const { bridge, send, next } = setUp({ sessionArg: true });
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'agent-x', version: '1' } } });
+    const reply = await next();
+    expect(reply['id']).toBe(1);
+    expect(reply['result']).toMatchObject({ protocolVersion: '2025-03-26', serverInfo: { name: 'tabmux', version: '9.9.9' }, capabilities: { tools: { listChanged: true } } });
+    expect(JSON.stringify(reply['result'])).toContain('session_id');
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '1999-01-01' } });
+    expect((await next())['result']).toMatchObject({ protocolVersion: MCP_PROTOCOL_VERSIONS[0] });
+    expect(bridge.clientName).toBe('agent-x');
+    expect(bridge.started).toBe(1);
+  });
+
+  it('lists tools, passes calls with their progress token through, and answers ping', async () => {
+    const { send, next } = setUp();
+    send({ jsonrpc: '2.0', id: 'a', method: 'tools/list' });
+    expect((await next())['result']).toEqual({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] });
+    send({ jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'echo', arguments: { x: 1 }, _meta: { progressToken: 7 } } });
+    expect((await next())['result']).toEqual({ content: [{ type: 'text', text: '{"args":{"x":1},"progressToken":7}' }] });
+    send({ jsonrpc: '2.0', id: 'c', method: 'ping' });
+    expect(await next()).toEqual({ jsonrpc: '2.0', id: 'c', result: {} });
+  });
+
+  it('answers errors the way MCP servers do, and keeps serving after bad input', async () => {
+    const { send, next } = setUp();
+    send('{not json');
+    expect((await next())['error']).toMatchObject({ code: -32700 });
+    send({ jsonrpc: '2.0', id: 1, method: 'resources/list' });
+    expect(await next()).toMatchObject({ id: 1, error: { code: -32601, message: 'MCP error -32601: Method not found' } });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'missing' } });
+    expect(await next()).toMatchObject({ id: 2, error: { code: -32602, message: 'MCP error -32602: unknown tool missing' } });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { arguments: {} } });
+    expect(await next()).toMatchObject({ id: 3, error: { code: -32602 } });
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'bad' } });
+    expect((await next())['result']).toMatchObject({ isError: true });
+    send({ jsonrpc: '2.0', id: 5, method: 'ping' });
+    expect(await next()).toMatchObject({ id: 5, result: {} });
+  });
+
+  it('aborts a cancelled call and sends no answer for it', async () => {
+    const { bridge, send, next } = setUp();
+    send({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'slow' } });
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 10, reason: 'user' } });
+    send({ jsonrpc: '2.0', id: 11, method: 'ping' });
+    expect(await next()).toMatchObject({ id: 11 });
+    expect(bridge.aborted).toEqual(['slow']);
+  });
+
+  it('passes on server notifications only', async () => {
+    const { server, send, next } = setUp();
+    server.notify('tabmux/event', { kind: 'x' });
+    server.notify('notifications/progress', { progressToken: 7, progress: 1 });
+    expect(await next()).toEqual({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1 } });
+    server.close();
+    send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    server.notify('notifications/progress', { progressToken: 7, progress: 2 });
+  });
+});

@@ -1,0 +1,257 @@
+import type { Readable, Writable } from 'node:stream';
+import { TabmuxError } from '../../../shared/errors.js';
+import { isRecord } from '../../../shared/isRecord.js';
+import { asRequest, type JsonRpcId, type JsonRpcRequest } from '../../../shared/jsonrpc.js';
+import type { ToolResult } from '../../../shared/protocol.js';
+import type { Logger } from '../Logger.js';
+import { LineDecoder } from '../transport/LineDecoder.js';
+import { BRIDGE_INSTRUCTIONS } from './bridgeInstructions.js';
+import type { ToolBridge } from './ToolBridge.js';
+
+/** MCP protocol versions this server speaks, newest first; a client asking for another one gets the newest. */
+export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const;
+
+/** JSON-RPC error codes MCP uses. */
+const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+/** Longest line read from the MCP client: far above any tool call an agent sends, and it bounds our memory. */
+const MAX_CLIENT_LINE_BYTES = 64 * 1024 * 1024;
+
+/** Notifications a server may send; anything else the daemon pushes is not for the MCP client. */
+const SERVER_NOTIFICATIONS: ReadonlySet<string> = new Set([
+  'notifications/progress',
+  'notifications/message',
+  'notifications/cancelled',
+  'notifications/tools/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+  'notifications/prompts/list_changed',
+]);
+
+export interface StdioMcpServerOptions {
+  bridge: ToolBridge;
+  version: string;
+  sessionArg: boolean;
+  severalBrowsers: boolean;
+  logger: Logger;
+  input: Readable;
+  output: Writable;
+}
+
+/**
+ * The MCP face of `tabmux mcp serve` on stdio: initialize, ping, tools/list and tools/call handed to the bridge,
+ * cancellation, and notifications passed on. It is written out here rather than taken from the MCP SDK because the
+ * SDK's server builds its whole schema library at start-up, which is most of a new bridge's attach time, and a
+ * bridge passes the daemon's messages through: it needs JSON-RPC framing, not validation of every message.
+ */
+export class StdioMcpServer {
+  readonly #options: StdioMcpServerOptions;
+  readonly #running = new Map<JsonRpcId, AbortController>();
+  readonly #decoder = new LineDecoder(MAX_CLIENT_LINE_BYTES);
+  #clientName: string | undefined;
+  #closed = false;
+  /** Called once when the server is closed. */
+  onclose: (() => void) | undefined;
+
+  constructor(options: StdioMcpServerOptions) {
+    this.#options = options;
+  }
+
+  /** The MCP client's name from `initialize`. */
+  get clientName(): string | undefined {
+    return this.#clientName;
+  }
+
+  /** Starts reading the client's messages. */
+  start(): void {
+    this.#options.input.on('data', this.#onData);
+  }
+
+  /** Passes an MCP notification from the daemon (progress, logging, list changes) on to the client, if it is one. */
+  notify(method: string, params: unknown): void {
+    if (!SERVER_NOTIFICATIONS.has(method) || (params !== undefined && !isRecord(params))) {
+      return;
+    }
+    this.#write(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  }
+
+  close(): void {
+    if (this.#closed) {
+      return;
+    }
+    this.#closed = true;
+    this.#options.input.off('data', this.#onData);
+    for (const controller of this.#running.values()) {
+      controller.abort();
+    }
+    this.#running.clear();
+    this.onclose?.();
+  }
+
+  readonly #onData = (chunk: Buffer | string): void => {
+    for (const decoded of this.#decoder.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) {
+      if ('line' in decoded) {
+        this.#onLine(decoded.line);
+      } else {
+        this.#options.logger.warn(`dropped a message from the MCP client: ${decoded.error.message}`);
+      }
+    }
+  };
+
+  #onLine(line: string): void {
+    if (line.trim() === '') {
+      return;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      this.#writeError(null, PARSE_ERROR, 'Parse error: send one JSON-RPC 2.0 message per line');
+      return;
+    }
+    const request = asRequest(json);
+    if (typeof request === 'string') {
+      // Responses to requests we never send, or junk: a request id we can see gets an error, the rest is dropped.
+      if (isRecord(json) && 'method' in json && (typeof json['id'] === 'string' || typeof json['id'] === 'number')) {
+        this.#writeError(json['id'], INVALID_REQUEST, `Invalid request: ${request}`);
+      }
+      return;
+    }
+    if (request.id === undefined) {
+      this.#onNotification(request);
+    } else {
+      void this.#answer(request, request.id);
+    }
+  }
+
+  #onNotification(request: JsonRpcRequest): void {
+    const params = isRecord(request.params) ? request.params : {};
+    if (request.method === 'notifications/initialized') {
+      this.#options.bridge.setClientName(this.#clientName);
+      this.#options.bridge.start();
+    } else if (request.method === 'notifications/cancelled') {
+      const id = params['requestId'];
+      if (typeof id === 'string' || typeof id === 'number') {
+        this.#running.get(id)?.abort(typeof params['reason'] === 'string' ? params['reason'] : undefined);
+      }
+    }
+  }
+
+  async #answer(request: JsonRpcRequest, id: JsonRpcId): Promise<void> {
+    const controller = new AbortController();
+    this.#running.set(id, controller);
+    try {
+      const result = await this.#dispatch(request, controller.signal);
+      // A cancelled request gets no answer at all: the client has already forgotten it.
+      if (!controller.signal.aborted) {
+        this.#write({ jsonrpc: '2.0', id, result });
+      }
+    } catch (error) {
+      if (!controller.signal.aborted) {
+        const { code, message } = error instanceof McpFailure ? error : { code: INTERNAL_ERROR, message: TabmuxError.from(error).message };
+        this.#writeError(id, code, message);
+      }
+    } finally {
+      if (this.#running.get(id) === controller) {
+        this.#running.delete(id);
+      }
+    }
+  }
+
+  async #dispatch(request: JsonRpcRequest, signal: AbortSignal): Promise<unknown> {
+    const params = request.params === undefined ? {} : request.params;
+    if (!isRecord(params)) {
+      throw new McpFailure(INVALID_PARAMS, 'params must be an object');
+    }
+    switch (request.method) {
+      case 'initialize':
+        return this.#initialize(params);
+      case 'ping':
+      case 'logging/setLevel':
+        return {};
+      case 'tools/list':
+        try {
+          return { tools: await this.#options.bridge.listTools() };
+        } catch (error) {
+          throw new McpFailure(INTERNAL_ERROR, TabmuxError.from(error).message);
+        }
+      case 'tools/call':
+        return this.#callTool(params, signal);
+      default:
+        throw new McpFailure(METHOD_NOT_FOUND, 'Method not found');
+    }
+  }
+
+  #initialize(params: Record<string, unknown>): unknown {
+    const clientInfo = params['clientInfo'];
+    if (isRecord(clientInfo) && typeof clientInfo['name'] === 'string') {
+      this.#clientName = clientInfo['name'];
+    }
+    const requested = params['protocolVersion'];
+    const protocolVersion = MCP_PROTOCOL_VERSIONS.find((version) => version === requested) ?? MCP_PROTOCOL_VERSIONS[0];
+    const { sessionArg, severalBrowsers, version } = this.#options;
+    return {
+      protocolVersion,
+      capabilities: { tools: { listChanged: true }, logging: {} },
+      serverInfo: { name: 'tabmux', version },
+      instructions: BRIDGE_INSTRUCTIONS.base + (sessionArg ? BRIDGE_INSTRUCTIONS.sessionArg : '') + (severalBrowsers ? BRIDGE_INSTRUCTIONS.severalBrowsers : ''),
+    };
+  }
+
+  async #callTool(params: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+    const name = params['name'];
+    const args = params['arguments'] ?? {};
+    if (typeof name !== 'string' || !isRecord(args)) {
+      throw new McpFailure(INVALID_PARAMS, 'tools/call needs params.name (a string) and params.arguments (an object)');
+    }
+    const meta = params['_meta'];
+    const token = isRecord(meta) ? meta['progressToken'] : undefined;
+    const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+    let result: ToolResult;
+    try {
+      result = await this.#options.bridge.callTool(name, args, { signal, progressToken });
+    } catch (error) {
+      const failure = TabmuxError.from(error);
+      throw new McpFailure(failure.code === 'unknown_tool' ? INVALID_PARAMS : INTERNAL_ERROR, failure.message);
+    }
+    if (isWellFormed(result)) {
+      return result;
+    }
+    this.#options.logger.warn(`${name} returned a result that is not valid MCP content`);
+    return { content: [{ type: 'text', text: `Error: ${name} returned a malformed result; try the call again` }], isError: true };
+  }
+
+  #writeError(id: JsonRpcId | null, code: number, message: string): void {
+    // The wording MCP SDK servers use, so clients and their users see the same errors as before.
+    this.#write({ jsonrpc: '2.0', id, error: { code, message: `MCP error ${code}: ${message}` } });
+  }
+
+  #write(message: object): void {
+    if (this.#closed) {
+      return;
+    }
+    const { output } = this.#options;
+    if (output.writable) {
+      output.write(`${JSON.stringify(message)}\n`);
+    }
+  }
+}
+
+/** A JSON-RPC error with MCP's code, thrown inside a handler and written as the reply. */
+class McpFailure extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The content checks a client makes before it shows a result: every item typed, text items with their text. */
+function isWellFormed(result: ToolResult): boolean {
+  return result.content.every((item) => typeof item.type === 'string' && (item.type !== 'text' || typeof item.text === 'string'));
+}

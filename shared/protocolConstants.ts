@@ -1,0 +1,8 @@
+/**
+ * The constants of the control protocol, apart from its schemas: a client that only connects and says hello (the
+ * stdio bridge) needs these without loading the schema library.
+ */
+export const PROTOCOL_VERSION = 1;
+
+/** Notification method that carries a `DaemonEvent` to subscribed connections. */
+export const EVENT_METHOD = 'tabmux/event';
