@@ -54,9 +54,7 @@ async function tabmuxOnce(parent: Teardown, log: (message: string) => void): Pro
     const t2 = performance.now();
     const listed = await runCli(['mcp', 'call', '--session', session, 'list_pages'], env);
     const t3 = performance.now();
-    if (!listed.includes('Pages') && !listed.includes('No pages')) {
-      throw new Error(`unexpected list_pages output: ${listed.slice(0, 300)}`);
-    }
+    expectPageList(listed);
     return { total: t3 - t0, daemonStart: t1 - t0, sessionCreate: t2 - t1, firstCall: t3 - t2 };
   } finally {
     const failures = await local.run();
@@ -76,9 +74,7 @@ async function oneCommandOnce(parent: Teardown, log: (message: string) => void):
     const t0 = performance.now();
     const listed = await runCli(['mcp', 'call', '--new-session', '--headless', 'list_pages'], env);
     const elapsed = performance.now() - t0;
-    if (!listed.includes('Pages') && !listed.includes('No pages')) {
-      throw new Error(`unexpected list_pages output: ${listed.slice(0, 300)}`);
-    }
+    expectPageList(listed);
     return elapsed;
   } finally {
     const failures = await local.run();
@@ -191,4 +187,11 @@ export async function coldStart(teardown: Teardown, log: (message: string) => vo
       note: `The same path without CLI processes: Daemon.start (Chrome, first worker, tools/list, socket) + connect + session create/bind + first list_pages over the socket, in this process. Same baseline samples as the row above.`,
     },
   ];
+}
+
+/** A first answer that is a page list, or the sample is no good. */
+function expectPageList(listed: string): void {
+  if (!listed.includes('Pages') && !listed.includes('No pages')) {
+    throw new Error(`unexpected list_pages output: ${listed.slice(0, 300)}`);
+  }
 }

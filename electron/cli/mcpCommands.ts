@@ -5,7 +5,8 @@ import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart, type StartOptions } from '../core/daemonProcess.js';
+import { connectOrStart } from '../core/daemonProcess.js';
+import { labelOption, startOptions } from './sessionOptions.js';
 import { resultText } from './format.js';
 import { parseBatchScript, resolveReferences, type StepOutcome } from './batchScript.js';
 import { mcpServe } from './mcpServe.js';
@@ -53,19 +54,8 @@ async function inNewSession(context: CommandContext, use: (client: DaemonClient)
   if (stringOption(context.values, 'session') !== undefined) {
     throw new TabmuxError('invalid_params', 'give either --session ID or --new-session, not both');
   }
-  const label = stringOption(context.values, 'label');
-  if (label !== undefined && (label.length === 0 || label.length > 200)) {
-    throw new TabmuxError('invalid_params', '--label must be 1 to 200 characters');
-  }
-  const start: StartOptions = {};
-  const chrome = stringOption(context.values, 'chrome');
-  if (chrome !== undefined) {
-    start.chrome = chrome;
-  }
-  if (boolOption(context.values, 'headless')) {
-    start.headless = true;
-  }
-  const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli', start);
+  const label = labelOption(context.values);
+  const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli', startOptions(context.values));
   try {
     const session = await client.call('tabmux/session.create', label === undefined ? {} : { label });
     await client.call('tabmux/session.bind', { session: session.id });

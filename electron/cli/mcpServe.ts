@@ -1,8 +1,8 @@
 import { TabmuxError } from '../../shared/errors.js';
 import { SESSION_ID_PATTERN } from '../../shared/sessionId.js';
-import type { StartOptions } from '../core/daemonProcess.js';
 import { validateProfileName } from '../core/validateProfileName.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
+import { labelOption, startOptions } from './sessionOptions.js';
 
 export const mcpServe: Command = {
   words: ['mcp', 'serve'],
@@ -28,20 +28,9 @@ export const mcpServe: Command = {
     if (session !== undefined && !SESSION_ID_PATTERN.test(session)) {
       throw new TabmuxError('invalid_params', `--session must be a session id like sess-0123456789abcdef (see tabmux session list), got ${session}`);
     }
-    const label = stringOption(context.values, 'label');
-    if (label !== undefined && (label.length === 0 || label.length > 200)) {
-      throw new TabmuxError('invalid_params', '--label must be 1 to 200 characters');
-    }
+    const label = labelOption(context.values);
     const sessionArg = boolOption(context.values, 'session-arg');
-    const start: StartOptions = {};
-    const chrome = stringOption(context.values, 'chrome');
-    if (chrome !== undefined) {
-      start.chrome = chrome;
-    }
-    if (boolOption(context.values, 'headless')) {
-      start.headless = true;
-    }
-    return context.entryPoints.runBridge({ paths: context.paths, profiles, session, label, sessionArg, start });
+    return context.entryPoints.runBridge({ paths: context.paths, profiles, session, label, sessionArg, start: startOptions(context.values) });
   },
 };
 
