@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindSession, html, pagesOf, startTestDaemon, type TestDaemon } from '../helpers/daemonFixture.js';
-import { waitFor } from '../helpers/waitFor.js';
+import { waitFor, waitUntil } from '../helpers/waitFor.js';
 
 let t: TestDaemon;
 
@@ -32,6 +32,8 @@ describe('phase 3: lifecycle', () => {
       return sessions.some((s) => s.id === created.id) ? undefined : true;
     }, 'the session to expire', 10_000);
     expect(ended).toBe(true);
+    // The reaper drops the session first and closes its tabs after; on a loaded machine the list can be read between.
+    await waitUntil(async () => !(await control.call('tabmux/tabs.list')).tabs.some((tab) => tab.pageId === own.pageId), "the expired session's tab to close");
     const tabs = (await control.call('tabmux/tabs.list')).tabs;
     const ids = tabs.map((tab) => tab.pageId);
     expect(ids).toContain(opened.tab.pageId);
