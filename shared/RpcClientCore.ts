@@ -126,6 +126,16 @@ export class RpcClientCore {
     pending.reject(new TabmuxError(error.code, `the reply to ${pending.method} was dropped: ${error.message}`, { cause: error }));
   }
 
+  /**
+   * Settles a call with a value the transport read itself (a reply passed on unparsed); false when no call waits
+   * under that id.
+   */
+  resolveWith(id: JsonRpcId, value: unknown): boolean {
+    const pending = this.#settle(id);
+    pending?.resolve(value);
+    return pending !== undefined;
+  }
+
   /** Rejects every call still waiting, e.g. when the socket under them closed. */
   failAll(error: TabmuxError): void {
     for (const id of [...this.#pending.keys()]) {

@@ -14,10 +14,11 @@ const RELAY =
   "child.on('exit', () => process.exit(0)); process.stdin.on('end', () => child.kill());";
 
 /**
- * The floor of one more process between an agent and upstream: the SDK client on a relay that only copies bytes,
- * in front of a chrome-devtools-mcp child started as the daemon starts its workers, on the given browser.
+ * An agent's MCP SDK client on a chrome-devtools-mcp child started as the daemon starts its workers, on the given
+ * browser: directly, or (`relay`) through a relay that only copies bytes, the floor of one more process between an
+ * agent and upstream.
  */
-export async function bytePipeClient(teardown: Teardown, browserUrl: string): Promise<CallTool> {
+export async function sdkUpstreamClient(teardown: Teardown, browserUrl: string, through: 'direct' | 'relay'): Promise<CallTool> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined) {
@@ -26,9 +27,9 @@ export async function bytePipeClient(teardown: Teardown, browserUrl: string): Pr
   }
   Object.assign(env, { CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS: '1', CHROME_DEVTOOLS_MCP_NO_CONFIG_DISCOVERY: '1', CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1' });
   const args = UpstreamClient.args({ endpoint: { kind: 'browserUrl', url: browserUrl }, logger: Logger.silent() });
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['-e', RELAY, ...args], env, stderr: 'ignore' });
-  const client = new Client({ name: 'tabmux-bench-pipe', version: '1.0.0' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: through === 'relay' ? ['-e', RELAY, ...args] : args, env, stderr: 'ignore' });
+  const client = new Client({ name: `tabmux-bench-${through}`, version: '1.0.0' });
   await client.connect(transport);
-  teardown.add('close byte-pipe client', () => client.close());
+  teardown.add(`close the ${through} SDK client`, () => client.close());
   return async (name, toolArgs) => asToolResult(await client.callTool({ name, arguments: toolArgs }));
 }

@@ -1,12 +1,12 @@
 import type { BenchContext } from '../lib/BenchContext.js';
 import { startBridge } from '../lib/BridgeProcess.js';
 import { bareNodeStart } from '../lib/bareNode.js';
-import { bytePipeClient } from '../lib/bytePipe.js';
+import { sdkUpstreamClient } from '../lib/bytePipe.js';
 import { comparePairs, compareRounds, interleavePairs } from '../lib/interleave.js';
 import { ratio } from '../lib/report.js';
 import type { Row } from '../lib/Row.js';
 import { summarize, timed } from '../lib/stats.js';
-import { okText, QUICK_EVAL, type CallTool } from '../lib/toolCalls.js';
+import { okText, QUICK_EVAL, selectedPageId, type CallTool } from '../lib/toolCalls.js';
 import { UpstreamClient } from '../../electron/core/UpstreamClient.js';
 import { Logger } from '../../electron/core/Logger.js';
 
@@ -46,30 +46,36 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   const bridge = await startBridge(context.teardown, env, 'bench-bridge-calls');
   const direct = await context.direct.page(await context.direct.childAt(0));
   const once = (call: CallTool, tool: string, args: Record<string, unknown>, what: string) => () => timed(async () => okText(await call(tool, args), what));
-  const pipe = await bytePipeClient(context.teardown, browserUrl);
+  // Each figure against a baseline with the same client: agents use the MCP SDK's, so the bridge and the byte pipe
+  // are held against the SDK client on a direct child; tabmux's own DaemonClient on the socket against tabmux's own
+  // upstream client on one.
+  const directSdk = await sdkUpstreamClient(context.teardown, browserUrl, 'direct');
+  const pipe = await sdkUpstreamClient(context.teardown, browserUrl, 'relay');
   const socket = await context.tabmux.session('bench-socket-list');
-  // Four ways to the same list_pages, in rotated rounds, so the hops can be told apart on one footing.
-  const [viaBridge, viaDirect, viaPipe, viaSocket] = await compareRounds(WARM_UP, PAIRS, [
+  // Five ways to list_pages, in rotated rounds, so the hops can be told apart on one footing.
+  const [viaBridge, viaDirectSdk, viaPipe, viaSocket, viaDirect] = await compareRounds(WARM_UP, PAIRS, [
     once(bridge.call, 'list_pages', {}, 'bridge list_pages'),
-    once((tool, args) => direct.child.callTool(tool, args), 'list_pages', {}, 'direct list_pages'),
+    once(directSdk, 'list_pages', {}, 'direct SDK list_pages'),
     once(pipe, 'list_pages', {}, 'piped list_pages'),
     once(socket.call, 'list_pages', {}, 'socket list_pages'),
+    once((tool, args) => direct.child.callTool(tool, args), 'list_pages', {}, 'direct list_pages'),
   ]);
-  if (!viaBridge || !viaDirect || !viaPipe || !viaSocket) {
+  if (!viaBridge || !viaDirectSdk || !viaPipe || !viaSocket || !viaDirect) {
     throw new Error('list_pages rounds returned fewer series than sides');
   }
-  const lists = { figure: viaBridge, baseline: viaDirect };
-  const piped = { figure: viaPipe, baseline: viaDirect };
+  const lists = { figure: viaBridge, baseline: viaDirectSdk };
+  const piped = { figure: viaPipe, baseline: viaDirectSdk };
   const socketed = { figure: viaSocket, baseline: viaDirect };
+  const sdkPageId = selectedPageId(okText(await directSdk('new_page', { url: 'about:blank', background: true }), 'direct SDK new_page'));
   const evals = await comparePairs(
     WARM_UP,
     PAIRS,
     once(bridge.call, 'evaluate_script', QUICK_EVAL, 'bridge evaluate_script'),
-    once(direct.call, 'evaluate_script', QUICK_EVAL, 'direct evaluate_script'),
+    once((tool, args) => directSdk(tool, { ...args, pageId: sdkPageId }), 'evaluate_script', QUICK_EVAL, 'direct evaluate_script'),
   );
   await bridge.close();
   const added = (pair: { figure: { median: number }; baseline: { median: number } }): string => (pair.figure.median - pair.baseline.median).toFixed(2);
-  const path = 'Figure: the SDK client on a `tabmux mcp serve` child (stdio → bridge → daemon socket → router → worker). Baseline: the same SDK client on a chrome-devtools-mcp child of the direct Chrome, passing pageId where the tool takes one.';
+  const path = 'Figure: the SDK client on a `tabmux mcp serve` child (stdio → bridge → daemon socket → router → worker). Baseline: the same SDK client on a chrome-devtools-mcp child of the direct Chrome (started as the daemon starts its workers), passing pageId where the tool takes one.';
   return [
     {
       name: 'bridge attach',
@@ -88,7 +94,7 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       unit: 'ms',
       ratio: ratio(lists.figure, lists.baseline),
       goal: { kind: 'max', limit: 1.1 },
-      note: `list_pages, ${PAIRS} rounds after ${WARM_UP} warm-up rounds, each round calling through the bridge, the direct child, a byte pipe and the daemon socket in rotated order. ${path} Added latency: ${added(lists)} ms per call.`,
+      note: `list_pages, ${PAIRS} rounds after ${WARM_UP} warm-up rounds, each round calling through the bridge, the SDK client on a direct child, a byte pipe, the daemon socket and tabmux's own client on a direct child in rotated order. ${path} Added latency: ${added(lists)} ms per call.`,
       why: `Two process hops stand between the agent and upstream (the bridge, then the daemon), each a pipe or socket write and a wake-up of another process on a 2-core machine. Measured in this run: one hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×, the rows below), the daemon alone over its socket adds ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×), the bridge in front of it ${(lists.figure.median - socketed.figure.median).toFixed(2)} ms more. A 1.10× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * 0.1).toFixed(2)} ms for both hops.`,
     },
     {
@@ -98,7 +104,7 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       unit: 'ms',
       ratio: ratio(piped.figure, piped.baseline),
       goal: { kind: 'info' },
-      note: `The floor of one extra process hop: the same SDK client on a Node relay that only copies bytes between its stdio and a chrome-devtools-mcp child (no parsing), vs the direct child; the same rounds as the row above. Added latency: ${added(piped)} ms per call.`,
+      note: `The floor of one extra process hop: the same SDK client on a Node relay that only copies bytes between its stdio and a chrome-devtools-mcp child (no parsing), vs the same SDK client on the direct child; the same rounds as the row above. Added latency: ${added(piped)} ms per call.`,
     },
     {
       name: 'list_pages on the daemon socket',
@@ -107,7 +113,7 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       unit: 'ms',
       ratio: ratio(socketed.figure, socketed.baseline),
       goal: { kind: 'info' },
-      note: `A session bound on the daemon's Unix socket (DaemonClient → router → worker), no bridge, vs the direct child; the same rounds as the rows above. Added latency: ${added(socketed)} ms per call.`,
+      note: `A session bound on the daemon's Unix socket (tabmux's DaemonClient → router → worker), no bridge, vs tabmux's own upstream client on a direct child (the client the daemon uses for its workers): the same lean client on both sides; the same rounds as the rows above. Added latency: ${added(socketed)} ms per call.`,
     },
     {
       name: 'evaluate_script through the bridge',

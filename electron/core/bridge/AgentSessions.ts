@@ -3,6 +3,7 @@ import type { ToolResult } from '../../../shared/protocol.js';
 import type { Logger } from '../Logger.js';
 import { asToolResult, textResult } from '../../../shared/toolResult.js';
 import type { DaemonClient } from '../transport/DaemonClient.js';
+import type { CancelSignal } from './CancelSignal.js';
 
 /** Longest agent session id accepted; it doubles as the tabmux session label, which is capped at 200 characters. */
 const MAX_AGENT_ID_LENGTH = 200;
@@ -21,7 +22,7 @@ export interface AgentCall {
   name: string;
   args: Record<string, unknown>;
   /** The MCP client's cancellation of this call: the daemon drops it from the queue. */
-  signal?: AbortSignal | undefined;
+  signal?: CancelSignal | undefined;
 }
 
 /**
@@ -134,13 +135,13 @@ function notFound(agentId: string): ToolResult {
  * Runs one daemon request that the MCP client may cancel: the daemon numbers requests per connection, so the id of
  * the next one is what notifications/cancelled names.
  */
-export async function cancellable<T>(client: DaemonClient, signal: AbortSignal | undefined, request: () => Promise<T>): Promise<T> {
+export async function cancellable<T>(client: DaemonClient, signal: CancelSignal | undefined, request: () => Promise<T>): Promise<T> {
   const requestId = client.nextRequestId;
   const cancel = (): void => client.notify('notifications/cancelled', { requestId, reason: 'the MCP client cancelled the call' });
-  signal?.addEventListener('abort', cancel, { once: true });
+  const forget = signal?.onCancel(cancel);
   try {
     return await request();
   } finally {
-    signal?.removeEventListener('abort', cancel);
+    forget?.();
   }
 }

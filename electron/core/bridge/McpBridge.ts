@@ -7,6 +7,7 @@ import type { DaemonClient } from '../transport/DaemonClient.js';
 import { AgentSessions, cancellable } from './AgentSessions.js';
 import { BoundSessionSlot } from './BoundSessionSlot.js';
 import { DaemonLink } from './DaemonLink.js';
+import { RelayedResult } from './RelayedResult.js';
 import type { CallOptions, ToolBridge } from './ToolBridge.js';
 
 export interface BridgeOptions {
@@ -108,7 +109,7 @@ export class McpBridge implements ToolBridge {
     return (await this.#link.client()).call('tabmux/status');
   }
 
-  async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult> {
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult | RelayedResult> {
     try {
       // Serving several profiles, MultiBridge takes the argument off before the call gets here.
       if (Object.hasOwn(args, 'browser')) {
@@ -164,11 +165,15 @@ export class McpBridge implements ToolBridge {
     this.#link.close();
   }
 
-  async #callBound(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult> {
+  async #callBound(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult | RelayedResult> {
     const { client, note } = await this.#bound.ensure();
     const params = { name, arguments: args, ...(options.progressToken === undefined ? {} : { _meta: { progressToken: options.progressToken } }) };
+    if (note === undefined) {
+      // The common case: the daemon's reply goes to the client as the daemon wrote it.
+      return new RelayedResult(await cancellable(client, options.signal, () => client.relay('tools/call', params)));
+    }
     const result = asToolResult(await cancellable(client, options.signal, () => client.request('tools/call', params)));
-    return note === undefined ? result : { ...result, content: [{ type: 'text', text: note }, ...result.content] };
+    return { ...result, content: [{ type: 'text', text: note }, ...result.content] };
   }
 
   #failure(error: unknown): ToolResult {

@@ -3,6 +3,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import type { BrowserInfo, DaemonState } from '../../../shared/model.js';
 import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
 import { MultiBridge, type BrowserStatus, type ServedProfile } from './MultiBridge.js';
+import { plainResult, type RelayedResult } from './RelayedResult.js';
 
 const TOOLS: ToolInfo[] = [
   { name: 'click', inputSchema: { type: 'object', properties: { uid: { type: 'string' } }, required: ['uid'] } },
@@ -54,7 +55,7 @@ function setup(): { multi: MultiBridge; one: FakeBridge; two: FakeBridge } {
   return { multi: new MultiBridge(profiles), one, two };
 }
 
-const textOf = (result: ToolResult): string => result.content.map((item) => ('text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
+const textOf = (result: ToolResult | RelayedResult): string => plainResult(result).content.map((item) => ('text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
 
 describe('MultiBridge', () => {
   it('adds a required browser enum to every tool and a list_browsers tool', async () => {
@@ -77,7 +78,7 @@ describe('MultiBridge', () => {
 
   it('refuses a call without a browser, or naming one not served, with the choices', async () => {
     const { multi, one, two } = setup();
-    const missing = await multi.callTool('click', { uid: 'u1' });
+    const missing = plainResult(await multi.callTool('click', { uid: 'u1' }));
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toBe('Error: click needs a browser argument: pass one of one, two (call list_browsers to see them)');
     const unknown = await multi.callTool('click', { browser: 3 });

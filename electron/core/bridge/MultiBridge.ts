@@ -1,6 +1,7 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { DaemonStatus } from '../../../shared/model.js';
 import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
+import type { RelayedResult } from './RelayedResult.js';
 import type { CallOptions, ToolBridge } from './ToolBridge.js';
 
 export const LIST_BROWSERS = 'list_browsers';
@@ -71,7 +72,7 @@ export class MultiBridge implements ToolBridge {
     throw TabmuxError.from(lastError);
   }
 
-  async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult> {
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult | RelayedResult> {
     if (name === LIST_BROWSERS) {
       return this.#listBrowsers();
     }

@@ -4,6 +4,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import { isRecord } from '../../../shared/isRecord.js';
 import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
 import { Logger } from '../Logger.js';
+import { RelayedResult } from './RelayedResult.js';
 import { MCP_PROTOCOL_VERSIONS, StdioMcpServer } from './StdioMcpServer.js';
 import type { CallOptions, ToolBridge } from './ToolBridge.js';
 
@@ -23,10 +24,14 @@ class TestBridge implements ToolBridge {
   listTools(): Promise<ToolInfo[]> {
     return Promise.resolve([{ name: 'echo', inputSchema: { type: 'object' } }]);
   }
-  callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult> {
+  callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult | RelayedResult> {
+    if (name === 'relayed') {
+      // As the daemon writes a result: JSON.stringify, non-ASCII text as it is, an escaped newline and quote.
+      return Promise.resolve(new RelayedResult(Buffer.from(JSON.stringify({ content: [{ type: 'text', text: 'déjà vu "uid=1"\n✓' }] }))));
+    }
     if (name === 'slow') {
       return new Promise((resolve) => {
-        options.signal?.addEventListener('abort', () => {
+        options.signal?.onCancel(() => {
           this.aborted.push(name);
           resolve({ content: [{ type: 'text', text: 'late' }] });
         });
@@ -100,6 +105,14 @@ describe('StdioMcpServer', () => {
     expect((await next())['result']).toEqual({ content: [{ type: 'text', text: '{"args":{"x":1},"progressToken":7}' }] });
     send({ jsonrpc: '2.0', id: 'c', method: 'ping' });
     expect(await next()).toEqual({ jsonrpc: '2.0', id: 'c', result: {} });
+  });
+
+  it('writes a result the daemon serialized under the client\'s own id, byte for byte', async () => {
+    const { send, next } = setUp();
+    send({ jsonrpc: '2.0', id: 'req "7"', method: 'tools/call', params: { name: 'relayed', arguments: {} } });
+    expect(await next()).toEqual({ jsonrpc: '2.0', id: 'req "7"', result: { content: [{ type: 'text', text: 'déjà vu "uid=1"\n✓' }] } });
+    send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'relayed', arguments: {} } });
+    expect((await next())['id']).toBe(8);
   });
 
   it('answers errors the way MCP servers do, and keeps serving after bad input', async () => {

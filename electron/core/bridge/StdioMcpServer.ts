@@ -5,11 +5,15 @@ import { asRequest, type JsonRpcId, type JsonRpcRequest } from '../../../shared/
 import type { ToolResult } from '../../../shared/protocol.js';
 import type { Logger } from '../Logger.js';
 import { LineDecoder } from '../transport/LineDecoder.js';
+import { CancelSignal } from './CancelSignal.js';
+import { RelayedResult } from './RelayedResult.js';
 import { BRIDGE_INSTRUCTIONS } from './bridgeInstructions.js';
 import type { ToolBridge } from './ToolBridge.js';
 
 /** MCP protocol versions this server speaks, newest first; a client asking for another one gets the newest. */
 export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const;
+
+const REPLY_END = Buffer.from('}\n');
 
 /** JSON-RPC error codes MCP uses. */
 const METHOD_NOT_FOUND = -32601;
@@ -50,7 +54,7 @@ export interface StdioMcpServerOptions {
  */
 export class StdioMcpServer {
   readonly #options: StdioMcpServerOptions;
-  readonly #running = new Map<JsonRpcId, AbortController>();
+  readonly #running = new Map<JsonRpcId, CancelSignal>();
   readonly #decoder = new LineDecoder(MAX_CLIENT_LINE_BYTES);
   #clientName: string | undefined;
   #closed = false;
@@ -85,8 +89,8 @@ export class StdioMcpServer {
     }
     this.#closed = true;
     this.#options.input.off('data', this.#onData);
-    for (const controller of this.#running.values()) {
-      controller.abort();
+    for (const signal of this.#running.values()) {
+      signal.cancel();
     }
     this.#running.clear();
     this.onclose?.();
@@ -136,33 +140,38 @@ export class StdioMcpServer {
     } else if (request.method === 'notifications/cancelled') {
       const id = params['requestId'];
       if (typeof id === 'string' || typeof id === 'number') {
-        this.#running.get(id)?.abort(typeof params['reason'] === 'string' ? params['reason'] : undefined);
+        this.#running.get(id)?.cancel();
       }
     }
   }
 
   async #answer(request: JsonRpcRequest, id: JsonRpcId): Promise<void> {
-    const controller = new AbortController();
-    this.#running.set(id, controller);
+    const signal = new CancelSignal();
+    this.#running.set(id, signal);
     try {
-      const result = await this.#dispatch(request, controller.signal);
+      const result = await this.#dispatch(request, signal);
       // A cancelled request gets no answer at all: the client has already forgotten it.
-      if (!controller.signal.aborted) {
+      if (signal.aborted) {
+        return;
+      }
+      if (result instanceof RelayedResult) {
+        this.#writeRelayed(id, result);
+      } else {
         this.#write({ jsonrpc: '2.0', id, result });
       }
     } catch (error) {
-      if (!controller.signal.aborted) {
+      if (!signal.aborted) {
         const { code, message } = error instanceof McpFailure ? error : { code: INTERNAL_ERROR, message: TabmuxError.from(error).message };
         this.#writeError(id, code, message);
       }
     } finally {
-      if (this.#running.get(id) === controller) {
+      if (this.#running.get(id) === signal) {
         this.#running.delete(id);
       }
     }
   }
 
-  async #dispatch(request: JsonRpcRequest, signal: AbortSignal): Promise<unknown> {
+  async #dispatch(request: JsonRpcRequest, signal: CancelSignal): Promise<unknown> {
     const params = request.params === undefined ? {} : request.params;
     if (!isRecord(params)) {
       throw new McpFailure(INVALID_PARAMS, 'params must be an object');
@@ -202,7 +211,7 @@ export class StdioMcpServer {
     };
   }
 
-  async #callTool(params: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+  async #callTool(params: Record<string, unknown>, signal: CancelSignal): Promise<ToolResult | RelayedResult> {
     const name = params['name'];
     const args = params['arguments'] ?? {};
     if (typeof name !== 'string' || !isRecord(args)) {
@@ -211,14 +220,14 @@ export class StdioMcpServer {
     const meta = params['_meta'];
     const token = isRecord(meta) ? meta['progressToken'] : undefined;
     const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
-    let result: ToolResult;
+    let result: ToolResult | RelayedResult;
     try {
       result = await this.#options.bridge.callTool(name, args, { signal, progressToken });
     } catch (error) {
       const failure = TabmuxError.from(error);
       throw new McpFailure(failure.code === 'unknown_tool' ? INVALID_PARAMS : INTERNAL_ERROR, failure.message);
     }
-    if (isWellFormed(result)) {
+    if (result instanceof RelayedResult || isWellFormed(result)) {
       return result;
     }
     this.#options.logger.warn(`${name} returned a result that is not valid MCP content`);
@@ -228,6 +237,14 @@ export class StdioMcpServer {
   #writeError(id: JsonRpcId | null, code: number, message: string): void {
     // The wording MCP SDK servers use, so clients and their users see the same errors as before.
     this.#write({ jsonrpc: '2.0', id, error: { code, message: `MCP error ${code}: ${message}` } });
+  }
+
+  /** The reply around a result the daemon serialized: one write, the result's bytes copied once. */
+  #writeRelayed(id: JsonRpcId, result: RelayedResult): void {
+    const { output } = this.#options;
+    if (!this.#closed && output.writable) {
+      output.write(Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`), result.json, REPLY_END]));
+    }
   }
 
   #write(message: object): void {

@@ -1,7 +1,9 @@
 import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
+import type { CancelSignal } from './CancelSignal.js';
+import type { RelayedResult } from './RelayedResult.js';
 
 export interface CallOptions {
-  signal?: AbortSignal | undefined;
+  signal?: CancelSignal | undefined;
   progressToken?: string | number | undefined;
 }
 
@@ -14,7 +16,8 @@ export interface ToolBridge {
   /** The client finished `initialize`. */
   start(): void;
   listTools(): Promise<ToolInfo[]>;
-  callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<ToolResult>;
+  /** A result to write out; the daemon's own bytes where the bridge has nothing to add to them. */
+  callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<ToolResult | RelayedResult>;
   /** Closes the sessions the bridge created (and so the tabs they opened), then its daemon connections. */
   close(): Promise<void>;
 }

@@ -26,6 +26,8 @@ export class DaemonClient {
   readonly #eventListeners = new Set<(event: DaemonEvent) => void>();
   readonly #closeListeners = new Set<() => void>();
   readonly #notificationListeners = new Set<(method: string, params: unknown) => void>();
+  /** Requests whose successful result is wanted as the bytes the daemon wrote, not parsed. */
+  readonly #relayed = new Set<number>();
   #closed = false;
 
   private constructor(socket: Socket, maxBytes: number) {
@@ -100,6 +102,22 @@ export class DaemonClient {
     return this.#rpc.request(method, params);
   }
 
+  /**
+   * Like `request`, but the result comes back as the JSON bytes the daemon wrote for it, unparsed and not decoded,
+   * for a caller that passes it on as it is (the stdio bridge). An error reply rejects as with `request`.
+   */
+  async relay(method: string, params?: unknown): Promise<Buffer> {
+    const id = this.#rpc.nextId;
+    this.#relayed.add(id);
+    try {
+      const result = await this.request(method, params);
+      // A reply not in the daemon's own layout was parsed on the ordinary path; its result is written out again.
+      return Buffer.isBuffer(result) ? result : Buffer.from(JSON.stringify(result));
+    } finally {
+      this.#relayed.delete(id);
+    }
+  }
+
   notify(method: string, params?: unknown): void {
     if (!this.#closed) {
       this.#rpc.notify(method, params);
@@ -135,7 +153,11 @@ export class DaemonClient {
   #wire(maxBytes: number): void {
     const decoder = new LineDecoder(maxBytes);
     this.#socket.on('data', (chunk: Buffer) => {
-      for (const decoded of decoder.push(chunk)) {
+      for (const raw of decoder.pushBytes(chunk)) {
+        if ('bytes' in raw && this.#relayed.size > 0 && this.#passOn(raw.bytes)) {
+          continue;
+        }
+        const decoded = 'bytes' in raw ? decoder.decode(raw.bytes) : raw;
         if ('line' in decoded) {
           this.#rpc.handleText(decoded.line);
         } else {
@@ -155,6 +177,12 @@ export class DaemonClient {
         listener();
       }
     });
+  }
+
+  /** Settles a relayed call with its result's bytes when the line is its successful reply in the daemon's layout. */
+  #passOn(line: Buffer): boolean {
+    const reply = relayedReply(line);
+    return reply !== undefined && this.#relayed.has(reply.id) && this.#rpc.resolveWith(reply.id, reply.result);
   }
 
   #onNotification(method: string, params: unknown): void {
@@ -181,6 +209,41 @@ export class DaemonClient {
       }
     }
   }
+}
+
+const REPLY_HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
+const RESULT_KEY = Buffer.from(',"result":');
+const CLOSING_BRACE = 0x7d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+/** Request ids this client makes stay far below this; more digits are not a reply to one of them. */
+const MAX_ID_DIGITS = 15;
+
+/**
+ * The id and the result's bytes of a successful reply laid out as the daemon writes one, with `JSON.stringify`:
+ * `{"jsonrpc":"2.0","id":<number>,"result":<value>}`, with no white space. The result is then everything between the
+ * result key and the closing brace, a complete JSON value. Undefined for any other line (errors, notifications,
+ * another layout), which is read on the ordinary path.
+ */
+function relayedReply(line: Buffer): { id: number; result: Buffer } | undefined {
+  if (line.length < REPLY_HEAD.length + RESULT_KEY.length + 3 || line[line.length - 1] !== CLOSING_BRACE || line.compare(REPLY_HEAD, 0, REPLY_HEAD.length, 0, REPLY_HEAD.length) !== 0) {
+    return undefined;
+  }
+  let at = REPLY_HEAD.length;
+  let id = 0;
+  while (at < line.length && at - REPLY_HEAD.length <= MAX_ID_DIGITS) {
+    const byte = line[at];
+    if (byte === undefined || byte < DIGIT_0 || byte > DIGIT_9) {
+      break;
+    }
+    id = id * 10 + (byte - DIGIT_0);
+    at += 1;
+  }
+  if (at === REPLY_HEAD.length || line.compare(RESULT_KEY, 0, RESULT_KEY.length, at, at + RESULT_KEY.length) !== 0) {
+    return undefined;
+  }
+  const start = at + RESULT_KEY.length;
+  return start < line.length - 1 ? { id, result: line.subarray(start, line.length - 1) } : undefined;
 }
 
 function unexpectedShape(method: string, detail: string): TabmuxError {

@@ -5,7 +5,16 @@ import { TabmuxError } from '../../../shared/errors.js';
  * written by tabmux, and its last bytes (`tail`), where a server that writes the id last puts it. `tail` is empty
  * unless the decoder was asked to keep one.
  */
-export type DecodedLine = { line: string } | { error: TabmuxError; head: string; tail: string };
+export type DecodedLine = { line: string } | DroppedLine;
+
+/** A line as bytes, not yet decoded, or why one was dropped. */
+export type RawLine = { bytes: Buffer } | DroppedLine;
+
+export interface DroppedLine {
+  error: TabmuxError;
+  head: string;
+  tail: string;
+}
 
 export interface LineDecoderOptions {
   /**
@@ -43,7 +52,12 @@ export class LineDecoder {
   }
 
   push(chunk: Buffer): DecodedLine[] {
-    const out: DecodedLine[] = [];
+    return this.pushBytes(chunk).map((raw) => ('bytes' in raw ? this.decode(raw.bytes) : raw));
+  }
+
+  /** The lines completed by this chunk as bytes, for a reader that passes some on without decoding them. */
+  pushBytes(chunk: Buffer): RawLine[] {
+    const out: RawLine[] = [];
     let start = 0;
     for (;;) {
       const newline = chunk.indexOf(NEWLINE, start);
@@ -65,7 +79,17 @@ export class LineDecoder {
     }
   }
 
-  #append(part: Buffer, out: DecodedLine[]): void {
+  /** One line's bytes as text; a line that is not valid UTF-8 is reported as dropped. */
+  decode(bytes: Buffer): DecodedLine {
+    try {
+      return { line: this.#utf8.decode(bytes) };
+    } catch {
+      const tail = this.#tailBytes > 0 ? lenientText(bytes.subarray(Math.max(0, bytes.length - this.#tailBytes))) : '';
+      return { error: new TabmuxError('parse_error', 'message is not valid UTF-8'), head: headText([bytes]), tail };
+    }
+  }
+
+  #append(part: Buffer, out: RawLine[]): void {
     if (part.length === 0) {
       return;
     }
@@ -93,7 +117,7 @@ export class LineDecoder {
     this.#length += part.length;
   }
 
-  #reportDropped(out: DecodedLine[]): void {
+  #reportDropped(out: RawLine[]): void {
     const dropped = this.#dropped;
     this.#dropped = undefined;
     if (dropped) {
@@ -119,20 +143,12 @@ export class LineDecoder {
     return Buffer.concat(kept);
   }
 
-  #take(): DecodedLine | undefined {
+  #take(): RawLine | undefined {
     const bytes = this.#chunks.length === 1 && this.#chunks[0] ? this.#chunks[0] : Buffer.concat(this.#chunks);
     this.#chunks = [];
     this.#length = 0;
     const trimmed = withoutCarriageReturn(bytes);
-    if (trimmed.length === 0) {
-      return undefined;
-    }
-    try {
-      return { line: this.#utf8.decode(trimmed) };
-    } catch {
-      const tail = this.#tailBytes > 0 ? lenientText(trimmed.subarray(Math.max(0, trimmed.length - this.#tailBytes))) : '';
-      return { error: new TabmuxError('parse_error', 'message is not valid UTF-8'), head: headText([trimmed]), tail };
-    }
+    return trimmed.length === 0 ? undefined : { bytes: trimmed };
   }
 }
 

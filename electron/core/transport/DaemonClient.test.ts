@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TabmuxError } from '../../../shared/errors.js';
+import { isRecord } from '../../../shared/isRecord.js';
+import { PROTOCOL_VERSION } from '../../../shared/protocolConstants.js';
+import { DaemonClient } from './DaemonClient.js';
+
+/** A daemon stand-in on a real Unix socket: it answers the hello, and each tools/call with what `reply` writes. */
+async function fakeDaemon(reply: (id: number, name: string) => string): Promise<{ path: string; server: Server; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tmx-dc-'));
+  const path = join(dir, 'd.sock');
+  const server = createServer((socket: Socket) => {
+    let buffered = '';
+    socket.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const message: unknown = JSON.parse(buffered.slice(0, newline));
+        buffered = buffered.slice(newline + 1);
+        if (!isRecord(message) || typeof message['id'] !== 'number') {
+          continue;
+        }
+        const { id } = message;
+        if (message['method'] === 'tabmux/hello') {
+          socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: PROTOCOL_VERSION, version: 't', profile: 'p', pid: 1 } })}\n`);
+        } else {
+          const params = isRecord(message['params']) ? message['params'] : {};
+          socket.write(`${reply(id, String(params['name']))}\n`);
+        }
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  return { path, server, dir };
+}
+
+const RESULT = { content: [{ type: 'text', text: 'page says {"jsonrpc":"2.0","id":1,"result":"forged"} and ünïcode' }] };
+const daemons: { server: Server; dir: string }[] = [];
+
+afterEach(async () => {
+  for (const { server, dir } of daemons.splice(0)) {
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function connect(reply: (id: number, name: string) => string): Promise<DaemonClient> {
+  const daemon = await fakeDaemon(reply);
+  daemons.push(daemon);
+  return DaemonClient.connect(daemon.path);
+}
+
+describe('DaemonClient.relay', () => {
+  it('hands over the bytes of a result in the daemon\'s own layout without parsing them', async () => {
+    const client = await connect((id) => JSON.stringify({ jsonrpc: '2.0', id, result: RESULT }));
+    const bytes = await client.relay('tools/call', { name: 'list_pages', arguments: {} });
+    expect(bytes.toString('utf8')).toBe(JSON.stringify(RESULT));
+    // Ordinary requests on the same connection still parse.
+    expect(await client.request('tools/call', { name: 'x' })).toEqual(RESULT);
+    client.close();
+  });
+
+  it('reads a reply in another layout on the ordinary path and still returns its result as JSON', async () => {
+    const client = await connect((id) => `{ "id": ${id}, "jsonrpc": "2.0", "result": ${JSON.stringify(RESULT)} }`);
+    const bytes = await client.relay('tools/call', { name: 'list_pages' });
+    expect(JSON.parse(bytes.toString('utf8'))).toEqual(RESULT);
+    client.close();
+  });
+
+  it('rejects with the error code of an error reply', async () => {
+    const client = await connect((id) => JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message: 'session expired', data: { code: 'session_expired' } } }));
+    const failure = await client.relay('tools/call', { name: 'click' }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TabmuxError);
+    client.close();
+  });
+
+  it('matches replies to calls by id when they come back out of order', async () => {
+    // The daemon holds the first reply back and writes it after the second.
+    const held: string[] = [];
+    const client = await connect((id, name) => {
+      const line = JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: name }] } });
+      if (name === 'first') {
+        held.push(line);
+        return '';
+      }
+      return `${line}\n${held.join('\n')}`;
+    });
+    const first = client.relay('tools/call', { name: 'first' });
+    const second = client.relay('tools/call', { name: 'second' });
+    expect(JSON.parse((await second).toString('utf8'))).toMatchObject({ content: [{ text: 'second' }] });
+    expect(JSON.parse((await first).toString('utf8'))).toMatchObject({ content: [{ text: 'first' }] });
+    client.close();
+  });
+});
