@@ -1,10 +1,11 @@
 /**
  * Bundles the `tabmux` command (dist/electron/bin/tabmux.js, which tsc wrote a moment before) into one file plus
  * chunks that load on demand: a Node process that starts `tabmux mcp serve` or a short CLI command reads a few files
- * instead of resolving hundreds, and never loads the daemon's or the dashboard's code. The daemon's heavy
- * dependencies stay in node_modules (puppeteer-core, the MCP SDK, chrome-devtools-mcp, ws), loaded only by the
- * daemon, exactly as they are resolved without the bundle. So does zod: the MCP SDK imports it too, and one copy
- * in a process is half the memory and load time of two.
+ * instead of resolving hundreds, and never loads the daemon's or the dashboard's code. The libraries go into the
+ * chunks too (zod, ws, puppeteer-core's CDP connection): loading a hundred small modules makes Node's module loader
+ * itself hot enough to be compiled, and keeps their whole text in memory, which a long-lived daemon pays for in
+ * resident size. chrome-devtools-mcp is only ever started as a process of its own, and the MCP SDK is not loaded
+ * at run time.
  */
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
@@ -21,7 +22,12 @@ await build({
   target: 'node20',
   outdir: OUT_DIR,
   chunkNames: 'chunks/[name]-[hash]',
-  external: ['zod', '@modelcontextprotocol/sdk', 'puppeteer-core', 'chrome-devtools-mcp', 'ws', 'electron', 'bufferutil', 'utf-8-validate'],
+  external: ['@modelcontextprotocol/sdk', 'chrome-devtools-mcp', 'electron', 'bufferutil', 'utf-8-validate'],
+  // ws is CommonJS and requires Node's modules by name; each output file gets a `require` of its own for that.
+  banner: { js: "import { createRequire as __tabmuxCreateRequire } from 'node:module'; const require = __tabmuxCreateRequire(import.meta.url);" },
+  // A process keeps the text of every file it loads; names stay, so stack traces in logs still read.
+  minifyWhitespace: true,
+  minifySyntax: true,
   allowOverwrite: true,
   sourcemap: true,
   logLevel: 'warning',

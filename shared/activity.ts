@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * One agent call as the activity log keeps it: one JSON line per call in the profile's log files, one element of

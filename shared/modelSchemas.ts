@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { activityEntrySchema } from './activity.js';
 import type {
   BrowserInfo,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { activityQueryResultSchema, activityQuerySchema } from './activity.js';
 import type { DaemonEvent } from './model.js';
 import { pictureInputSchema } from './pictureInput.js';

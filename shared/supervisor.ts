@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { daemonEventSchema, daemonStatusSchema, profileState, tabInfoSchema, tabPictureSchema } from './modelSchemas.js';
 import { pictureInputSchema } from './pictureInput.js';
 import { PROFILE_NAME_PATTERN, PROFILE_NAME_RULE } from './profileName.js';

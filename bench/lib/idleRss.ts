@@ -1,22 +1,23 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../../electron/core/version.js';
-import { rssKib } from './procStatus.js';
-import { summarize, type Summary } from './stats.js';
+import { residentKib } from './procStatus.js';
+import { summarize } from './stats.js';
 
-/** A file of the package (`dist/...`), imported by its URL. */
-export function packageFile(path: string): string {
-  return pathToFileURL(join(packageRoot(), path)).href;
+const READINGS = 5;
+
+/** Resident sizes in MiB. */
+export interface ResidentMiB {
+  rss: number;
+  anon: number;
+  file: number;
 }
 
 /**
- * Resident size of a Node process that imports `modules` (package names, or `packageFile` URLs) and then idles, read
- * as the daemon's is: a floor to set the daemon's own figure against on the same machine, in the same run.
+ * Resident size of a bare Node process (an ES module that only keeps itself alive), read as the daemon's is: the
+ * floor to set the daemon's own figure against on the same machine, in the same run.
  */
-export async function idleNodeRss(modules: readonly string[], readings = 5): Promise<Summary> {
-  const load = modules.map((module) => `await import(${JSON.stringify(module)});`).join(' ');
-  const child = spawn(process.execPath, ['--input-type=module', '-e', `${load} process.stdout.write('ready\\n'); setInterval(() => {}, 1000);`], {
+export async function idleNodeResident(): Promise<ResidentMiB> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', "process.stdout.write('ready\\n'); setInterval(() => {}, 1000);"], {
     cwd: packageRoot(),
     stdio: ['ignore', 'pipe', 'ignore'],
   });
@@ -25,15 +26,16 @@ export async function idleNodeRss(modules: readonly string[], readings = 5): Pro
       child.stdout.once('data', () => resolve());
       child.once('exit', (code) => reject(new Error(`idle Node process exited with code ${String(code)}`)));
     });
-    const values: number[] = [];
-    for (let index = 0; index < readings; index++) {
+    const readings: ResidentMiB[] = [];
+    for (let index = 0; index < READINGS; index++) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const kib = child.pid === undefined ? undefined : await rssKib(child.pid);
+      const kib = child.pid === undefined ? undefined : await residentKib(child.pid);
       if (kib !== undefined) {
-        values.push(kib / 1024);
+        readings.push({ rss: kib.rss / 1024, anon: kib.anon / 1024, file: kib.file / 1024 });
       }
     }
-    return summarize(values);
+    const middle = (pick: (reading: ResidentMiB) => number): number => summarize(readings.map(pick)).median;
+    return { rss: middle((r) => r.rss), anon: middle((r) => r.anon), file: middle((r) => r.file) };
   } finally {
     child.kill();
   }

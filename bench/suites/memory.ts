@@ -1,15 +1,18 @@
-import { join } from 'node:path';
 import type { BenchContext } from '../lib/BenchContext.js';
 import { makeBenchHome } from '../lib/benchHome.js';
 import { DaemonChild } from '../lib/DaemonChild.js';
-import { idleNodeRss, packageFile } from '../lib/idleRss.js';
-import { rssKib } from '../lib/procStatus.js';
+import { idleNodeResident } from '../lib/idleRss.js';
+import { residentKib, rssKib, type ResidentKib } from '../lib/procStatus.js';
 import { ratio } from '../lib/report.js';
 import type { Row } from '../lib/Row.js';
 import { summarize, type Summary } from '../lib/stats.js';
 
 const SESSIONS = 100;
 const READINGS = 5;
+/** A settled reading: the resident size has not moved for this many readings a second apart (V8 gives memory back in steps some seconds apart). */
+const SETTLED_READINGS = 12;
+/** V8's memory reducer gives back what start-up used some seconds after the last GC; this bounds the wait for it. */
+const SETTLE_LIMIT_MS = 40_000;
 
 /** A few readings apart, so a momentary allocation spike is not taken for the resident size. */
 async function steadyRss(pid: number): Promise<Summary> {
@@ -25,6 +28,35 @@ async function steadyRss(pid: number): Promise<Summary> {
   return summarize(readings);
 }
 
+interface Settled {
+  rss: Summary;
+  anonMiB: number;
+  fileMiB: number;
+  waitedS: number;
+}
+
+/**
+ * The resident size of a process left alone: read once a second until it has not moved for a few readings (V8
+ * shrinks its heap some seconds after a burst of work), at most half a minute. The last readings are the figure.
+ */
+async function settledRss(pid: number): Promise<Settled> {
+  const started = Date.now();
+  const readings: ResidentKib[] = [];
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const reading = await residentKib(pid);
+    if (reading === undefined) {
+      throw new Error(`process ${pid} is gone (or /proc is not available)`);
+    }
+    readings.push(reading);
+    const last = readings.slice(-SETTLED_READINGS);
+    const settled = last.length === SETTLED_READINGS && last.every((kept) => Math.abs(kept.rss - reading.rss) <= 64);
+    if (settled || Date.now() - started > SETTLE_LIMIT_MS) {
+      return { rss: summarize(last.slice(-READINGS).map((kept) => kept.rss / 1024)), anonMiB: reading.anon / 1024, fileMiB: reading.file / 1024, waitedS: (Date.now() - started) / 1000 };
+    }
+  }
+}
+
 async function rssOfAll(pids: readonly number[]): Promise<Summary> {
   const values: number[] = [];
   for (const pid of pids) {
@@ -37,28 +69,28 @@ async function rssOfAll(pids: readonly number[]): Promise<Summary> {
 }
 
 /**
- * Daemon memory with 100 idle sessions, read from /proc for a `tabmux daemon run` process of its own (Chrome and
- * the workers are other processes and not counted), and the resident size of each upstream worker next to a
- * directly driven child that did the same work.
+ * Daemon memory idle and with 100 idle sessions, read from /proc for a `tabmux daemon run` process of its own
+ * (Chrome and the workers are other processes and not counted), and the resident size of each upstream worker next
+ * to a directly driven child that did the same work.
  */
 export async function memory(context: BenchContext): Promise<Row[]> {
-  context.log(`memory: daemon RSS with ${SESSIONS} idle sessions; RSS per worker`);
+  context.log(`memory: daemon RSS idle and with ${SESSIONS} idle sessions; RSS per worker`);
   const daemon = await DaemonChild.start(context.teardown, makeBenchHome(context.teardown));
-  const before = await steadyRss(daemon.pid);
+  const ready = await steadyRss(daemon.pid);
+  const idle = await settledRss(daemon.pid);
   for (let index = 0; index < SESSIONS; index++) {
     await daemon.client.call('tabmux/session.create', { label: `idle-${index}` });
   }
-  const after = await steadyRss(daemon.pid);
-  const perSessionKib = ((after.median - before.median) * 1024) / SESSIONS;
+  const withSessions = await settledRss(daemon.pid);
+  const perSessionKib = ((withSessions.rss.median - idle.rss.median) * 1024) / SESSIONS;
 
-  const bare = await idleNodeRss([]);
-  const schemas = await idleNodeRss([packageFile(join('dist', 'shared', 'protocol.js'))]);
-  const cdp = await idleNodeRss(['puppeteer-core/internal/cdp/Connection.js', 'puppeteer-core/internal/node/NodeWebSocketTransport.js']);
-  const both = await idleNodeRss([packageFile(join('dist', 'shared', 'protocol.js')), 'puppeteer-core/internal/cdp/Connection.js', 'puppeteer-core/internal/node/NodeWebSocketTransport.js']);
+  const bare = await idleNodeResident();
   const why =
-    `A bare Node process idles at ${bare.median.toFixed(1)} MiB on this machine. Two libraries the daemon is built on cost most of the rest, each read alone the same way: ` +
-    `the control protocol's schemas (zod) +${(schemas.median - bare.median).toFixed(1)} MiB, puppeteer-core's CDP connection (the daemon's own view of the browser) +${(cdp.median - bare.median).toFixed(1)} MiB; ` +
-    `with both loaded Node idles at ${both.median.toFixed(1)} MiB, and the daemon's own code, the router and its state add ${(before.median - both.median).toFixed(1)} MiB to that. Under 50 MiB would take a daemon without one of the two.`;
+    `A bare Node process idles at ${bare.rss.toFixed(1)} MiB here: ${bare.file.toFixed(1)} MiB of it pages of the node executable and its libraries, ${bare.anon.toFixed(1)} MiB its own memory. ` +
+    `The daemon holds ${idle.fileMiB.toFixed(1)} MiB of file pages (+${(idle.fileMiB - bare.file).toFixed(1)}: the parts of Node it runs, its optimizing compiler among them, pages shared with the upstream workers, which run the same executable) ` +
+    `and ${idle.anonMiB.toFixed(1)} MiB of its own (+${(idle.anonMiB - bare.anon).toFixed(1)}: the bundled code of the daemon, its protocol schemas, WebSocket and CDP client, and their heap). ` +
+    `50 MiB leaves ${(50 - bare.rss).toFixed(1)} MiB above bare Node for both.`;
+  const settleNote = (settled: Settled): string => `read once a second until it held still for ${SETTLED_READINGS} readings (${settled.waitedS.toFixed(0)} s here)`;
   const workerPids = context.tabmux.workerPids();
   const directPids = context.direct.childPids();
   const workers = await rssOfAll(workerPids);
@@ -66,23 +98,32 @@ export async function memory(context: BenchContext): Promise<Row[]> {
   return [
     {
       name: 'daemon RSS, idle',
-      figure: before,
+      figure: idle.rss,
       baseline: null,
       unit: 'MiB',
       ratio: null,
       goal: { kind: 'under', limit: 50 },
-      note: `VmRSS of a separate \`tabmux daemon run\` process (Chrome and workers excluded) once it is ready with no session, median of ${READINGS} readings. Floors read the same way in this run: a bare Node process ${bare.median.toFixed(1)} MiB; Node with zod and puppeteer-core's CDP connection loaded ${both.median.toFixed(1)} MiB.`,
+      note: `VmRSS of a separate \`tabmux daemon run\` process (Chrome and workers excluded) with no session and no request since it became ready, ${settleNote(idle)}: ${idle.anonMiB.toFixed(1)} MiB its own, ${idle.fileMiB.toFixed(1)} MiB file pages. Floor read in this run: a bare Node process ${bare.rss.toFixed(1)} MiB (${bare.anon.toFixed(1)} + ${bare.file.toFixed(1)}).`,
       why,
     },
     {
-      name: `daemon RSS, ${SESSIONS} idle sessions`,
-      figure: after.median,
-      baseline: before.median,
+      name: 'daemon RSS, just ready',
+      figure: ready,
+      baseline: null,
       unit: 'MiB',
-      ratio: ratio(after, before),
+      ratio: null,
+      goal: { kind: 'info' },
+      note: `The same process the moment it is ready, median of ${READINGS} readings 200 ms apart: before V8 gives back the memory start-up used.`,
+    },
+    {
+      name: `daemon RSS, ${SESSIONS} idle sessions`,
+      figure: withSessions.rss.median,
+      baseline: idle.rss.median,
+      unit: 'MiB',
+      ratio: ratio(withSessions.rss, idle.rss),
       goal: { kind: 'under', limit: 55 },
       why: `${why} The sessions themselves are small (${perSessionKib.toFixed(1)} KiB each).`,
-      note: `VmRSS of a separate \`tabmux daemon run\` process (Chrome and workers excluded), median of ${READINGS} readings; baseline is the same process before creating the sessions. ≈ ${perSessionKib.toFixed(1)} KiB per idle session.`,
+      note: `The same process after ${SESSIONS} sessions were created over its socket, ${settleNote(withSessions)}; baseline is the idle row. ≈ ${perSessionKib.toFixed(1)} KiB per idle session.`,
     },
     {
       name: 'RSS per worker',

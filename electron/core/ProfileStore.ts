@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TabmuxError } from '../../shared/errors.js';
 import { isBrowserUrl, isWsEndpoint } from './browserUrl.js';
 import { profilesConfigFile, type TabmuxPaths } from './paths.js';

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { ExternalBrowserInfo, ExternalBrowserState } from '../../../shared/model.js';
 import { Backoff } from '../Backoff.js';

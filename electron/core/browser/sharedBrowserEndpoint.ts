@@ -1,5 +1,5 @@
 import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { Logger } from '../Logger.js';
 import { openCdpConnection } from './CdpConnection.js';

@@ -1,4 +1,4 @@
-import { type z } from 'zod';
+import type * as z from 'zod';
 import { TabmuxError } from '../../../shared/errors.js';
 import { controlMethods } from '../../../shared/protocol.js';
 import { isSupervisorMethod, supervisorMethods, type SupervisorEvent } from '../../../shared/supervisor.js';
