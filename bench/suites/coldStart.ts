@@ -155,7 +155,7 @@ export async function coldStart(teardown: Teardown, log: (message: string) => vo
   const single = summarize(oneCommand);
   const part = (pick: (sample: CliSample) => number): string => summarize(cli.map(pick)).median.toFixed(0);
   const why = (total: number, processes: number): string =>
-    `The daemon's own path, in this process with no CLI, takes ${daemonOnly.median.toFixed(0)} ms (${ratio(daemonOnly, baseline).toFixed(2)}×, the row below): before it spawns upstream it connects to Chrome over CDP and installs its guard, which the baseline does not. The CLI route adds ${(total - daemonOnly.median).toFixed(0)} ms more: ${processes} Node processes start one after another (a bare \`node -e 0\` takes ${nodeStart.toFixed(0)} ms here), and the daemon loads most of its code before it launches Chrome (its CDP modules load while Chrome starts). 1.3× of the baseline is ${(baseline.median * 1.3).toFixed(0)} ms.`;
+    `The daemon's own path, in this process with no CLI, takes ${daemonOnly.median.toFixed(0)} ms (${ratio(daemonOnly, baseline).toFixed(2)}×, the row below): it starts its first worker while Chrome launches, and also connects to Chrome over CDP and installs its guard, which the baseline does not. The CLI route adds ${(total - daemonOnly.median).toFixed(0)} ms more: ${processes} Node processes start one after another (a bare \`node -e 0\` takes ${nodeStart.toFixed(0)} ms here), each loading its bundled command, on 2 cores that Chrome and the starting worker use at the same time. 1.3× of the baseline is ${(baseline.median * 1.3).toFixed(0)} ms.`;
   return [
     {
       name: 'cold start',
@@ -184,7 +184,7 @@ export async function coldStart(teardown: Teardown, log: (message: string) => vo
       unit: 'ms',
       ratio: ratio(daemonOnly, baseline),
       goal: { kind: 'info' },
-      note: `The same path without CLI processes: Daemon.start (Chrome, first worker, tools/list, socket) + connect + session create/bind + first list_pages over the socket, in this process. Same baseline samples as the row above.`,
+      note: `The same path without CLI processes: Daemon.start (Chrome and the first worker started together, tools/list, socket) + connect + session create/bind + first list_pages over the socket, in this process. Same baseline samples as the row above.`,
     },
   ];
 }

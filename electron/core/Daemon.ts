@@ -5,7 +5,7 @@ import { PROTOCOL_VERSION } from '../../shared/protocol.js';
 import { BrowserTabs } from './browser/BrowserTabs.js';
 import { browserForProfile } from './browser/browserForProfile.js';
 import { ControlSurfaceGuard } from './browser/ControlSurfaceGuard.js';
-import type { BrowserRun, BrowserState, ProfileBrowser } from './browser/ProfileBrowser.js';
+import type { BrowserEndpoint, BrowserRun, BrowserState, ProfileBrowser } from './browser/ProfileBrowser.js';
 import { stopLeftoverChrome } from './browser/stopLeftoverChrome.js';
 import { createUrlPolicy, type UrlPolicy } from './browser/urlPolicy.js';
 import { ControlService } from './ControlService.js';
@@ -25,7 +25,7 @@ import { ActivityPictures } from './activity/ActivityPictures.js';
 import { readActivityLog, type ActivityFilter } from './activity/readActivityLog.js';
 import type { ActivityQueryResult } from '../../shared/activity.js';
 import { SocketServer } from './transport/SocketServer.js';
-import { UpstreamClient } from './UpstreamClient.js';
+import { PreparedUpstream, UpstreamClient } from './UpstreamClient.js';
 import { tabmuxVersion } from './version.js';
 
 export interface DaemonOptions {
@@ -63,6 +63,8 @@ export class Daemon {
   /** The activity log's writer; undefined when the profile turned the log off. */
   readonly #activity: { store: ActivityLogStore; recorder: ActivityRecorder; pictures: ActivityPictures } | undefined;
   #stopping: Promise<void> | undefined;
+  /** The first worker, started while a launched Chrome starts, until the router takes it. */
+  #preparedWorker: PreparedUpstream | undefined;
   readonly #stopped: Promise<void>;
   #resolveStopped: () => void = () => undefined;
 
@@ -178,6 +180,10 @@ export class Daemon {
     await this.#claimPidFile();
     await this.#activity?.store.start();
     await this.#activity?.pictures.retain().catch((error: unknown) => logger.warn(`activity pictures: ${TabmuxError.from(error).message}`));
+    if (this.#browser.kind === 'launched') {
+      // Loading upstream is most of a worker's start, launching Chrome most of the rest: both at once.
+      this.#preparedWorker = PreparedUpstream.start({ tempDir: this.#workerTempDir(0) }, logger.child('upstream0'));
+    }
     await this.#browser.start();
     await this.#writeDaemonPidFile();
     await this.router.start();
@@ -252,14 +258,30 @@ export class Daemon {
 
   /** A worker (re)starts: the browser is brought up or reconnected first when it can be, else this fails fast. */
   async #startUpstream(index: number): Promise<UpstreamClient> {
-    const endpoint = await this.#browser.ensure();
+    const prepared = index === 0 ? this.#preparedWorker : undefined;
+    if (prepared) {
+      this.#preparedWorker = undefined;
+    }
+    let endpoint: BrowserEndpoint;
+    try {
+      endpoint = await this.#browser.ensure();
+    } catch (error) {
+      await prepared?.close();
+      throw error;
+    }
     const { paths, logger } = this.#options;
-    return UpstreamClient.start({
-      endpoint,
-      logger: logger.child(`upstream${index}`),
-      workspace: profileFilesDir(paths, this.profile),
-      tempDir: `${profileTempDir(paths, this.profile)}/worker-${index}`,
-    });
+    const workerLogger = logger.child(`upstream${index}`);
+    const upstream = await UpstreamClient.start({ endpoint, logger: workerLogger, workspace: profileFilesDir(paths, this.profile), tempDir: this.#workerTempDir(index) }, prepared);
+    if (this.#browser.kind === 'launched') {
+      // Upstream connects to the browser on its first call. Make one now, answered to nobody, so that the connection
+      // is made while the first agent is still on its way. (A browser the user runs is touched only when needed.)
+      upstream.callTool('list_pages', {}).catch((error: unknown) => workerLogger.debug(`first connection to the browser: ${TabmuxError.from(error).message}`));
+    }
+    return upstream;
+  }
+
+  #workerTempDir(index: number): string {
+    return `${profileTempDir(this.#options.paths, this.profile)}/worker-${index}`;
   }
 
   status(): DaemonStatus {
@@ -308,6 +330,7 @@ export class Daemon {
     await this.#activity?.recorder.picturesTaken();
     await this.#pictures.close().catch(() => undefined);
     await this.router.close().catch(() => undefined);
+    await this.#preparedWorker?.close();
     await this.#activity?.recorder.flush().catch(() => undefined);
     await this.#activity?.store.close().catch(() => undefined);
     await this.#browser.close().catch(() => undefined);

@@ -9,6 +9,7 @@ import type { BrowserEndpoint } from './browser/ProfileBrowser.js';
 import type { Logger } from './Logger.js';
 import { UpstreamRpc, UpstreamRpcError } from './upstream/UpstreamRpc.js';
 import { RESPONSE_TOO_LARGE_CODE, UpstreamStdioTransport } from './upstream/UpstreamStdioTransport.js';
+import { upstreamLauncherPath } from './version.js';
 
 /** The part of an upstream the router needs; tests may supply a small fake. */
 export interface Upstream {
@@ -108,29 +109,19 @@ export class UpstreamClient implements Upstream {
     return args;
   }
 
-  static async start(options: UpstreamOptions): Promise<UpstreamClient> {
-    const env: Record<string, string> = {};
-    const hidden = new Set(options.endpoint.hiddenEnv);
-    for (const [key, value] of Object.entries(process.env)) {
-      if (value !== undefined && !hidden.has(key)) {
-        env[key] = value;
-      }
-    }
-    env['CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS'] = '1';
-    env['CHROME_DEVTOOLS_MCP_NO_CONFIG_DISCOVERY'] = '1';
-    env['CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS'] = '1';
-    // A packaged Electron app spawns this with its own binary acting as Node.
-    env['ELECTRON_RUN_AS_NODE'] = '1';
-    if (options.tempDir !== undefined) {
-      // A fresh folder each start: what a previous run of this worker left there belongs to no session now.
-      await fs.rm(options.tempDir, { recursive: true, force: true });
-      await fs.mkdir(options.tempDir, { recursive: true, mode: 0o700 });
-      env['TMPDIR'] = options.tempDir;
-      env['TMP'] = options.tempDir;
-      env['TEMP'] = options.tempDir;
-    }
+  /**
+   * Starts a worker and waits for its MCP handshake. A `prepared` process (started before the browser was known) is
+   * given its command line and used when it was made for the same folder and limits and still runs; otherwise it is
+   * closed and a new process is spawned, so a prepared one never changes what a worker is.
+   */
+  static async start(options: UpstreamOptions, prepared?: PreparedUpstream): Promise<UpstreamClient> {
     const maxMessageBytes = options.maxMessageBytes ?? UPSTREAM_MAX_MESSAGE_BYTES;
-    const transport = new UpstreamStdioTransport({ command: process.execPath, args: UpstreamClient.args(options), env, maxMessageBytes });
+    const args = UpstreamClient.args(options);
+    let transport = await prepared?.launch(options, args);
+    if (transport === undefined) {
+      await prepared?.close();
+      transport = new UpstreamStdioTransport({ command: process.execPath, args, env: await workerEnvironment(options), maxMessageBytes });
+    }
     const logger = options.logger;
     transport.stderr.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) {
@@ -142,6 +133,7 @@ export class UpstreamClient implements Upstream {
     const client = new UpstreamRpc(transport);
     const upstream = new UpstreamClient(client, transport, maxMessageBytes, logger);
     try {
+      // A prepared process is running already; connect starts any other.
       await client.connect({ name: 'tabmux', version: '1' });
     } catch (error) {
       await transport.close().catch(() => undefined);
@@ -225,4 +217,102 @@ function mebibytes(bytes: number): string {
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The environment of a worker: the variables deemed safe to inherit, less those the endpoint keeps from workers, with
+ * upstream's update checks, config discovery and usage statistics off, and a fresh temp folder of its own.
+ */
+async function workerEnvironment(options: { endpoint?: BrowserEndpoint; tempDir?: string | undefined }): Promise<Record<string, string>> {
+  const env: Record<string, string> = {};
+  const hidden = new Set(options.endpoint?.hiddenEnv);
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !hidden.has(key)) {
+      env[key] = value;
+    }
+  }
+  env['CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS'] = '1';
+  env['CHROME_DEVTOOLS_MCP_NO_CONFIG_DISCOVERY'] = '1';
+  env['CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS'] = '1';
+  // A packaged Electron app spawns this with its own binary acting as Node.
+  env['ELECTRON_RUN_AS_NODE'] = '1';
+  if (options.tempDir !== undefined) {
+    // A fresh folder each start: what a previous run of this worker left there belongs to no session now.
+    await fs.rm(options.tempDir, { recursive: true, force: true });
+    await fs.mkdir(options.tempDir, { recursive: true, mode: 0o700 });
+    env['TMPDIR'] = options.tempDir;
+    env['TMP'] = options.tempDir;
+    env['TEMP'] = options.tempDir;
+  }
+  return env;
+}
+
+export interface PrepareOptions {
+  /** The temp folder the worker will be started with (see `UpstreamOptions.tempDir`). */
+  tempDir?: string;
+  maxMessageBytes?: number;
+}
+
+/**
+ * A worker process started before the browser it will drive is known: it loads upstream's modules meanwhile (see
+ * electron/bin/upstreamLauncher.ts) and runs upstream once `UpstreamClient.start` gives it its command line. Only
+ * for an endpoint that keeps no variables from workers, since its environment is fixed when it starts.
+ */
+export class PreparedUpstream {
+  readonly #options: PrepareOptions;
+  readonly #transport: Promise<UpstreamStdioTransport | undefined>;
+  #taken = false;
+
+  private constructor(options: PrepareOptions, transport: Promise<UpstreamStdioTransport | undefined>) {
+    this.#options = options;
+    this.#transport = transport;
+  }
+
+  static start(options: PrepareOptions, logger: Logger): PreparedUpstream {
+    const transport = (async () => {
+      const started = new UpstreamStdioTransport({
+        command: process.execPath,
+        args: [upstreamLauncherPath()],
+        env: await workerEnvironment({ tempDir: options.tempDir }),
+        maxMessageBytes: options.maxMessageBytes ?? UPSTREAM_MAX_MESSAGE_BYTES,
+        commandPipe: true,
+      });
+      await started.start();
+      return started;
+    })().catch((error: unknown) => {
+      logger.debug(`could not start a worker ahead of the browser (${errorMessage(error)}); it starts when needed`);
+      return undefined;
+    });
+    return new PreparedUpstream(options, transport);
+  }
+
+  /** The running process, given its command line; undefined when it does not fit these options or is gone. */
+  async launch(options: UpstreamOptions, args: readonly string[]): Promise<UpstreamStdioTransport | undefined> {
+    const transport = await this.#transport;
+    const fits =
+      !this.#taken &&
+      (options.endpoint.hiddenEnv ?? []).length === 0 &&
+      options.tempDir === this.#options.tempDir &&
+      (options.maxMessageBytes ?? UPSTREAM_MAX_MESSAGE_BYTES) === (this.#options.maxMessageBytes ?? UPSTREAM_MAX_MESSAGE_BYTES);
+    if (!transport || !fits || !transport.running) {
+      return undefined;
+    }
+    this.#taken = true;
+    transport.sendCommand(args);
+    return transport;
+  }
+
+  /** The process id, once it started; null when it could not start or has exited. */
+  async pid(): Promise<number | null> {
+    return (await this.#transport)?.pid ?? null;
+  }
+
+  /** Stops the process unless a worker took it. */
+  async close(): Promise<void> {
+    const transport = await this.#transport;
+    if (transport && !this.#taken) {
+      this.#taken = true;
+      await transport.close();
+    }
+  }
 }

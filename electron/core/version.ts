@@ -31,6 +31,11 @@ export function tabmuxVersion(): string {
   return cached;
 }
 
+/** The compiled entry point of a worker started before its browser is known (electron/bin/upstreamLauncher.ts). */
+export function upstreamLauncherPath(): string {
+  return join(packageRoot(), 'dist', 'electron', 'bin', 'upstreamLauncher.js');
+}
+
 /** The compiled CLI entry point, used to spawn daemons. */
 export function cliEntryPoint(): string {
   return join(packageRoot(), 'dist', 'electron', 'bin', 'tabmux.js');

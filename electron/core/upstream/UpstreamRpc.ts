@@ -56,9 +56,11 @@ export class UpstreamRpc {
     };
   }
 
-  /** Starts the child and runs the MCP handshake. */
+  /** Starts the child (unless it was started ahead of time) and runs the MCP handshake. */
   async connect(clientInfo: { name: string; version: string }): Promise<void> {
-    await this.#transport.start();
+    if (!this.#transport.started) {
+      await this.#transport.start();
+    }
     const result = await this.request('initialize', { protocolVersion: PROTOCOL_VERSIONS[0], capabilities: {}, clientInfo }, INITIALIZE_TIMEOUT_MS);
     const version = isRecord(result) ? result['protocolVersion'] : undefined;
     if (typeof version !== 'string' || !PROTOCOL_VERSIONS.includes(version)) {

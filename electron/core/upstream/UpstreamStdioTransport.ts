@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { isRecord } from '../../../shared/isRecord.js';
 import { asRequest, asResponse, type JsonRpcId, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
 import { LineDecoder } from '../transport/LineDecoder.js';
@@ -29,6 +29,11 @@ export interface UpstreamStdioOptions {
   cwd?: string;
   /** The longest line read from the child's stdout; a longer answer fails only its own call. */
   maxMessageBytes: number;
+  /**
+   * Give the child a fourth pipe (fd 3) on which `sendCommand` later writes its command line: for a worker started
+   * before the browser it will drive is known (see electron/bin/upstreamLauncher.ts).
+   */
+  commandPipe?: boolean;
 }
 
 /**
@@ -45,6 +50,7 @@ export class UpstreamStdioTransport {
   onmessage?: ((message: JsonRpcMessage) => void) | undefined;
 
   #process: ChildProcess | undefined;
+  #started = false;
   readonly #stderr = new PassThrough();
   readonly #options: UpstreamStdioOptions;
   readonly #decoder: LineDecoder;
@@ -65,14 +71,20 @@ export class UpstreamStdioTransport {
     return this.#process?.pid ?? null;
   }
 
+  /** Whether `start` was called: a transport starts its child once. */
+  get started(): boolean {
+    return this.#started;
+  }
+
   start(): Promise<void> {
-    if (this.#process) {
+    if (this.#started) {
       throw new Error('UpstreamStdioTransport already started');
     }
+    this.#started = true;
     return new Promise<void>((resolve, reject) => {
       const child = spawn(this.#options.command, [...(this.#options.args ?? [])], {
         env: { ...inheritedEnvironment(), ...this.#options.env },
-        stdio: ['pipe', 'pipe', 'pipe'],
+        stdio: this.#options.commandPipe === true ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
         shell: false,
         windowsHide: process.platform === 'win32',
         cwd: this.#options.cwd,
@@ -93,6 +105,26 @@ export class UpstreamStdioTransport {
       child.stdout?.on('error', (error) => this.onerror?.(error));
       child.stderr?.pipe(this.#stderr);
     });
+  }
+
+  /** Whether the child runs: started, and not exited or closed since. */
+  get running(): boolean {
+    const child = this.#process;
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
+  }
+
+  /** Writes the child's command line on its fd 3 as one JSON line, once, and closes the pipe. */
+  sendCommand(command: readonly string[]): void {
+    const pipe = this.#commandPipe();
+    if (!pipe || !pipe.writable) {
+      throw new Error('this child has no command pipe open');
+    }
+    pipe.end(`${JSON.stringify(command)}\n`);
+  }
+
+  #commandPipe(): Writable | undefined {
+    const pipe = this.#process?.stdio[3];
+    return pipe instanceof Writable ? pipe : undefined;
   }
 
   async send(message: JsonRpcMessage): Promise<void> {
@@ -117,6 +149,11 @@ export class UpstreamStdioTransport {
     const step = (): Promise<void> => Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, CLOSE_STEP_MS).unref())]);
     try {
       child.stdin?.end();
+      // A child still waiting for its command line takes the closed pipe as the end.
+      const pipe = child.stdio[3];
+      if (pipe instanceof Writable) {
+        pipe.end();
+      }
     } catch {
       // Already gone: the waits below see it.
     }
