@@ -45,6 +45,30 @@ function store(maxBytes = 1024 * 1024, maxAgeMs = 60_000, now?: () => number): A
 }
 
 describe('ActivityLogStore', () => {
+  it('closes a segment at the entry that would take it over its size, however many entries one write holds', async () => {
+    const maxBytes = 12_000;
+    const log = store(maxBytes);
+    await log.start();
+    // All appended in one turn, so they are written as one batch.
+    for (let n = 0; n < 60; n++) {
+      log.append(JSON.stringify(entry(n)));
+    }
+    await log.flush();
+    const files = readdirSync(dir).filter((file) => file.endsWith('.jsonl'));
+    const sizes = files.map((file) => statSync(join(dir, file)).size);
+    const line = Buffer.byteLength(`${JSON.stringify(entry(10))}\n`);
+    expect(files.length).toBeGreaterThan(2);
+    for (const size of sizes) {
+      expect(size).toBeLessThanOrEqual(maxBytes / 10 + 2);
+      expect(size).toBeGreaterThanOrEqual(line - 2);
+    }
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBeLessThanOrEqual(maxBytes + maxBytes / 10);
+    const { entries } = await log.query({ limit: 1000 });
+    expect(entries.at(-1)?.id).toBe('t-59');
+    await log.close();
+    expect(errors).toEqual([]);
+  });
+
   it('writes one line per entry, in a 0700 folder and 0600 files, and reads them back in order', async () => {
     const log = store();
     await log.start();

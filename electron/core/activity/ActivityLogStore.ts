@@ -22,11 +22,16 @@ export interface ActivityLogStoreOptions extends RetentionSettings {
 
 const MAX_SEGMENT_BYTES = 8 * 1024 * 1024;
 const RETENTION_PERIOD_MS = 60 * 60_000;
+/**
+ * How long appended entries wait to be written: long enough that a burst of fast calls (a few milliseconds each)
+ * costs one write, short enough that entries are on disk long before anyone could look.
+ */
+const WRITE_DELAY_MS = 10;
 
 /**
  * One profile's activity log on disk: JSON lines appended to numbered segment files (0600, in a 0700 folder).
- * `append` only queues a line; the queue is written in one `write` per batch, after the current turn of the event
- * loop, to the segment file kept open (no open and close per batch), so an agent's call never waits for the disk,
+ * `append` only queues a line; the queue is written in one `write` per batch, at most 10 ms after its first line (a
+ * burst of fast calls is one write), to the segment file kept open (no open and close per batch), so an agent's call never waits for the disk,
  * and a crash can cut at most the last line short (readers skip it). A segment is closed once it reaches a tenth of `maxBytes` (at most 8 MiB), and whole segments are removed by
  * size and age when the log opens, when a segment is closed, and every hour.
  */
@@ -63,10 +68,10 @@ export class ActivityLogStore {
     this.#pending.push(`${line}\n`);
     if (!this.#scheduled) {
       this.#scheduled = true;
-      setImmediate(() => {
+      setTimeout(() => {
         this.#scheduled = false;
         void this.flush();
-      });
+      }, WRITE_DELAY_MS);
     }
   }
 
@@ -104,22 +109,40 @@ export class ActivityLogStore {
     }
     try {
       await this.start();
-      const batch = this.#pending.join('');
+      const lines = this.#pending;
       this.#pending = [];
-      const bytes = Buffer.byteLength(batch);
       let current = this.#current ?? this.#next(undefined);
-      if (current.size > 0 && current.size + bytes > this.#segmentBytes) {
-        current = this.#next(current);
-        this.#current = current;
-        await this.#retain();
+      // One write per segment the batch reaches: a segment is closed at the entry that would take it over its size,
+      // however many entries one batch holds.
+      let part: string[] = [];
+      let partBytes = 0;
+      for (const line of lines) {
+        const bytes = Buffer.byteLength(line);
+        if (current.size + partBytes > 0 && current.size + partBytes + bytes > this.#segmentBytes) {
+          await this.#appendTo(current, part, partBytes);
+          part = [];
+          partBytes = 0;
+          current = this.#next(current);
+          this.#current = current;
+          await this.#retain();
+        }
+        part.push(line);
+        partBytes += bytes;
       }
-      await (await this.#fileOf(current)).appendFile(batch);
-      current.size += bytes;
-      current.mtimeMs = this.#now();
+      await this.#appendTo(current, part, partBytes);
       this.#current = current;
     } catch (error) {
       this.#options.onError(error);
     }
+  }
+
+  async #appendTo(segment: Segment, lines: readonly string[], bytes: number): Promise<void> {
+    if (lines.length === 0) {
+      return;
+    }
+    await (await this.#fileOf(segment)).appendFile(lines.join(''));
+    segment.size += bytes;
+    segment.mtimeMs = this.#now();
   }
 
   /** The segment's file, opened for appending once; the previous segment's file is closed. */

@@ -48,6 +48,7 @@ export class ActivityRecorder {
   #pendingPictures = 0;
   #pictureChain: Promise<void> = Promise.resolve();
   #picturesSaved = 0;
+  #lastUrl: { url: string; redacted: string } | undefined;
 
   constructor(options: ActivityRecorderOptions) {
     this.#options = options;
@@ -88,11 +89,19 @@ export class ActivityRecorder {
     }
   }
 
+  /** A session's calls mostly name the page they were on before: the last URL redacted is kept, not redacted again. */
+  #redactedUrl(url: string): string {
+    if (this.#lastUrl?.url !== url) {
+      this.#lastUrl = { url, redacted: redactUrl(url).url };
+    }
+    return this.#lastUrl.redacted;
+  }
+
   #entry(call: CallRecord): ActivityEntry {
     const keep = this.#options.keepValues;
     const redacted = keep ? { args: call.args, redacted: [], secrets: [] } : redactArgs(call.tool, call.args);
     const secrets = keep ? [] : this.#remember(call.sessionId, redacted.secrets);
-    const page = (value: ActivityPage | null): ActivityPage | null => (value === null || keep ? value : { pageId: value.pageId, url: redactUrl(value.url).url });
+    const page = (value: ActivityPage | null): ActivityPage | null => (value === null || keep ? value : { pageId: value.pageId, url: this.#redactedUrl(value.url) });
     const message = call.error ? call.error.message : undefined;
     return {
       v: ACTIVITY_FORMAT_VERSION,
