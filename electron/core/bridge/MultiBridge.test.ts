@@ -3,7 +3,8 @@ import { TabmuxError } from '../../../shared/errors.js';
 import type { BrowserInfo, DaemonState } from '../../../shared/model.js';
 import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
 import { MultiBridge, type BrowserStatus, type ServedProfile } from './MultiBridge.js';
-import { plainResult, type RelayedResult } from './RelayedResult.js';
+import { asToolResult } from '../../../shared/toolResult.js';
+import { RelayedResult } from './RelayedResult.js';
 
 const TOOLS: ToolInfo[] = [
   { name: 'click', inputSchema: { type: 'object', properties: { uid: { type: 'string' } }, required: ['uid'] } },
@@ -55,6 +56,8 @@ function setup(): { multi: MultiBridge; one: FakeBridge; two: FakeBridge } {
   return { multi: new MultiBridge(profiles), one, two };
 }
 
+/** A bridge result as a tool result: relayed bytes read back as a client would read them. */
+const plainResult = (result: ToolResult | RelayedResult): ToolResult => (result instanceof RelayedResult ? asToolResult(JSON.parse(result.json.toString('utf8'))) : result);
 const textOf = (result: ToolResult | RelayedResult): string => plainResult(result).content.map((item) => ('text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
 
 describe('MultiBridge', () => {
