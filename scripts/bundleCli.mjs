@@ -1,27 +1,25 @@
 /**
  * Bundles the `tabmux` command (dist/electron/bin/tabmux.js, which tsc wrote a moment before) into one file plus
- * chunks that load on demand: a Node process that starts `tabmux mcp serve` or a short CLI command reads a few files
- * instead of resolving hundreds, and never loads the daemon's or the dashboard's code. The libraries go into the
- * chunks too (zod, ws, puppeteer-core's CDP connection): loading a hundred small modules makes Node's module loader
- * itself hot enough to be compiled, and keeps their whole text in memory, which a long-lived daemon pays for in
- * resident size. chrome-devtools-mcp is only ever started as a process of its own, and the MCP SDK is not loaded
- * at run time.
+ * chunks that load on demand: a Node process that starts a short CLI command reads a few files instead of resolving
+ * hundreds, and never loads the daemon's or the dashboard's code. The libraries go into the chunks too (zod, ws,
+ * puppeteer-core's CDP connection): loading a hundred small modules makes Node's module loader itself hot enough to
+ * be compiled, and keeps their whole text in memory, which a long-lived daemon pays for in resident size.
+ * chrome-devtools-mcp is only ever started as a process of its own, and the MCP SDK is not loaded at run time.
+ *
+ * `tabmux mcp serve` is built on its own (serve.js): every new agent chat starts one, and it reads that one file
+ * after tabmux.js, with the bridge's code and nothing else in it.
  */
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const OUT_DIR = 'dist/electron/bin';
 
-rmSync(`${OUT_DIR}/chunks`, { recursive: true, force: true });
-await build({
-  entryPoints: { tabmux: 'electron/bin/tabmux.ts' },
+const common = {
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
   outdir: OUT_DIR,
-  chunkNames: 'chunks/[name]-[hash]',
   external: ['@modelcontextprotocol/sdk', 'chrome-devtools-mcp', 'electron', 'bufferutil', 'utf-8-validate'],
   // ws is CommonJS and requires Node's modules by name; each output file gets a `require` of its own for that.
   banner: { js: "import { createRequire as __tabmuxCreateRequire } from 'node:module'; const require = __tabmuxCreateRequire(import.meta.url);" },
@@ -31,4 +29,18 @@ await build({
   allowOverwrite: true,
   sourcemap: true,
   logLevel: 'warning',
-});
+};
+
+/** tabmux.js loads serve.js as the separate file built below, not as one of its own chunks. */
+const serveStaysOutside = {
+  name: 'serve-stays-outside',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^\.\/serve\.js$/ }, () => ({ path: './serve.js', external: true }));
+  },
+};
+
+rmSync(`${OUT_DIR}/chunks`, { recursive: true, force: true });
+await build({ ...common, entryPoints: { tabmux: 'electron/bin/tabmux.ts' }, splitting: true, chunkNames: 'chunks/[name]-[hash]', plugins: [serveStaysOutside] });
+// What the bridge loads only on a rare path (the protocol's schemas, for `tabmux/status` or a session_id call) stays
+// in chunks of its own.
+await build({ ...common, entryPoints: { serve: 'electron/bin/serve.ts' }, splitting: true, chunkNames: 'chunks/serve-[name]-[hash]' });

@@ -50,8 +50,8 @@ interface Bridge {
 
 const bridges: Bridge[] = [];
 
-async function startBridge(name: string, args: string[] = []): Promise<Bridge> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', 'serve', ...args], env: env(), stderr: 'pipe' });
+async function startBridge(name: string, args: string[] = [], nodeArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<Bridge> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...nodeArgs, CLI, 'mcp', 'serve', ...args], env: { ...env(), ...extraEnv }, stderr: 'pipe' });
   const client = new Client({ name, version: '1.0.0' });
   const wireErrors: Error[] = [];
   client.onerror = (error) => wireErrors.push(error);
@@ -128,6 +128,30 @@ describe('tabmux mcp serve', () => {
     const stale = await bridge.call('click', { uid: button });
     expect(stale.isError).toBe(true);
     expect(stale.text).toMatch(/take_snapshot/);
+  });
+
+  it('loads only its own code: no schema library on the way in, through a call, or on the way out', async () => {
+    const log = join(home, 'modules.log');
+    const tracker = join(packageRoot(), 'tests', 'helpers', 'moduleLog.mjs');
+    const bridge = await startBridge('lean-bridge', [], ['--import', tracker], { TABMUX_TEST_MODULE_LOG: log });
+    expect((await bridge.client.listTools()).tools.length).toBeGreaterThan(10);
+    const session = await sessionLabelled('lean-bridge');
+    expect((await bridge.call('list_pages')).isError).toBe(false);
+    await bridge.client.close();
+    await until('the bridge to close its session', async () => ((await sessions()).some((each) => each.id === session.id) ? undefined : true));
+    const loaded = (await readFile(log, 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
+    const ours = loaded.filter((url) => !url.includes('/tests/helpers/'));
+    expect(ours[0]).toMatch(/\/dist\/electron\/bin\/tabmux\.js$/);
+    expect(ours).toContainEqual(expect.stringMatching(/\/dist\/electron\/bin\/serve\.js$/));
+    expect(ours.filter((url) => url.includes('/node_modules/'))).toEqual([]);
+    // The schema library is bundled in, so it is found by what a file holds rather than by its name.
+    const withSchemaLibrary: string[] = [];
+    for (const url of ours) {
+      if ((await readFile(new URL(url), 'utf8')).includes('"$ZodType"')) {
+        withSchemaLibrary.push(url);
+      }
+    }
+    expect(withSchemaLibrary).toEqual([]);
   });
 
   it('passes page text that forges MCP replies through as text: the client gets only its own replies', async () => {

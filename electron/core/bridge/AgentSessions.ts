@@ -68,7 +68,7 @@ export class AgentSessions {
     }
     entry.ended = true;
     try {
-      const { closedPages } = await client.call('tabmux/session.close', { session: entry.session });
+      const { closedPages } = await client.closeSession(entry.session);
       this.logger.info(`agent session ${agentId} (${entry.session}) closed`);
       return textResult(`Session ${agentId} closed; ${closedPages.length} tab(s) it opened were closed. A new session_id starts a new session.`);
     } catch (error) {
@@ -108,7 +108,7 @@ export class AgentSessions {
     let pending = this.#creating.get(agentId);
     if (!pending) {
       pending = (async () => {
-        const info = await client.call('tabmux/session.create', { label: agentId });
+        const info = await client.createSession(agentId);
         const entry: AgentEntry = { session: info.id, generation, ended: false };
         this.#entries.set(agentId, entry);
         this.logger.info(`agent session ${agentId} -> ${info.id}`);

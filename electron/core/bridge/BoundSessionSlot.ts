@@ -58,7 +58,7 @@ export class BoundSessionSlot {
   async #attach(client: DaemonClient, generation: number): Promise<BoundSession> {
     const { fixedSession, profile, logger } = this.options;
     if (fixedSession !== undefined) {
-      await client.call('tabmux/session.bind', { session: fixedSession });
+      await client.bindSession(fixedSession);
       this.#set(fixedSession, generation, false);
       return { client, session: fixedSession };
     }
@@ -66,7 +66,7 @@ export class BoundSessionSlot {
     if (previous !== undefined) {
       // The connection dropped but the daemon may still be the same one: keep the agent's session if it is there.
       try {
-        await client.call('tabmux/session.bind', { session: previous });
+        await client.bindSession(previous);
         this.#set(previous, generation, this.#created);
         return { client, session: previous };
       } catch (error) {
@@ -75,8 +75,8 @@ export class BoundSessionSlot {
         }
       }
     }
-    const info = await client.call('tabmux/session.create', { label: this.options.label().slice(0, 200) });
-    await client.call('tabmux/session.bind', { session: info.id });
+    const info = await client.createSession(this.options.label().slice(0, 200));
+    await client.bindSession(info.id);
     this.#set(info.id, generation, true);
     logger.info(`session ${info.id} created and bound${info.label === null ? '' : ` (${info.label})`}`);
     if (previous === undefined) {

@@ -155,7 +155,7 @@ export class McpBridge implements ToolBridge {
       const generation = this.#link.generation;
       const sessions = [this.#bound.createdIn(generation), ...this.#agents.liveIn(generation)].filter((id) => id !== undefined);
       const closing = sessions.map((session) =>
-        client.call('tabmux/session.close', { session }).then(
+        client.closeSession(session).then(
           () => this.#options.logger.info(`session ${session} closed`),
           (error: unknown) => this.#options.logger.warn(`closing session ${session} failed: ${TabmuxError.from(error).message}`),
         ),

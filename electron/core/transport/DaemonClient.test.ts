@@ -8,8 +8,8 @@ import { isRecord } from '../../../shared/isRecord.js';
 import { PROTOCOL_VERSION } from '../../../shared/protocolConstants.js';
 import { DaemonClient } from './DaemonClient.js';
 
-/** A daemon stand-in on a real Unix socket: it answers the hello, and each tools/call with what `reply` writes. */
-async function fakeDaemon(reply: (id: number, name: string) => string): Promise<{ path: string; server: Server; dir: string }> {
+/** A daemon stand-in on a real Unix socket: it answers the hello, and every other request with what `reply` writes. */
+async function fakeDaemon(reply: (id: number, name: string, method: string, params: Record<string, unknown>) => string): Promise<{ path: string; server: Server; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'tmx-dc-'));
   const path = join(dir, 'd.sock');
   const server = createServer((socket: Socket) => {
@@ -28,7 +28,7 @@ async function fakeDaemon(reply: (id: number, name: string) => string): Promise<
           socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: PROTOCOL_VERSION, version: 't', profile: 'p', pid: 1 } })}\n`);
         } else {
           const params = isRecord(message['params']) ? message['params'] : {};
-          socket.write(`${reply(id, String(params['name']))}\n`);
+          socket.write(`${reply(id, String(params['name']), String(message['method']), params)}\n`);
         }
       }
     });
@@ -47,7 +47,7 @@ afterEach(async () => {
   }
 });
 
-async function connect(reply: (id: number, name: string) => string): Promise<DaemonClient> {
+async function connect(reply: (id: number, name: string, method: string, params: Record<string, unknown>) => string): Promise<DaemonClient> {
   const daemon = await fakeDaemon(reply);
   daemons.push(daemon);
   return DaemonClient.connect(daemon.path);
@@ -92,6 +92,40 @@ describe('DaemonClient.relay', () => {
     const second = client.relay('tools/call', { name: 'second' });
     expect(JSON.parse((await second).toString('utf8'))).toMatchObject({ content: [{ text: 'second' }] });
     expect(JSON.parse((await first).toString('utf8'))).toMatchObject({ content: [{ text: 'first' }] });
+    client.close();
+  });
+});
+
+describe('DaemonClient session calls', () => {
+  const reply = (result: unknown) => (id: number): string => JSON.stringify({ jsonrpc: '2.0', id, result });
+  const SESSION = { id: 's-1', label: 'agent', createdAt: 1, lastUsedAt: 1, owned: false, paused: false, pages: [] };
+
+  it('creates, binds and closes a session, reading the fields a bridge needs', async () => {
+    const seen: string[] = [];
+    const client = await connect((id, _name, method, params) => {
+      seen.push(`${method} ${JSON.stringify(params)}`);
+      const result = method === 'tabmux/session.close' ? { closed: 's-1', closedPages: [3, 4] } : SESSION;
+      return reply(result)(id);
+    });
+    expect(await client.createSession('agent')).toEqual({ id: 's-1', label: 'agent' });
+    await client.bindSession('s-1');
+    expect(await client.closeSession('s-1')).toEqual({ closedPages: [3, 4] });
+    expect(seen).toEqual(['tabmux/session.create {"label":"agent"}', 'tabmux/session.bind {"session":"s-1"}', 'tabmux/session.close {"session":"s-1"}']);
+    client.close();
+  });
+
+  it('refuses replies of another shape with protocol_mismatch', async () => {
+    const shapes: Record<string, unknown> = {
+      'tabmux/session.create': { id: 7, label: 'agent' },
+      'tabmux/session.bind': { ...SESSION, id: 's-other' },
+      'tabmux/session.close': { closed: 's-1', closedPages: ['3'] },
+    };
+    const client = await connect((id, _name, method) => reply(shapes[method])(id));
+    for (const attempt of [client.createSession('agent'), client.bindSession('s-1'), client.closeSession('s-1')]) {
+      const failure = await attempt.catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(TabmuxError);
+      expect((failure as TabmuxError).code).toBe('protocol_mismatch');
+    }
     client.close();
   });
 });

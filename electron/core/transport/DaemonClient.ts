@@ -1,7 +1,7 @@
 import { createConnection, type Socket } from 'node:net';
 import { TabmuxError } from '../../../shared/errors.js';
 import { isRecord } from '../../../shared/isRecord.js';
-import type { DaemonEvent } from '../../../shared/model.js';
+import type { DaemonEvent, SessionInfo } from '../../../shared/model.js';
 import type { ControlInput, ControlMethod, ControlResults, HelloResult, ToolInfo } from '../../../shared/protocol.js';
 import { EVENT_METHOD, PROTOCOL_VERSION } from '../../../shared/protocolConstants.js';
 import { RpcClientCore } from '../../../shared/RpcClientCore.js';
@@ -92,6 +92,33 @@ export class DaemonClient {
       throw unexpectedShape('tabmux/tools.list', 'not a list of tools with an object input schema');
     }
     return tools;
+  }
+
+  /**
+   * The session calls a bridge makes on its way in and out, checked by hand for the fields it reads, like the hello
+   * and `tools/list`: a bridge then never loads the schema library at all. The daemon is the same tabmux (the hello
+   * says which), and a reply of another shape is still refused.
+   */
+  async createSession(label: string): Promise<Pick<SessionInfo, 'id' | 'label'>> {
+    return asSessionRef('tabmux/session.create', await this.request('tabmux/session.create', { label }));
+  }
+
+  /** Binds this connection to a session; see `createSession` for how the reply is checked. */
+  async bindSession(session: string): Promise<void> {
+    const bound = asSessionRef('tabmux/session.bind', await this.request('tabmux/session.bind', { session }));
+    if (bound.id !== session) {
+      throw unexpectedShape('tabmux/session.bind', `session ${bound.id} instead of ${session}`);
+    }
+  }
+
+  /** Closes a session; see `createSession` for how the reply is checked. */
+  async closeSession(session: string): Promise<{ closedPages: number[] }> {
+    const result = await this.request('tabmux/session.close', { session });
+    const closedPages = isRecord(result) ? result['closedPages'] : undefined;
+    if (!Array.isArray(closedPages) || !closedPages.every((pageId) => typeof pageId === 'number')) {
+      throw unexpectedShape('tabmux/session.close', 'closedPages, a list of page ids, expected');
+    }
+    return { closedPages };
   }
 
   /** Sends any JSON-RPC request (MCP methods on a bound connection) and resolves with its result. */
@@ -264,6 +291,13 @@ function asHelloResult(value: unknown): HelloResult {
     return { protocolVersion: value['protocolVersion'], version: value['version'], profile: value['profile'], pid: value['pid'] };
   }
   throw unexpectedShape('tabmux/hello', 'protocolVersion, version, profile and pid expected');
+}
+
+function asSessionRef(method: string, value: unknown): Pick<SessionInfo, 'id' | 'label'> {
+  if (isRecord(value) && typeof value['id'] === 'string' && (value['label'] === null || typeof value['label'] === 'string')) {
+    return { id: value['id'], label: value['label'] };
+  }
+  throw unexpectedShape(method, 'a session with an id and a label expected');
 }
 
 function isToolInfo(value: unknown): value is ToolInfo {
