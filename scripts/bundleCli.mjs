@@ -6,8 +6,9 @@
  * be compiled, and keeps their whole text in memory, which a long-lived daemon pays for in resident size.
  * chrome-devtools-mcp is only ever started as a process of its own, and the MCP SDK is not loaded at run time.
  *
- * `tabmux mcp serve` is built on its own (serve.js): every new agent chat starts one, and it reads that one file
- * after tabmux.js, with the bridge's code and nothing else in it.
+ * The commands agents run (`mcp serve`, `mcp call`, `mcp batch`, `mcp list`) are built on their own (mcp.js): every
+ * new agent chat starts a bridge, and scripts run `mcp call` once per step, so they read that one file after
+ * tabmux.js, with their own code and nothing else in it.
  */
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
@@ -31,16 +32,16 @@ const common = {
   logLevel: 'warning',
 };
 
-/** tabmux.js loads serve.js as the separate file built below, not as one of its own chunks. */
-const serveStaysOutside = {
-  name: 'serve-stays-outside',
+/** tabmux.js loads mcp.js as the separate file built below, not as one of its own chunks. */
+const agentCommandsStayOutside = {
+  name: 'agent-commands-stay-outside',
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^\.\/serve\.js$/ }, () => ({ path: './serve.js', external: true }));
+    pluginBuild.onResolve({ filter: /^\.\/mcp\.js$/ }, () => ({ path: './mcp.js', external: true }));
   },
 };
 
 rmSync(`${OUT_DIR}/chunks`, { recursive: true, force: true });
-await build({ ...common, entryPoints: { tabmux: 'electron/bin/tabmux.ts' }, splitting: true, chunkNames: 'chunks/[name]-[hash]', plugins: [serveStaysOutside] });
-// What the bridge loads only on a rare path (the protocol's schemas, for `tabmux/status` or a session_id call) stays
-// in chunks of its own.
-await build({ ...common, entryPoints: { serve: 'electron/bin/serve.ts' }, splitting: true, chunkNames: 'chunks/serve-[name]-[hash]' });
+await build({ ...common, entryPoints: { tabmux: 'electron/bin/tabmux.ts' }, splitting: true, chunkNames: 'chunks/[name]-[hash]', plugins: [agentCommandsStayOutside] });
+// What they load only on a rare path (the protocol's schemas, for `tabmux/status`, a session_id call or starting a
+// daemon; a batch script's schema) stays in chunks of its own.
+await build({ ...common, entryPoints: { mcp: 'electron/bin/mcp.ts' }, splitting: true, chunkNames: 'chunks/mcp-[name]-[hash]' });

@@ -8,7 +8,7 @@ import { boolOption, stringOption, type Command, type CommandContext } from './C
 import { connectOrStart } from '../core/daemonProcess.js';
 import { labelOption, startOptions } from './sessionOptions.js';
 import { resultText } from './format.js';
-import { parseBatchScript, resolveReferences, type StepOutcome } from './batchScript.js';
+import type { StepOutcome } from './batchScript.js';
 import { mcpServe } from './mcpServe.js';
 
 function parseJsonArgs(text: string | undefined): Record<string, unknown> {
@@ -34,7 +34,7 @@ async function bound(context: CommandContext, use: (client: DaemonClient) => Pro
   }
   const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli');
   try {
-    await client.call('tabmux/session.bind', { session });
+    await client.bindSession(session);
     return await use(client);
   } finally {
     client.close();
@@ -57,8 +57,8 @@ async function inNewSession(context: CommandContext, use: (client: DaemonClient)
   const label = labelOption(context.values);
   const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli', startOptions(context.values));
   try {
-    const session = await client.call('tabmux/session.create', label === undefined ? {} : { label });
-    await client.call('tabmux/session.bind', { session: session.id });
+    const session = await client.createSession(label);
+    await client.bindSession(session.id);
     context.stderr(`session ${session.id} (pass --session ${session.id} to keep using its tab; tabmux session close ends it)`);
     return await use(client);
   } finally {
@@ -114,6 +114,8 @@ const mcpBatch: Command = {
     } catch (error) {
       throw new TabmuxError('invalid_params', `cannot read batch script ${file}: ${error instanceof Error ? error.message : String(error)}`);
     }
+    // The script's schema is the only one an agent's command needs, so it loads here, not with every `mcp call`.
+    const { parseBatchScript, resolveReferences } = await import('./batchScript.js');
     const steps = parseBatchScript(json);
     const failFast = boolOption(context.values, 'fail-fast');
     return bound(context, async (client) => {
@@ -159,7 +161,7 @@ const mcpList: Command = {
   run: async (context) => {
     const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli');
     try {
-      const { tools } = await client.call('tabmux/tools.list');
+      const tools = await client.listTools(false);
       context.stdout(context.json ? JSON.stringify(tools, null, 2) : tools.map(describeTool).join('\n'));
       return 0;
     } finally {

@@ -87,6 +87,27 @@ async function sessionLabelled(label: string): Promise<SessionInfo> {
   return until(`a session labelled ${label}`, async () => (await sessions()).find((session) => session.label === label));
 }
 
+/** Loads with `node --import` and logs every module the process loads to TABMUX_TEST_MODULE_LOG. */
+const MODULE_LOG = join(packageRoot(), 'tests', 'helpers', 'moduleLog.mjs');
+
+/** What the processes that wrote a module log loaded of tabmux's files, and whether any held the schema library. */
+async function tabmuxFilesLoaded(log: string): Promise<{ entry: boolean; agentCommands: boolean; libraries: string[]; withSchemaLibrary: string[] }> {
+  const loaded = [...new Set((await readFile(log, 'utf8')).split('\n').filter((url) => url.startsWith('file:') && !url.includes('/tests/helpers/')))];
+  const withSchemaLibrary: string[] = [];
+  for (const url of loaded) {
+    // The schema library is bundled in, so it is found by what a file holds rather than by its name.
+    if ((await readFile(new URL(url), 'utf8')).includes('"$ZodType"')) {
+      withSchemaLibrary.push(url);
+    }
+  }
+  return {
+    entry: loaded.some((url) => url.endsWith('/dist/electron/bin/tabmux.js')),
+    agentCommands: loaded.some((url) => url.endsWith('/dist/electron/bin/mcp.js')),
+    libraries: loaded.filter((url) => url.includes('/node_modules/')),
+    withSchemaLibrary,
+  };
+}
+
 describe('tabmux mcp serve', () => {
   beforeAll(async () => {
     await execFileAsync(process.execPath, [CLI, 'daemon', 'start'], { env: env() });
@@ -131,27 +152,27 @@ describe('tabmux mcp serve', () => {
   });
 
   it('loads only its own code: no schema library on the way in, through a call, or on the way out', async () => {
-    const log = join(home, 'modules.log');
-    const tracker = join(packageRoot(), 'tests', 'helpers', 'moduleLog.mjs');
-    const bridge = await startBridge('lean-bridge', [], ['--import', tracker], { TABMUX_TEST_MODULE_LOG: log });
+    const log = join(home, 'modules-bridge.log');
+    const bridge = await startBridge('lean-bridge', [], ['--import', MODULE_LOG], { TABMUX_TEST_MODULE_LOG: log });
     expect((await bridge.client.listTools()).tools.length).toBeGreaterThan(10);
     const session = await sessionLabelled('lean-bridge');
     expect((await bridge.call('list_pages')).isError).toBe(false);
     await bridge.client.close();
     await until('the bridge to close its session', async () => ((await sessions()).some((each) => each.id === session.id) ? undefined : true));
-    const loaded = (await readFile(log, 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
-    const ours = loaded.filter((url) => !url.includes('/tests/helpers/'));
-    expect(ours[0]).toMatch(/\/dist\/electron\/bin\/tabmux\.js$/);
-    expect(ours).toContainEqual(expect.stringMatching(/\/dist\/electron\/bin\/serve\.js$/));
-    expect(ours.filter((url) => url.includes('/node_modules/'))).toEqual([]);
-    // The schema library is bundled in, so it is found by what a file holds rather than by its name.
-    const withSchemaLibrary: string[] = [];
-    for (const url of ours) {
-      if ((await readFile(new URL(url), 'utf8')).includes('"$ZodType"')) {
-        withSchemaLibrary.push(url);
-      }
-    }
-    expect(withSchemaLibrary).toEqual([]);
+    expect(await tabmuxFilesLoaded(log)).toEqual({ entry: true, agentCommands: true, libraries: [], withSchemaLibrary: [] });
+  });
+
+  it('runs mcp call and mcp list without the schema library, as scripts run them once per step', async () => {
+    const log = join(home, 'modules-cli.log');
+    const run = (...args: string[]): Promise<{ stdout: string; stderr: string }> =>
+      execFileAsync(process.execPath, ['--import', MODULE_LOG, CLI, ...args], { env: { ...env(), TABMUX_TEST_MODULE_LOG: log } });
+    const created = await run('mcp', 'call', '--new-session', '--label', 'lean-cli', 'list_pages');
+    const id = /session (sess-[0-9a-f]+)/.exec(created.stderr)?.[1];
+    expect(id).toBeDefined();
+    expect((await run('mcp', 'call', '--session', id ?? '', 'list_pages')).stdout).toMatch(/Pages/);
+    expect((await run('mcp', 'list')).stdout).toMatch(/^list_pages\(/m);
+    expect(await tabmuxFilesLoaded(log)).toEqual({ entry: true, agentCommands: true, libraries: [], withSchemaLibrary: [] });
+    await cli('session', 'close', '--session', id ?? '');
   });
 
   it('passes page text that forges MCP replies through as text: the client gets only its own replies', async () => {

@@ -99,8 +99,8 @@ export class DaemonClient {
    * and `tools/list`: a bridge then never loads the schema library at all. The daemon is the same tabmux (the hello
    * says which), and a reply of another shape is still refused.
    */
-  async createSession(label: string): Promise<Pick<SessionInfo, 'id' | 'label'>> {
-    return asSessionRef('tabmux/session.create', await this.request('tabmux/session.create', { label }));
+  async createSession(label?: string): Promise<Pick<SessionInfo, 'id' | 'label'>> {
+    return asSessionRef('tabmux/session.create', await this.request('tabmux/session.create', label === undefined ? {} : { label }));
   }
 
   /** Binds this connection to a session; see `createSession` for how the reply is checked. */

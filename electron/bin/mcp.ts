@@ -1,0 +1,19 @@
+import type { EntryPoints } from '../cli/EntryPoints.js';
+import { mcpCommands } from '../cli/mcpCommands.js';
+import { runCommand } from '../cli/runCommand.js';
+import { runBridge } from './runBridge.js';
+
+const onlyTheBridge: EntryPoints = {
+  runBridge,
+  runDaemon: () => Promise.reject(new Error('the mcp commands start a daemon as a process of its own')),
+  runDashboard: () => Promise.reject(new Error('the mcp commands do not run the dashboard')),
+};
+
+/**
+ * The `mcp` commands agents run (see agentCommands.ts): the installed package builds them into a file of their own,
+ * without the rest of the command table and without the schema library. A daemon they have to start is a process
+ * of its own.
+ */
+export function runMcp(args: readonly string[]): Promise<number> {
+  return runCommand(args, mcpCommands, onlyTheBridge);
+}
