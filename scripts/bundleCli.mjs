@@ -6,9 +6,13 @@
  * be compiled, and keeps their whole text in memory, which a long-lived daemon pays for in resident size.
  * chrome-devtools-mcp is only ever started as a process of its own, and the MCP SDK is not loaded at run time.
  *
- * The commands agents run (`mcp serve`, `mcp call`, `mcp batch`, `mcp list`) are built on their own (mcp.js): every
- * new agent chat starts a bridge, and scripts run `mcp call` once per step, so they read that one file after
- * tabmux.js, with their own code and nothing else in it.
+ * Two kinds of command are built on their own (see electron/cli/ownBuilds.ts), and tabmux.js loads their file and
+ * nothing else:
+ * - mcp.js, the commands agents run (`mcp serve`, `mcp call`, `mcp batch`, `mcp list`): every new agent chat starts
+ *   a bridge, and scripts run `mcp call` once per step.
+ * - daemon.js, `daemon run`: one file with the daemon's code and its libraries. A long-lived process holds only
+ *   what serves agents, and its start resolves one file instead of a few dozen (enough path handling in Node's
+ *   module loader to get it optimized, and the optimizing compiler's pages into the daemon's memory).
  */
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
@@ -32,16 +36,19 @@ const common = {
   logLevel: 'warning',
 };
 
-/** tabmux.js loads mcp.js as the separate file built below, not as one of its own chunks. */
-const agentCommandsStayOutside = {
-  name: 'agent-commands-stay-outside',
+/** tabmux.js loads mcp.js and daemon.js as the separate files built below, not as chunks of its own. */
+const ownBuildsStayOutside = {
+  name: 'own-builds-stay-outside',
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^\.\/mcp\.js$/ }, () => ({ path: './mcp.js', external: true }));
+    pluginBuild.onResolve({ filter: /^\.\/(mcp|daemon)\.js$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 
 rmSync(`${OUT_DIR}/chunks`, { recursive: true, force: true });
-await build({ ...common, entryPoints: { tabmux: 'electron/bin/tabmux.ts' }, splitting: true, chunkNames: 'chunks/[name]-[hash]', plugins: [agentCommandsStayOutside] });
+await build({ ...common, entryPoints: { tabmux: 'electron/bin/tabmux.ts' }, splitting: true, chunkNames: 'chunks/[name]-[hash]', plugins: [ownBuildsStayOutside] });
 // What they load only on a rare path (the protocol's schemas, for `tabmux/status`, a session_id call or starting a
 // daemon; a batch script's schema) stays in chunks of its own.
 await build({ ...common, entryPoints: { mcp: 'electron/bin/mcp.ts' }, splitting: true, chunkNames: 'chunks/mcp-[name]-[hash]' });
+// One file: what the daemon loads only on some paths (the CDP connection's modules, pictures) is wrapped there so
+// that it runs only when first used.
+await build({ ...common, entryPoints: { daemon: 'electron/bin/daemon.ts' }, splitting: false });

@@ -10,6 +10,7 @@ import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, for
 import { mcpCommands } from './mcpCommands.js';
 import { dashboardCommands } from './dashboardCommand.js';
 import { logCommands } from './logCommands.js';
+import { chromeOptions, daemonRun } from './daemonRun.js';
 
 function print(context: CommandContext, json: unknown, text: string): void {
   context.stdout(context.json ? JSON.stringify(json, null, 2) : text);
@@ -63,7 +64,6 @@ function startOptions(context: CommandContext): { chrome?: string; headless?: bo
   return options;
 }
 
-const chromeOptions = { chrome: { type: 'string' }, headless: { type: 'boolean' } } as const;
 const sessionOption = { session: { type: 'string', short: 's' } } as const;
 
 const daemonCommands: Command[] = [
@@ -111,19 +111,7 @@ const daemonCommands: Command[] = [
       return 0;
     },
   },
-  {
-    words: ['daemon', 'run'],
-    usage: 'tabmux daemon run [--profile NAME] [--chrome PATH] [--headless|--no-headless]',
-    summary: 'Run the daemon in the foreground (what daemon start runs in the background)',
-    options: { ...chromeOptions, 'no-headless': { type: 'boolean' } },
-    run: (context) =>
-      context.entryPoints.runDaemon({
-        paths: context.paths,
-        profile: context.profile,
-        chrome: stringOption(context.values, 'chrome'),
-        headless: boolOption(context.values, 'headless') ? true : boolOption(context.values, 'no-headless') ? false : undefined,
-      }),
-  },
+  daemonRun,
 ];
 
 const profileCommands: Command[] = [

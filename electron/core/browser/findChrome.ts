@@ -21,17 +21,32 @@ function isExecutable(path: string): boolean {
   }
 }
 
-function candidates(env: Env, platform: NodeJS.Platform): string[] {
+/** The usual install locations, in order; made one at a time, as the search stops at the first that exists. */
+function* candidates(env: Env, platform: NodeJS.Platform): Generator<string> {
   if (platform === 'darwin') {
     const home = env['HOME'];
-    return [...MAC_PATHS, ...(home ? MAC_PATHS.map((p) => join(home, p)) : [])];
+    yield* MAC_PATHS;
+    if (home) {
+      yield* MAC_PATHS.map((p) => join(home, p));
+    }
+    return;
   }
   if (platform === 'win32') {
-    const roots = [env['PROGRAMFILES'], env['PROGRAMFILES(X86)'], env['LOCALAPPDATA']].filter((r): r is string => Boolean(r));
-    return roots.flatMap((root) => [join(root, 'Google', 'Chrome', 'Application', 'chrome.exe'), join(root, 'Chromium', 'Application', 'chrome.exe')]);
+    for (const root of [env['PROGRAMFILES'], env['PROGRAMFILES(X86)'], env['LOCALAPPDATA']]) {
+      if (root) {
+        yield join(root, 'Google', 'Chrome', 'Application', 'chrome.exe');
+        yield join(root, 'Chromium', 'Application', 'chrome.exe');
+      }
+    }
+    return;
   }
   const dirs = (env['PATH'] ?? '').split(delimiter).filter(Boolean);
-  return [...LINUX_NAMES.flatMap((name) => dirs.map((dir) => join(dir, name))), ...LINUX_PATHS];
+  for (const name of LINUX_NAMES) {
+    for (const dir of dirs) {
+      yield join(dir, name);
+    }
+  }
+  yield* LINUX_PATHS;
 }
 
 /**
@@ -46,12 +61,13 @@ export function findChrome(explicit: string | undefined, env: Env = process.env,
     }
     return chosen;
   }
-  const found = candidates(env, platform).find(isExecutable);
-  if (!found) {
-    throw new TabmuxError(
-      'chrome_not_found',
-      'no Chrome or Chromium found; install one (for example `apt-get install chromium`) or point to it with --chrome PATH or TABMUX_CHROME',
-    );
+  for (const candidate of candidates(env, platform)) {
+    if (isExecutable(candidate)) {
+      return candidate;
+    }
   }
-  return found;
+  throw new TabmuxError(
+    'chrome_not_found',
+    'no Chrome or Chromium found; install one (for example `apt-get install chromium`) or point to it with --chrome PATH or TABMUX_CHROME',
+  );
 }

@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { socketPath } from '../../electron/core/paths.js';
+import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
+import { packageRoot } from '../../electron/core/version.js';
+import { makeTestHome } from '../helpers/testHome.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+/**
+ * `tabmux daemon run` as installed: tabmux.js hands it to its own build before loading anything else, so a daemon
+ * holds the daemon's code and none of the CLI's command table. Real Chromium and chrome-devtools-mcp.
+ */
+
+const BIN = join(packageRoot(), 'dist', 'electron', 'bin');
+const { home, paths, env, cleanup } = makeTestHome();
+
+afterAll(() => cleanup());
+
+describe('the daemon build', () => {
+  it('serves from tabmux.js and daemon.js alone, without the rest of the CLI', async () => {
+    const log = join(home, 'modules.log');
+    const child = spawn(process.execPath, ['--import', join(packageRoot(), 'tests', 'helpers', 'moduleLog.mjs'), join(BIN, 'tabmux.js'), 'daemon', 'run', '--headless'], {
+      env: { ...process.env, ...env, TABMUX_TEST_MODULE_LOG: log },
+      stdio: 'ignore',
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const client = await waitFor(async () => {
+        const candidate = await DaemonClient.connect(socketPath(paths, 'default')).catch(() => undefined);
+        if (candidate && (await candidate.call('tabmux/status')).state === 'ready') {
+          return candidate;
+        }
+        candidate?.close();
+        return undefined;
+      }, 'the daemon to be ready', 30_000);
+      // A first session and call, so whatever the daemon loads lazily on the way is in the log too.
+      const session = await client.createSession('build-check');
+      await client.bindSession(session.id);
+      expect(JSON.stringify(await client.request('tools/call', { name: 'list_pages', arguments: {} }))).toMatch(/Pages/);
+      client.close();
+
+      const entry = await readFile(join(BIN, 'tabmux.js'), 'utf8');
+      // tabmux.js's own static imports (esbuild's shared runtime helpers) are the only other files expected.
+      const entryImports = [...entry.matchAll(/(?:from|import)\s*"\.\/(chunks\/[^"]+)"/g)].map((match) => match[1]);
+      const loaded = [...new Set((await readFile(log, 'utf8')).split('\n'))]
+        .filter((url) => url.startsWith(`file://${BIN}/`))
+        .map((url) => url.slice(`file://${BIN}/`.length));
+      expect(loaded.sort()).toEqual(['daemon.js', 'tabmux.js', ...entryImports].sort());
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+});
