@@ -2,8 +2,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The tabmux package root, found by walking up from this file (works from sources and from dist/). */
+let root: string | undefined;
+
+/**
+ * The tabmux package root, found by walking up from this file (works from sources and from dist/). Found once: a
+ * daemon asks for it for every worker it starts.
+ */
 export function packageRoot(): string {
+  root ??= findPackageRoot();
+  return root;
+}
+
+function findPackageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const candidate = join(dir, 'package.json');
