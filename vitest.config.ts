@@ -8,7 +8,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           sequence: { groupOrder: 0 },
-          include: ['shared/**/*.test.ts', 'electron/**/*.test.ts', 'renderer/**/*.test.ts'],
+          include: ['shared/**/*.test.ts', 'electron/**/*.test.ts', 'renderer/**/*.test.ts', 'bench/**/*.test.ts'],
           environment: 'node',
         },
       },

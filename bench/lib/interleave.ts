@@ -1,4 +1,4 @@
-import { summarize, type Summary } from './stats.js';
+import { pairRatios, summarize, type PairRatios, type Summary } from './stats.js';
 
 /**
  * Runs two measured sides in alternating ABBA order (A B, B A, A B, ...), so slow drift of the machine (a warming
@@ -18,19 +18,22 @@ export async function interleavePairs(iterations: number, a: () => Promise<numbe
   return samples;
 }
 
-/** Warms both sides up, then measures them in interleaved pairs: `figure` is side A (tabmux), `baseline` side B. */
+/**
+ * Warms both sides up, then measures them in interleaved pairs: `figure` is side A (tabmux), `baseline` side B, and
+ * `pairs` their ratio pair by pair.
+ */
 export async function comparePairs(
   warmUp: number,
   pairs: number,
   a: () => Promise<number>,
   b: () => Promise<number>,
-): Promise<{ figure: Summary; baseline: Summary }> {
+): Promise<{ figure: Summary; baseline: Summary; pairs: PairRatios }> {
   for (let index = 0; index < warmUp; index++) {
     await a();
     await b();
   }
   const samples = await interleavePairs(pairs, a, b);
-  return { figure: summarize(samples.a), baseline: summarize(samples.b) };
+  return { figure: summarize(samples.a), baseline: summarize(samples.b), pairs: pairRatios(samples.a, samples.b) };
 }
 
 /**
