@@ -10,9 +10,9 @@ const onlyTheBridge: EntryPoints = {
 };
 
 /**
- * The `mcp` commands agents run (see electron/cli/ownBuilds.ts): the installed package builds them into a file of their own,
- * without the rest of the command table and without the schema library. A daemon they have to start is a process
- * of its own.
+ * The `mcp` commands agents run (see electron/cli/ownBuilds.ts): the installed package builds them into a file of
+ * their own, without the rest of the command table and without the schema library. A daemon they have to start is
+ * a process of its own.
  */
 export function runMcp(args: readonly string[]): Promise<number> {
   return runCommand(args, mcpCommands, onlyTheBridge);
