@@ -3,6 +3,8 @@ import { daemonRun } from '../cli/daemonRun.js';
 import { runCommand } from '../cli/runCommand.js';
 import { runDaemon } from './runDaemon.js';
 
+export { runDaemon };
+
 const onlyTheDaemon: EntryPoints = {
   runDaemon,
   runBridge: () => Promise.reject(new Error('a daemon does not run a bridge')),

@@ -3,6 +3,8 @@ import { mcpCommands } from '../cli/mcpCommands.js';
 import { runCommand } from '../cli/runCommand.js';
 import { runBridge } from './runBridge.js';
 
+export { runBridge };
+
 const onlyTheBridge: EntryPoints = {
   runBridge,
   runDaemon: () => Promise.reject(new Error('the mcp commands start a daemon as a process of its own')),
