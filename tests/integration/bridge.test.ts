@@ -9,6 +9,7 @@ import type { SessionInfo, TabInfo } from '../../shared/model.js';
 import { isProcessAlive } from '../../electron/core/processes.js';
 import { packageRoot } from '../../electron/core/version.js';
 import { html, uidOf } from '../helpers/daemonFixture.js';
+import { MODULE_LOG, modulesLoaded } from '../helpers/moduleLogFile.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -87,12 +88,9 @@ async function sessionLabelled(label: string): Promise<SessionInfo> {
   return until(`a session labelled ${label}`, async () => (await sessions()).find((session) => session.label === label));
 }
 
-/** Loads with `node --import` and logs every module the process loads to TABMUX_TEST_MODULE_LOG. */
-const MODULE_LOG = join(packageRoot(), 'tests', 'helpers', 'moduleLog.mjs');
-
 /** What the processes that wrote a module log loaded of tabmux's files, and whether any held the schema library. */
 async function tabmuxFilesLoaded(log: string): Promise<{ entry: boolean; agentCommands: boolean; libraries: string[]; withSchemaLibrary: string[] }> {
-  const loaded = [...new Set((await readFile(log, 'utf8')).split('\n').filter((url) => url.startsWith('file:') && !url.includes('/tests/helpers/')))];
+  const loaded = await modulesLoaded(log);
   const withSchemaLibrary: string[] = [];
   for (const url of loaded) {
     // The schema library is bundled in, so it is found by what a file holds rather than by its name.

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { socketPath } from '../../electron/core/paths.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { packageRoot } from '../../electron/core/version.js';
+import { MODULE_LOG, modulesLoaded } from '../helpers/moduleLogFile.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -21,7 +22,7 @@ afterAll(() => cleanup());
 describe('the daemon build', () => {
   it('serves from tabmux.js and daemon.js alone, without the rest of the CLI', async () => {
     const log = join(home, 'modules.log');
-    const child = spawn(process.execPath, ['--import', join(packageRoot(), 'tests', 'helpers', 'moduleLog.mjs'), join(BIN, 'tabmux.js'), 'daemon', 'run', '--headless'], {
+    const child = spawn(process.execPath, ['--import', MODULE_LOG, join(BIN, 'tabmux.js'), 'daemon', 'run', '--headless'], {
       env: { ...process.env, ...env, TABMUX_TEST_MODULE_LOG: log },
       stdio: 'ignore',
     });
@@ -44,7 +45,7 @@ describe('the daemon build', () => {
       const entry = await readFile(join(BIN, 'tabmux.js'), 'utf8');
       // tabmux.js's own static imports (esbuild's shared runtime helpers) are the only other files expected.
       const entryImports = [...entry.matchAll(/(?:from|import)\s*"\.\/(chunks\/[^"]+)"/g)].map((match) => match[1]);
-      const loaded = [...new Set((await readFile(log, 'utf8')).split('\n'))]
+      const loaded = (await modulesLoaded(log))
         .filter((url) => url.startsWith(`file://${BIN}/`))
         .map((url) => url.slice(`file://${BIN}/`.length));
       expect(loaded.sort()).toEqual(['daemon.js', 'tabmux.js', ...entryImports].sort());

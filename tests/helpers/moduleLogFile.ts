@@ -1,0 +1,15 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { packageRoot } from '../../electron/core/version.js';
+
+/**
+ * Give to `node --import`: the process then logs every module it loads to the file named by
+ * TABMUX_TEST_MODULE_LOG (see moduleLog.mjs).
+ */
+export const MODULE_LOG = join(packageRoot(), 'tests', 'helpers', 'moduleLog.mjs');
+
+/** The files (file: URLs) the processes that wrote a module log loaded, each once, the logging hooks left out. */
+export async function modulesLoaded(log: string): Promise<string[]> {
+  const lines = (await readFile(log, 'utf8')).split('\n');
+  return [...new Set(lines.filter((url) => url.startsWith('file:') && !url.includes('/tests/helpers/')))];
+}
