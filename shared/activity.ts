@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zodMessages.js';
 
 /**
  * One agent call as the activity log keeps it: one JSON line per call in the profile's log files, one element of
@@ -25,7 +26,7 @@ export const activityEntrySchema = z.object({
   /** Unique within the profile: the daemon's start time and a counter, both base 36. */
   id: z.string(),
   session: z.string(),
-  label: z.string().nullable(),
+  label: z.nullable(z.string()),
   tool: z.string(),
   args: z.record(z.string(), z.unknown()),
   redacted: z.array(z.string()),
@@ -35,25 +36,25 @@ export const activityEntrySchema = z.object({
   durationMs: z.number(),
   outcome: activityOutcomeSchema,
   /** The tabmux error code and message for router refusals and failures; null otherwise. */
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: z.nullable(z.object({ code: z.string(), message: z.string() })),
   /** The start of the answer's text (at most 200 characters), with redacted values removed. */
   summary: z.string(),
-  pageBefore: activityPageSchema.nullable(),
-  pageAfter: activityPageSchema.nullable(),
+  pageBefore: z.nullable(activityPageSchema),
+  pageAfter: z.nullable(activityPageSchema),
   /** Tabs that became the session's during the call (new_page, popups). */
   opened: z.array(activityPageSchema),
   /**
    * A small picture of the session's tab after a page-changing call: the name of a JPEG beside the log (written
    * shortly after the entry; missing when it could not be taken). Absent for other calls.
    */
-  picture: z.string().regex(/^[\w-]+\.jpg$/).optional(),
+  picture: z.optional(z.string().check(z.regex(/^[\w-]+\.jpg$/))),
 });
 export type ActivityEntry = z.output<typeof activityEntrySchema>;
 
 export const activityQuerySchema = z.object({
-  session: z.string().max(64).optional().describe('Only this session'),
-  since: z.number().optional().describe('Only calls that started at or after this time (epoch ms)'),
-  limit: z.number().int().positive().max(100_000).default(1000).describe('At most this many, the newest'),
+  session: z.optional(z.string().check(z.maxLength(64))).check(z.describe('Only this session')),
+  since: z.optional(z.number()).check(z.describe('Only calls that started at or after this time (epoch ms)')),
+  limit: z._default(z.int().check(z.positive(), z.maximum(100_000)), 1000).check(z.describe('At most this many, the newest')),
 });
 export type ActivityQuery = z.input<typeof activityQuerySchema>;
 

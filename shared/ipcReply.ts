@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zodMessages.js';
 import { isErrorCode, TabmuxError, type ErrorCode } from './errors.js';
 
 /**

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zodMessages.js';
 import { activityEntrySchema } from './activity.js';
 import type {
   BrowserInfo,
@@ -26,14 +27,14 @@ import type {
  * drift apart: a field added to a type without its schema is a compile error here.
  */
 
-const daemonState: z.ZodType<DaemonState> = z.enum(['starting', 'ready', 'degraded', 'crashed', 'stopping']);
-export const profileState: z.ZodType<ProfileState> = z.enum(['stopped', 'starting', 'ready', 'crashed', 'restarting', 'stopping']);
-const pageOrigin: z.ZodType<PageOrigin> = z.enum(['created', 'attached', 'opened']);
-const sessionActivity: z.ZodType<SessionActivity> = z.enum(['idle', 'busy', 'paused']);
-const workerState: z.ZodType<WorkerState> = z.enum(['starting', 'ready', 'restarting', 'stopped', 'failed']);
-const closeReason: z.ZodType<SessionCloseReason> = z.enum(['closed', 'expired', 'daemon_stopped']);
+const daemonState: z.ZodMiniType<DaemonState> = z.enum(['starting', 'ready', 'degraded', 'crashed', 'stopping']);
+export const profileState: z.ZodMiniType<ProfileState> = z.enum(['stopped', 'starting', 'ready', 'crashed', 'restarting', 'stopping']);
+const pageOrigin: z.ZodMiniType<PageOrigin> = z.enum(['created', 'attached', 'opened']);
+const sessionActivity: z.ZodMiniType<SessionActivity> = z.enum(['idle', 'busy', 'paused']);
+const workerState: z.ZodMiniType<WorkerState> = z.enum(['starting', 'ready', 'restarting', 'stopped', 'failed']);
+const closeReason: z.ZodMiniType<SessionCloseReason> = z.enum(['closed', 'expired', 'daemon_stopped']);
 
-export const sessionPageSchema: z.ZodType<SessionPage> = z.object({
+export const sessionPageSchema: z.ZodMiniType<SessionPage> = z.object({
   pageId: z.number(),
   url: z.string(),
   title: z.string(),
@@ -41,92 +42,92 @@ export const sessionPageSchema: z.ZodType<SessionPage> = z.object({
   current: z.boolean(),
 });
 
-export const sessionInfoSchema: z.ZodType<SessionInfo> = z.object({
+export const sessionInfoSchema: z.ZodMiniType<SessionInfo> = z.object({
   id: z.string(),
-  label: z.string().nullable(),
+  label: z.nullable(z.string()),
   createdAt: z.number(),
   lastUsedAt: z.number(),
   owned: z.boolean(),
   paused: z.boolean(),
   activity: sessionActivity,
   worker: z.number(),
-  currentPageId: z.number().nullable(),
+  currentPageId: z.nullable(z.number()),
   pages: z.array(sessionPageSchema),
   epoch: z.number(),
   queued: z.number(),
   running: z.number(),
 });
 
-const queueEntrySchema: z.ZodType<QueueEntry> = z.object({
+const queueEntrySchema: z.ZodMiniType<QueueEntry> = z.object({
   callId: z.number(),
   sessionId: z.string(),
   tool: z.string(),
   worker: z.number(),
   state: z.enum(['queued', 'running']),
   enqueuedAt: z.number(),
-  startedAt: z.number().nullable(),
+  startedAt: z.nullable(z.number()),
 });
 
-const workerInfoSchema: z.ZodType<WorkerInfo> = z.object({
+const workerInfoSchema: z.ZodMiniType<WorkerInfo> = z.object({
   index: z.number(),
-  pid: z.number().nullable(),
+  pid: z.nullable(z.number()),
   state: workerState,
-  selectedPageId: z.number().nullable(),
+  selectedPageId: z.nullable(z.number()),
   inFlight: z.number(),
   sessions: z.number(),
-  lastError: z.string().nullable(),
+  lastError: z.nullable(z.string()),
 });
 
-const chromeInfoSchema: z.ZodType<ChromeInfo> = z.object({
-  pid: z.number().nullable(),
-  port: z.number().nullable(),
-  browserUrl: z.string().nullable(),
-  userDataDir: z.string().nullable(),
-  headless: z.boolean().nullable(),
-  executable: z.string().nullable(),
+const chromeInfoSchema: z.ZodMiniType<ChromeInfo> = z.object({
+  pid: z.nullable(z.number()),
+  port: z.nullable(z.number()),
+  browserUrl: z.nullable(z.string()),
+  userDataDir: z.nullable(z.string()),
+  headless: z.nullable(z.boolean()),
+  executable: z.nullable(z.string()),
 });
 
-export const browserInfoSchema: z.ZodType<BrowserInfo> = z.discriminatedUnion('kind', [
+export const browserInfoSchema: z.ZodMiniType<BrowserInfo> = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('launched'),
-    pid: z.number().nullable(),
-    port: z.number().nullable(),
-    browserUrl: z.string().nullable(),
+    pid: z.nullable(z.number()),
+    port: z.nullable(z.number()),
+    browserUrl: z.nullable(z.string()),
     userDataDir: z.string(),
     headless: z.boolean(),
-    executable: z.string().nullable(),
+    executable: z.nullable(z.string()),
   }),
   z.object({
     kind: z.literal('external'),
     state: z.enum(['pending', 'connecting', 'connected', 'disconnected']),
     endpoint: z.string(),
-    lastError: z.string().nullable(),
+    lastError: z.nullable(z.string()),
     attempts: z.number(),
-    nextRetryAt: z.number().nullable(),
+    nextRetryAt: z.nullable(z.number()),
   }),
 ]);
 
-export const tabInfoSchema: z.ZodType<TabInfo> = z.object({
+export const tabInfoSchema: z.ZodMiniType<TabInfo> = z.object({
   pageId: z.number(),
   worker: z.number(),
-  ownerPageId: z.number().nullable(),
+  ownerPageId: z.nullable(z.number()),
   url: z.string(),
   title: z.string(),
-  owner: z.string().nullable(),
-  origin: pageOrigin.nullable(),
+  owner: z.nullable(z.string()),
+  origin: z.nullable(pageOrigin),
   upstreamSelected: z.boolean(),
-  windowId: z.number().nullable(),
-  tabId: z.string().optional(),
+  windowId: z.nullable(z.number()),
+  tabId: z.optional(z.string()),
 });
 
-const pictureMetadataSchema: z.ZodType<PictureMetadata> = z.object({
+const pictureMetadataSchema: z.ZodMiniType<PictureMetadata> = z.object({
   deviceWidth: z.number(),
   deviceHeight: z.number(),
   offsetTop: z.number(),
   pageScaleFactor: z.number(),
 });
 
-export const tabPictureSchema: z.ZodType<TabPicture> = z.object({
+export const tabPictureSchema: z.ZodMiniType<TabPicture> = z.object({
   tabId: z.string(),
   data: z.string(),
   width: z.number(),
@@ -135,7 +136,7 @@ export const tabPictureSchema: z.ZodType<TabPicture> = z.object({
   metadata: pictureMetadataSchema,
 });
 
-export const daemonStatusSchema: z.ZodType<DaemonStatus> = z.object({
+export const daemonStatusSchema: z.ZodMiniType<DaemonStatus> = z.object({
   protocolVersion: z.number(),
   version: z.string(),
   profile: z.string(),
@@ -143,10 +144,10 @@ export const daemonStatusSchema: z.ZodType<DaemonStatus> = z.object({
   socketPath: z.string(),
   startedAt: z.number(),
   state: daemonState,
-  lastError: z.string().nullable(),
+  lastError: z.nullable(z.string()),
   browser: browserInfoSchema,
   chrome: chromeInfoSchema,
-  upstream: z.object({ pid: z.number().nullable() }),
+  upstream: z.object({ pid: z.nullable(z.number()) }),
   workers: z.array(workerInfoSchema),
   sessions: z.array(sessionInfoSchema),
   queue: z.array(queueEntrySchema),
@@ -160,8 +161,8 @@ export const daemonStatusSchema: z.ZodType<DaemonStatus> = z.object({
   }),
 });
 
-export const daemonEventSchema: z.ZodType<DaemonEvent> = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('daemon'), profile: z.string(), state: daemonState, lastError: z.string().nullable() }),
+export const daemonEventSchema: z.ZodMiniType<DaemonEvent> = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('daemon'), profile: z.string(), state: daemonState, lastError: z.nullable(z.string()) }),
   z.object({ type: z.literal('session.updated'), profile: z.string(), session: sessionInfoSchema }),
   z.object({ type: z.literal('session.closed'), profile: z.string(), sessionId: z.string(), reason: closeReason }),
   z.object({ type: z.literal('queue'), profile: z.string(), queue: z.array(queueEntrySchema) }),

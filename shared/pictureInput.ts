@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zodMessages.js';
 import type { PictureMetadata } from './model.js';
 
 /**
@@ -7,8 +8,8 @@ import type { PictureMetadata } from './model.js';
  * `Input.dispatchKeyEvent`, `text` onto `Input.insertText` (what a person types into a field, composed characters
  * included).
  */
-const modifiers = z.number().int().min(0).max(15).default(0).describe('Alt 1, Ctrl 2, Meta 4, Shift 8 (CDP bit field)');
-const coordinate = z.number().min(-100_000).max(100_000);
+const modifiers = z._default(z.int().check(z.minimum(0), z.maximum(15)), 0).check(z.describe('Alt 1, Ctrl 2, Meta 4, Shift 8 (CDP bit field)'));
+const coordinate = z.number().check(z.minimum(-100_000), z.maximum(100_000));
 
 export const pictureInputSchema = z.discriminatedUnion('kind', [
   z.object({
@@ -16,20 +17,20 @@ export const pictureInputSchema = z.discriminatedUnion('kind', [
     type: z.enum(['mousePressed', 'mouseReleased', 'mouseMoved']),
     x: coordinate,
     y: coordinate,
-    button: z.enum(['none', 'left', 'middle', 'right']).default('none'),
-    clickCount: z.number().int().min(0).max(3).default(0),
+    button: z._default(z.enum(['none', 'left', 'middle', 'right']), 'none'),
+    clickCount: z._default(z.int().check(z.minimum(0), z.maximum(3)), 0),
     modifiers,
   }),
   z.object({ kind: z.literal('wheel'), x: coordinate, y: coordinate, deltaX: coordinate, deltaY: coordinate, modifiers }),
   z.object({
     kind: z.literal('key'),
     type: z.enum(['keyDown', 'keyUp']),
-    key: z.string().max(32),
-    code: z.string().max(32).default(''),
-    keyCode: z.number().int().min(0).max(255).default(0),
+    key: z.string().check(z.maxLength(32)),
+    code: z._default(z.string().check(z.maxLength(32)), ''),
+    keyCode: z._default(z.int().check(z.minimum(0), z.maximum(255)), 0),
     modifiers,
   }),
-  z.object({ kind: z.literal('text'), text: z.string().min(1).max(10_000) }),
+  z.object({ kind: z.literal('text'), text: z.string().check(z.minLength(1), z.maxLength(10_000)) }),
 ]);
 export type PictureInput = z.output<typeof pictureInputSchema>;
 export type PictureInputRequest = z.input<typeof pictureInputSchema>;

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zodMessages.js';
 import { activityQueryResultSchema, activityQuerySchema } from './activity.js';
 import type { DaemonEvent } from './model.js';
 import { pictureInputSchema } from './pictureInput.js';
@@ -14,51 +15,51 @@ export { EVENT_METHOD, PROTOCOL_VERSION } from './protocolConstants.js';
 
 export { SESSION_ID_PATTERN } from './sessionId.js';
 
-const sessionId = z.string().max(64).describe('Session id (sess-<16 hex>)');
-const pageId = z.number().int().nonnegative().describe('Page id in the session worker terms, as list_pages shows it');
-const label = z.string().max(200);
+const sessionId = z.string().check(z.maxLength(64), z.describe('Session id (sess-<16 hex>)'));
+const pageId = z.int().check(z.nonnegative(), z.describe('Page id in the session worker terms, as list_pages shows it'));
+const label = z.string().check(z.maxLength(200));
 
 const helloParams = z.object({
-  protocolVersion: z.number().int(),
-  client: z.object({ name: z.string().max(200), version: z.string().max(100).optional() }).optional(),
+  protocolVersion: z.int(),
+  client: z.optional(z.object({ name: z.string().check(z.maxLength(200)), version: z.optional(z.string().check(z.maxLength(100))) })),
 });
 
-const toolContentSchema = z.looseObject({ type: z.string(), text: z.string().optional() });
+const toolContentSchema = z.looseObject({ type: z.string(), text: z.optional(z.string()) });
 
 const toolResultSchema = z.looseObject({
   content: z.array(toolContentSchema),
-  isError: z.boolean().optional(),
-  structuredContent: z.record(z.string(), z.unknown()).optional(),
-  _meta: z.record(z.string(), z.unknown()).optional(),
+  isError: z.optional(z.boolean()),
+  structuredContent: z.optional(z.record(z.string(), z.unknown())),
+  _meta: z.optional(z.record(z.string(), z.unknown())),
 });
 
 const toolInfoSchema = z.object({
   name: z.string(),
-  description: z.string().optional(),
+  description: z.optional(z.string()),
   inputSchema: z.looseObject({
     type: z.literal('object'),
-    properties: z.record(z.string(), z.unknown()).optional(),
-    required: z.array(z.string()).optional(),
+    properties: z.optional(z.record(z.string(), z.unknown())),
+    required: z.optional(z.array(z.string())),
   }),
-  annotations: z.record(z.string(), z.unknown()).optional(),
+  annotations: z.optional(z.record(z.string(), z.unknown())),
 });
 
 const helloResult = z.object({ protocolVersion: z.number(), version: z.string(), profile: z.string(), pid: z.number() });
 
 const sessionPageResult = z.object({
   session: z.string(),
-  pageId: z.number().nullable(),
-  url: z.string().nullable(),
+  pageId: z.nullable(z.number()),
+  url: z.nullable(z.string()),
   pages: z.array(sessionPageSchema),
 });
 
-const empty = z.object({}).optional();
+const empty = z.optional(z.object({}));
 
 /** The most tabs one connection watches at once; a profile's own caps on size and rate apply on top. */
 export const MAX_WATCHED_TABS = 32;
 
-const tabId = z.string().min(1).max(128).describe("Chrome's tab id, as tabs.list gives it");
-const pictureWatch = z.object({ tabId, size: z.enum(['thumb', 'live']).default('thumb') });
+const tabId = z.string().check(z.minLength(1), z.maxLength(128), z.describe("Chrome's tab id, as tabs.list gives it"));
+const pictureWatch = z.object({ tabId, size: z._default(z.enum(['thumb', 'live']), 'thumb') });
 
 /**
  * Every control method once: `params` is parsed by the daemon before a handler runs, `result` by the client before
@@ -70,56 +71,56 @@ export const controlMethods = {
   'tabmux/stop': { params: empty, result: z.object({ stopping: z.literal(true) }) },
   'tabmux/subscribe': { params: empty, result: daemonStatusSchema },
   'tabmux/tools.list': {
-    params: z
-      .object({ sessionArg: z.boolean().optional().describe('Add the optional session_id argument and the close_session tool (session-argument mode)') })
-      .optional(),
+    params: z.optional(
+      z.object({ sessionArg: z.optional(z.boolean()).check(z.describe('Add the optional session_id argument and the close_session tool (session-argument mode)')) }),
+    ),
     result: z.object({ tools: z.array(toolInfoSchema) }),
   },
   'tabmux/tabs.list': { params: empty, result: z.object({ tabs: z.array(tabInfoSchema) }) },
-  'tabmux/tabs.open': { params: z.object({ url: z.string().max(8192).default('about:blank') }), result: z.object({ tab: tabInfoSchema }) },
-  'tabmux/session.create': { params: z.object({ label: label.optional() }).optional(), result: sessionInfoSchema },
+  'tabmux/tabs.open': { params: z.object({ url: z._default(z.string().check(z.maxLength(8192)), 'about:blank') }), result: z.object({ tab: tabInfoSchema }) },
+  'tabmux/session.create': { params: z.optional(z.object({ label: z.optional(label) })), result: sessionInfoSchema },
   'tabmux/session.list': { params: empty, result: z.object({ sessions: z.array(sessionInfoSchema) }) },
   'tabmux/session.close': { params: z.object({ session: sessionId }), result: z.object({ closed: z.string(), closedPages: z.array(z.number()) }) },
   'tabmux/session.bind': { params: z.object({ session: sessionId }), result: sessionInfoSchema },
-  'tabmux/session.unbind': { params: empty, result: z.object({ unbound: z.string().nullable() }) },
+  'tabmux/session.unbind': { params: empty, result: z.object({ unbound: z.nullable(z.string()) }) },
   'tabmux/session.page': { params: z.object({ session: sessionId }), result: sessionPageResult },
   'tabmux/session.attach': {
     params: z.object({
       session: sessionId,
       pageId,
-      worker: z.number().int().nonnegative().default(0).describe('Worker whose page ids pageId uses; tabmux pages shows worker 0'),
+      worker: z._default(z.int().check(z.nonnegative()), 0).check(z.describe('Worker whose page ids pageId uses; tabmux pages shows worker 0')),
     }),
     result: sessionPageResult,
   },
   'tabmux/session.newPage': {
     params: z.object({
       session: sessionId,
-      url: z.string().max(8192).default('about:blank'),
-      background: z.boolean().default(true),
+      url: z._default(z.string().check(z.maxLength(8192)), 'about:blank'),
+      background: z._default(z.boolean(), true),
     }),
     result: sessionPageResult,
   },
-  'tabmux/session.release': { params: z.object({ session: sessionId, pageId: pageId.optional() }), result: sessionPageResult },
-  'tabmux/session.select': { params: z.object({ session: sessionId, pageId, bringToFront: z.boolean().default(false) }), result: sessionPageResult },
+  'tabmux/session.release': { params: z.object({ session: sessionId, pageId: z.optional(pageId) }), result: sessionPageResult },
+  'tabmux/session.select': { params: z.object({ session: sessionId, pageId, bringToFront: z._default(z.boolean(), false) }), result: sessionPageResult },
   'tabmux/session.pause': { params: z.object({ session: sessionId }), result: sessionInfoSchema },
   'tabmux/session.resume': { params: z.object({ session: sessionId }), result: sessionInfoSchema },
   'tabmux/call': {
     params: z.object({
       session: sessionId,
-      name: z.string().max(200),
-      arguments: z.record(z.string(), z.unknown()).default({}),
+      name: z.string().check(z.maxLength(200)),
+      arguments: z._default(z.record(z.string(), z.unknown()), {}),
     }),
     result: toolResultSchema,
   },
-  'tabmux/queue.cancel': { params: z.object({ callId: z.number().int() }), result: z.object({ cancelled: z.boolean() }) },
+  'tabmux/queue.cancel': { params: z.object({ callId: z.int() }), result: z.object({ cancelled: z.boolean() }) },
   /** The activity log: the newest entries that match, oldest first. New ones arrive as `activity` events. */
-  'tabmux/log.query': { params: activityQuerySchema.optional(), result: activityQueryResultSchema },
+  'tabmux/log.query': { params: z.optional(activityQuerySchema), result: activityQueryResultSchema },
   /**
    * Live pictures: the tabs this connection watches, replacing what it watched before (an empty list stops them
    * all). Frames arrive as `picture` events (`tabmux/event`) on this connection only, subscribed or not; they stop
    * when it closes. `watching` lists the tabs of the list that exist and are captured now.
    */
-  'tabmux/pictures.watch': { params: z.object({ tabs: z.array(pictureWatch).max(MAX_WATCHED_TABS) }), result: z.object({ watching: z.array(z.string()) }) },
+  'tabmux/pictures.watch': { params: z.object({ tabs: z.array(pictureWatch).check(z.maxLength(MAX_WATCHED_TABS)) }), result: z.object({ watching: z.array(z.string()) }) },
   'tabmux/pictures.unwatch': { params: empty, result: z.object({ watching: z.array(z.string()) }) },
   /**
    * Takeover: a person's click, wheel, key or typing, sent to a tab this connection watches live. Refused unless
@@ -127,10 +128,10 @@ export const controlMethods = {
    */
   'tabmux/pictures.input': { params: z.object({ tabId, input: pictureInputSchema }), result: z.object({ sent: z.literal(true) }) },
   /** A picture the activity log keeps (an entry's `picture`), as base64 JPEG; null when it is gone or was never taken. */
-  'tabmux/log.picture': { params: z.object({ name: z.string().regex(/^[\w-]+\.jpg$/) }), result: z.object({ data: z.string().nullable() }) },
+  'tabmux/log.picture': { params: z.object({ name: z.string().check(z.regex(/^[\w-]+\.jpg$/)) }), result: z.object({ data: z.nullable(z.string()) }) },
   /** Connects an external browser now instead of at the first call that needs it (the UI's Connect). */
   'tabmux/browser.connect': { params: empty, result: z.object({ browser: browserInfoSchema }) },
-} as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
+} as const satisfies Record<string, { params: z.ZodMiniType; result: z.ZodMiniType }>;
 
 export type ControlMethod = keyof typeof controlMethods;
 export type ControlParams<M extends ControlMethod> = z.output<(typeof controlMethods)[M]['params']>;
@@ -144,10 +145,10 @@ export type ToolContent = z.output<typeof toolContentSchema>;
 export type ToolResult = z.output<typeof toolResultSchema>;
 
 // The same table seen through a mapped type, which lets a generic method name index it.
-const RESULT_TABLE: { [M in ControlMethod]: { result: z.ZodType<ControlResults[M]> } } = controlMethods;
+const RESULT_TABLE: { [M in ControlMethod]: { result: z.ZodMiniType<ControlResults[M]> } } = controlMethods;
 
 /** The result schema of a control method, typed by the method so a parsed result needs no cast. */
-export function controlResultSchema<M extends ControlMethod>(method: M): z.ZodType<ControlResults[M]> {
+export function controlResultSchema<M extends ControlMethod>(method: M): z.ZodMiniType<ControlResults[M]> {
   return RESULT_TABLE[method].result;
 }
 

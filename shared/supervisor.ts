@@ -1,10 +1,11 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zodMessages.js';
 import { daemonEventSchema, daemonStatusSchema, profileState, tabInfoSchema, tabPictureSchema } from './modelSchemas.js';
 import { pictureInputSchema } from './pictureInput.js';
 import { PROFILE_NAME_PATTERN, PROFILE_NAME_RULE } from './profileName.js';
 import { controlMethods, MAX_WATCHED_TABS, type ControlInput, type ControlMethod, type ControlResults } from './protocol.js';
 
-const profileNameSchema = z.string().regex(PROFILE_NAME_PATTERN, `a profile name is ${PROFILE_NAME_RULE}`);
+const profileNameSchema = z.string().check(z.regex(PROFILE_NAME_PATTERN, `a profile name is ${PROFILE_NAME_RULE}`));
 
 /**
  * The supervisor API: what a UI (the tray window through the preload, the web dashboard through its WebSocket) may
@@ -20,10 +21,10 @@ const profileNameSchema = z.string().regex(PROFILE_NAME_PATTERN, `a profile name
 const profileViewSchema = z.object({
   name: z.string(),
   kind: z.enum(['launched', 'external']),
-  endpoint: z.string().nullable(),
+  endpoint: z.nullable(z.string()),
   state: profileState,
-  lastError: z.string().nullable(),
-  status: daemonStatusSchema.nullable(),
+  lastError: z.nullable(z.string()),
+  status: z.nullable(daemonStatusSchema),
   tabs: z.array(tabInfoSchema),
 });
 export type ProfileView = z.output<typeof profileViewSchema>;
@@ -68,10 +69,10 @@ export type DaemonCallResult = ControlResults[ForwardedDaemonMethod];
 
 const profileParams = z.object({ profile: profileNameSchema });
 
-const tabId = z.string().min(1).max(128);
+const tabId = z.string().check(z.minLength(1), z.maxLength(128));
 const picturesWatchParams = z.object({
   profile: profileNameSchema,
-  tabs: z.array(z.object({ tabId, size: z.enum(['thumb', 'live']).default('thumb') })).max(MAX_WATCHED_TABS),
+  tabs: z.array(z.object({ tabId, size: z._default(z.enum(['thumb', 'live']), 'thumb') })).check(z.maxLength(MAX_WATCHED_TABS)),
 });
 const picturesInputParams = z.object({ profile: profileNameSchema, tabId, input: pictureInputSchema });
 
@@ -79,18 +80,18 @@ const picturesInputParams = z.object({ profile: profileNameSchema, tabId, input:
  * A profile on a browser the user runs, as `tabmux profile add NAME --browser-url URL [--isolation tab|window]`
  * makes it. Name and URL are plain strings here so that the one check the CLI also uses gives the error message.
  */
-const addExternalParams = z.object({ name: z.string(), browserUrl: z.string(), isolation: z.enum(['tab', 'window']).optional() });
+const addExternalParams = z.object({ name: z.string(), browserUrl: z.string(), isolation: z.optional(z.enum(['tab', 'window'])) });
 
 /**
  * A forwarded call's own params are checked against the daemon method's schema by the supervisor (`DaemonCall`
  * gives callers the precise type); its result is one of the forwarded methods' results.
  */
-const daemonCallSchema = z.object({ profile: profileNameSchema, method: z.enum(FORWARDED_DAEMON_METHODS), params: z.unknown().optional() });
+const daemonCallSchema = z.object({ profile: profileNameSchema, method: z.enum(FORWARDED_DAEMON_METHODS), params: z.optional(z.unknown()) });
 const daemonCallResultSchema = z.union(FORWARDED_DAEMON_METHODS.map((method) => controlMethods[method].result));
 
 export const supervisorMethods = {
   /** Every known profile with its daemon status and tabs; a UI loads it first and after every reconnect. */
-  'supervisor/snapshot': { params: z.object({}).optional(), result: supervisorSnapshotSchema },
+  'supervisor/snapshot': { params: z.optional(z.object({})), result: supervisorSnapshotSchema },
   /** Resolve once the request is accepted; progress arrives as `profile` events. */
   'supervisor/profile.start': { params: profileParams, result: profileViewSchema },
   'supervisor/profile.stop': { params: profileParams, result: profileViewSchema },
@@ -106,7 +107,7 @@ export const supervisorMethods = {
   'supervisor/pictures.watch': { params: picturesWatchParams, result: z.object({ watching: z.array(z.string()) }) },
   /** Takeover input into a tab this window shows live; the daemon refuses it unless the tab's session is paused. */
   'supervisor/pictures.input': { params: picturesInputParams, result: z.object({ sent: z.literal(true) }) },
-} as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
+} as const satisfies Record<string, { params: z.ZodMiniType; result: z.ZodMiniType }>;
 
 export type SupervisorMethod = keyof typeof supervisorMethods;
 export type SupervisorParams = { [M in Exclude<SupervisorMethod, 'supervisor/daemon'>]: z.input<(typeof supervisorMethods)[M]['params']> } & {
@@ -121,10 +122,10 @@ export function isSupervisorMethod(method: string): method is SupervisorMethod {
 }
 
 // The same table seen through a mapped type, which lets a generic method name index it.
-const RESULT_TABLE: { [M in SupervisorMethod]: { result: z.ZodType<SupervisorResults[M]> } } = supervisorMethods;
+const RESULT_TABLE: { [M in SupervisorMethod]: { result: z.ZodMiniType<SupervisorResults[M]> } } = supervisorMethods;
 
 /** The result schema of a supervisor method, typed by the method so a parsed result needs no cast. */
-export function supervisorResultSchema<M extends SupervisorMethod>(method: M): z.ZodType<SupervisorResults[M]> {
+export function supervisorResultSchema<M extends SupervisorMethod>(method: M): z.ZodMiniType<SupervisorResults[M]> {
   return RESULT_TABLE[method].result;
 }
 

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../shared/zodMessages.js';
 import { TabmuxError } from '../../shared/errors.js';
 
 /**
@@ -12,12 +13,12 @@ import { TabmuxError } from '../../shared/errors.js';
  * - `{"$text": "step"}`: the whole text of a step's result.
  */
 export const batchStepSchema = z.object({
-  id: z.string().min(1).max(100).optional(),
-  tool: z.string().min(1).max(200),
-  args: z.record(z.string(), z.unknown()).default({}),
+  id: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+  tool: z.string().check(z.minLength(1), z.maxLength(200)),
+  args: z._default(z.record(z.string(), z.unknown()), {}),
 });
 
-export const batchScriptSchema = z.array(batchStepSchema).max(1000);
+export const batchScriptSchema = z.array(batchStepSchema).check(z.maxLength(1000));
 
 export type BatchStep = z.infer<typeof batchStepSchema>;
 
@@ -86,7 +87,7 @@ function source(from: string | undefined, earlier: readonly StepOutcome[], fallb
 
 function resolveUid(spec: unknown, earlier: readonly StepOutcome[]): string {
   const parsed = z
-    .object({ role: z.string().optional(), name: z.string().optional(), nameContains: z.string().optional(), from: z.string().optional() })
+    .object({ role: z.optional(z.string()), name: z.optional(z.string()), nameContains: z.optional(z.string()), from: z.optional(z.string()) })
     .safeParse(spec);
   if (!parsed.success) {
     throw new TabmuxError('invalid_params', '$uid takes {"role"?, "name"?, "nameContains"?, "from"?}');
@@ -115,7 +116,7 @@ function resolveUid(spec: unknown, earlier: readonly StepOutcome[]): string {
 }
 
 function resolveMatch(spec: unknown, earlier: readonly StepOutcome[]): string {
-  const parsed = z.object({ regex: z.string(), from: z.string().optional() }).safeParse(spec);
+  const parsed = z.object({ regex: z.string(), from: z.optional(z.string()) }).safeParse(spec);
   if (!parsed.success) {
     throw new TabmuxError('invalid_params', '$match takes {"regex", "from"?}');
   }

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../shared/zodMessages.js';
 import { readFileNoFollow, writeFileNoFollow } from './secureFs.js';
 
 /**
@@ -6,8 +7,8 @@ import { readFileNoFollow, writeFileNoFollow } from './secureFs.js';
  * after a daemon that was killed), the user-data-dir that Chrome uses, and when the daemon started.
  */
 export const daemonPidFileSchema = z.object({
-  pid: z.number().int(),
-  chromePid: z.number().int().nullable(),
+  pid: z.int(),
+  chromePid: z.nullable(z.int()),
   userDataDir: z.string(),
   startedAt: z.number(),
 });

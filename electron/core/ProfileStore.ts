@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { dirname } from 'node:path';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../shared/zodMessages.js';
 import { TabmuxError } from '../../shared/errors.js';
 import { isBrowserUrl, isWsEndpoint } from './browserUrl.js';
 import { profilesConfigFile, type TabmuxPaths } from './paths.js';
@@ -10,44 +11,47 @@ import { DEFAULT_PROFILE, validateProfileName } from './validateProfileName.js';
 // The name rules live apart from the store, so code that only checks a name does not load the config schemas.
 export { DEFAULT_PROFILE, validateProfileName } from './validateProfileName.js';
 
+const positiveInt = z.int().check(z.positive());
+
 export const profileConfigSchema = z.object({
-  chrome: z.string().optional(),
+  chrome: z.optional(z.string()),
   /** An external browser reached by HTTP discovery; tabmux connects to it instead of launching Chrome. */
-  browserUrl: z.string().refine(isBrowserUrl, { message: 'browserUrl must be an http(s) URL' }).optional(),
+  browserUrl: z.optional(z.string().check(z.refine(isBrowserUrl, { message: 'browserUrl must be an http(s) URL' }))),
   /** An external browser's browser-level WebSocket (a remote engine); `${VAR}` references are read at connect time. */
-  wsEndpoint: z.string().refine(isWsEndpoint, { message: 'wsEndpoint must be a ws(s) URL' }).optional(),
+  wsEndpoint: z.optional(z.string().check(z.refine(isWsEndpoint, { message: 'wsEndpoint must be a ws(s) URL' }))),
   /** Headers for the WebSocket handshake (auth); values may be `${VAR}` references. */
-  wsHeaders: z.record(z.string(), z.string()).optional(),
+  wsHeaders: z.optional(z.record(z.string(), z.string())),
   /** Run through /bin/sh when the external browser cannot be reached and a call needs it. */
-  startCommand: z.string().min(1).optional(),
-  headless: z.boolean().optional(),
-  chromeArgs: z.array(z.string()).optional(),
-  workers: z.number().int().min(1).max(16).optional(),
+  startCommand: z.optional(z.string().check(z.minLength(1))),
+  headless: z.optional(z.boolean()),
+  chromeArgs: z.optional(z.array(z.string())),
+  workers: z.optional(z.int().check(z.minimum(1), z.maximum(16))),
   /** `window`: each session's pages open in a window of its own. */
-  isolation: z.enum(['tab', 'window']).optional(),
-  sessionTtlMs: z.number().int().positive().optional(),
-  reapIntervalMs: z.number().int().positive().optional(),
-  callTimeoutMs: z.number().int().positive().optional(),
-  workerIdleMs: z.number().int().positive().optional(),
-  toolTimeoutsMs: z.record(z.string(), z.number().int().positive()).optional(),
+  isolation: z.optional(z.enum(['tab', 'window'])),
+  sessionTtlMs: z.optional(positiveInt),
+  reapIntervalMs: z.optional(positiveInt),
+  callTimeoutMs: z.optional(positiveInt),
+  workerIdleMs: z.optional(positiveInt),
+  toolTimeoutsMs: z.optional(z.record(z.string(), positiveInt)),
   /** The activity log: on unless false. */
-  activityLog: z.boolean().optional(),
+  activityLog: z.optional(z.boolean()),
   /** Keep typed values and header values in the activity log in clear (redacted by default). */
-  logValues: z.boolean().optional(),
-  logMaxBytes: z.number().int().positive().optional(),
-  logMaxAgeMs: z.number().int().positive().optional(),
+  logValues: z.optional(z.boolean()),
+  logMaxBytes: z.optional(positiveInt),
+  logMaxAgeMs: z.optional(positiveInt),
   /** Caps on live pictures (see PictureLimits): frames a second and largest size, per picture size; tabs at once. */
-  pictures: z
-    .object({
-      thumbFps: z.number().min(0.1).max(30),
-      liveFps: z.number().min(0.1).max(30),
-      liveMaxWidth: z.number().int().min(160).max(3840),
-      liveMaxHeight: z.number().int().min(120).max(2160),
-      maxTabs: z.number().int().min(1).max(64),
-    })
-    .partial()
-    .optional(),
-  createdAt: z.number().optional(),
+  pictures: z.optional(
+    z.partial(
+      z.object({
+        thumbFps: z.number().check(z.minimum(0.1), z.maximum(30)),
+        liveFps: z.number().check(z.minimum(0.1), z.maximum(30)),
+        liveMaxWidth: z.int().check(z.minimum(160), z.maximum(3840)),
+        liveMaxHeight: z.int().check(z.minimum(120), z.maximum(2160)),
+        maxTabs: z.int().check(z.minimum(1), z.maximum(64)),
+      }),
+    ),
+  ),
+  createdAt: z.optional(z.number()),
 });
 
 export type ProfileConfig = z.infer<typeof profileConfigSchema>;

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../../shared/zodMessages.js';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { ExternalBrowserInfo, ExternalBrowserState } from '../../../shared/model.js';
 import { Backoff } from '../Backoff.js';

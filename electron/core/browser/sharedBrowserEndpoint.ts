@@ -1,5 +1,6 @@
 import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../../shared/zodMessages.js';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { Logger } from '../Logger.js';
 import { openCdpConnection } from './CdpConnection.js';
@@ -16,9 +17,9 @@ export interface SharedEndpointOptions {
 const DISCOVERY_TIMEOUT_MS = 5000;
 
 /** browserless's `/sessions`: each of its browsers and their pages, with the browser's id. */
-const sessionsSchema = z.array(z.object({ id: z.string(), browserId: z.string().optional() }).loose());
+const sessionsSchema = z.array(z.looseObject({ id: z.string(), browserId: z.optional(z.string()) }));
 
-const targetsSchema = z.object({ targetInfos: z.array(z.object({ targetId: z.string(), type: z.string() }).loose()) });
+const targetsSchema = z.object({ targetInfos: z.array(z.looseObject({ targetId: z.string(), type: z.string() })) });
 
 /**
  * Where the workers must connect to land in the very browser the daemon's connection is in. A Chrome endpoint

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { TabmuxError } from '../../../shared/errors.js';
 import { controlMethods } from '../../../shared/protocol.js';
 import { isSupervisorMethod, supervisorMethods, type SupervisorEvent } from '../../../shared/supervisor.js';
@@ -76,7 +76,7 @@ function needViewer(viewer: Viewer | undefined, method: string): Viewer {
   return viewer;
 }
 
-function parse<S extends z.ZodType>(schema: S, method: string, params: unknown): z.output<S> {
+function parse<S extends z.ZodMiniType>(schema: S, method: string, params: unknown): z.output<S> {
   const result = schema.safeParse(params ?? {});
   if (!result.success) {
     throw new TabmuxError('invalid_params', `invalid params for ${method}: ${describe(result.error)}`);
@@ -84,6 +84,6 @@ function parse<S extends z.ZodType>(schema: S, method: string, params: unknown):
   return result.data;
 }
 
-function describe(error: z.ZodError): string {
+function describe(error: z.core.$ZodError): string {
   return error.issues.map((issue) => `${issue.path.join('.') || '(params)'}: ${issue.message}`).join('; ');
 }
