@@ -32,6 +32,11 @@ describe('findChrome on Linux', () => {
     expect(findChrome(undefined, { PATH: `${first}:${binDir({})}` }, 'linux')).toBe(join(first, 'chromium'));
   });
 
+  it('reads a PATH folder written with a trailing slash', () => {
+    const dir = binDir({ chromium: true });
+    expect(findChrome(undefined, { PATH: `${dir}/` }, 'linux')).toBe(join(dir, 'chromium'));
+  });
+
   it('skips a file that is not executable', () => {
     const dir = binDir({ 'google-chrome': false, chromium: true });
     expect(findChrome(undefined, { PATH: dir }, 'linux')).toBe(join(dir, 'chromium'));

@@ -40,10 +40,13 @@ function* candidates(env: Env, platform: NodeJS.Platform): Generator<string> {
     }
     return;
   }
+  // Joined as strings: a PATH lists directories, and normalizing each of the few dozen candidates (path.join) is
+  // enough work at a daemon's start to get Node's path code compiled by the optimizing compiler, whose pages then
+  // stay in the daemon's memory.
   const dirs = (env['PATH'] ?? '').split(delimiter).filter(Boolean);
   for (const name of LINUX_NAMES) {
     for (const dir of dirs) {
-      yield join(dir, name);
+      yield dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`;
     }
   }
   yield* LINUX_PATHS;
