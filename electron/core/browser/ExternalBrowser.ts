@@ -11,7 +11,7 @@ import { onDisconnected, openCdpConnection } from './CdpConnection.js';
 import { describeEndpoint, expandEndpoint, holdsCredentials, scrubSecrets, type ExternalEndpoint } from './externalEndpoint.js';
 import { sharedBrowserEndpoint } from './sharedBrowserEndpoint.js';
 import type { StartCommand } from './StartCommand.js';
-import { WsRelay, type RelayTarget } from './WsRelay.js';
+import type { RelayTarget, WsRelay } from './WsRelay.js';
 import type { BrowserEndpoint, BrowserRun, ProfileBrowser, ProfileBrowserEvents, ProfileBrowserHooks } from './ProfileBrowser.js';
 
 export interface ExternalBrowserOptions extends ProfileBrowserHooks {
@@ -92,7 +92,9 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
     if (endpoint.kind === 'browserUrl' && !holdsCredentials(endpoint.url)) {
       return { kind: 'browserUrl', url: endpoint.url };
     }
-    this.#relay ??= WsRelay.start({ target: () => this.#run?.relayTarget, logger: this.#options.logger.child('relay') });
+    // Loaded here, not with the daemon: the relay's HTTP server and WebSocket library are only for credentialed
+    // endpoints, and a daemon that launches its own Chrome loads them after Chrome is on its way.
+    this.#relay ??= import('./WsRelay.js').then(({ WsRelay: Relay }) => Relay.start({ target: () => this.#run?.relayTarget, logger: this.#options.logger.child('relay') }));
     return { kind: 'wsEndpoint', url: (await this.#relay).url, hiddenEnv };
   }
 
