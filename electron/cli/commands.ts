@@ -11,6 +11,7 @@ import { mcpCommands } from './mcpCommands.js';
 import { dashboardCommands } from './dashboardCommand.js';
 import { logCommands } from './logCommands.js';
 import { chromeOptions, daemonRun } from './daemonRun.js';
+import { sessionCreate } from './sessionCreate.js';
 
 function print(context: CommandContext, json: unknown, text: string): void {
   context.stdout(context.json ? JSON.stringify(json, null, 2) : text);
@@ -234,16 +235,7 @@ const profileCommands: Command[] = [
 ];
 
 const sessionCommands: Command[] = [
-  {
-    words: ['session', 'create'],
-    usage: 'tabmux session create [--label TEXT]',
-    summary: 'Create a session and print its id',
-    options: { label: { type: 'string' }, ...chromeOptions },
-    run: showing((client, context) => {
-      const label = stringOption(context.values, 'label');
-      return client.call('tabmux/session.create', label === undefined ? {} : { label });
-    }, (session) => session.id),
-  },
+  sessionCreate,
   {
     words: ['session', 'list'],
     usage: 'tabmux session list [--json]',

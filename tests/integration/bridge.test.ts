@@ -160,7 +160,7 @@ describe('tabmux mcp serve', () => {
     expect(await tabmuxFilesLoaded(log)).toEqual({ entry: true, agentCommands: true, libraries: [], withSchemaLibrary: [] });
   });
 
-  it('runs mcp call and mcp list without the schema library, as scripts run them once per step', async () => {
+  it('runs session create, mcp call and mcp list without the schema library, as scripts run them once per step', async () => {
     const log = join(home, 'modules-cli.log');
     const run = (...args: string[]): Promise<{ stdout: string; stderr: string }> =>
       execFileAsync(process.execPath, ['--import', MODULE_LOG, CLI, ...args], { env: { ...env(), TABMUX_TEST_MODULE_LOG: log } });
@@ -169,8 +169,12 @@ describe('tabmux mcp serve', () => {
     expect(id).toBeDefined();
     expect((await run('mcp', 'call', '--session', id ?? '', 'list_pages')).stdout).toMatch(/Pages/);
     expect((await run('mcp', 'list')).stdout).toMatch(/^list_pages\(/m);
+    const made = (await run('session', 'create', '--label', 'lean-create')).stdout.trim();
+    expect(made).toMatch(/^sess-[0-9a-f]{16}$/);
+    expect((await run('mcp', 'call', '--session', made, 'list_pages')).stdout).toMatch(/Pages/);
     expect(await tabmuxFilesLoaded(log)).toEqual({ entry: true, agentCommands: true, libraries: [], withSchemaLibrary: [] });
     await cli('session', 'close', '--session', id ?? '');
+    await cli('session', 'close', '--session', made);
   });
 
   it('passes page text that forges MCP replies through as text: the client gets only its own replies', async () => {

@@ -81,6 +81,11 @@ describe('tabmux session and mcp', () => {
     a = plain.stdout.trim();
     b = labelled.stdout.trim();
     expect(a).not.toBe(b);
+    // --json prints the whole session, as the daemon describes it.
+    const described = await json<SessionInfo>(['session', 'create', '--label', 'described']);
+    expect(described).toMatchObject({ label: 'described', owned: false, paused: false, pages: [], currentPageId: null });
+    expect(`${described.id}\n`).toMatch(SESSION_LINE);
+    await ok(['session', 'close', '--session', described.id]);
   });
 
   it('session list --json lists the sessions with their labels', async () => {
