@@ -16,7 +16,7 @@ export class Logger {
   ) {}
 
   static toStderr(scope: string, level: LogLevel = levelFromEnv()): Logger {
-    return new Logger(scope, (line) => process.stderr.write(line), level);
+    return new Logger(scope, streamSink(process.stderr), level);
   }
 
   static silent(): Logger {
@@ -53,6 +53,37 @@ export class Logger {
       // Logging must never take the process down (a full disk, a closed stderr).
     }
   }
+}
+
+/** The part of a stream a log sink uses. */
+export interface LogStream {
+  write(line: string): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+const sinks = new WeakMap<LogStream, LogSink>();
+
+/**
+ * Lines written to a stream until it fails. A closed pipe (`tabmux daemon run | head`, a terminal gone) fails every
+ * write, and the stream reports each failure as an error event: unheard, each would be an uncaught exception, whose
+ * report is logged to the same stream, and the process would spin on that for ever instead of serving. So the first
+ * failure ends the log and the process carries on without it, as with a full disk.
+ */
+export function streamSink(stream: LogStream): LogSink {
+  let sink = sinks.get(stream);
+  if (!sink) {
+    let failed = false;
+    stream.on('error', () => {
+      failed = true;
+    });
+    sink = (line) => {
+      if (!failed) {
+        stream.write(line);
+      }
+    };
+    sinks.set(stream, sink);
+  }
+  return sink;
 }
 
 function levelFromEnv(): LogLevel {

@@ -1,0 +1,35 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { Logger, streamSink } from './Logger.js';
+
+/** A stream whose every write fails the way a closed pipe does: with an error event on a later tick. */
+class ClosedPipe extends EventEmitter {
+  writes = 0;
+
+  write(): boolean {
+    this.writes++;
+    process.nextTick(() => this.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })));
+    return false;
+  }
+}
+
+describe('a log written to a stream', () => {
+  it('stops at the first failed write, and its errors are heard, so none is left uncaught', async () => {
+    const pipe = new ClosedPipe();
+    const logger = new Logger('test', streamSink(pipe), 'info');
+    logger.info('one');
+    logger.info('two, written before the first failure is known');
+    await new Promise((resolve) => setImmediate(resolve));
+    logger.info('three');
+    logger.error('four');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(pipe.writes).toBe(2);
+    expect(pipe.listenerCount('error')).toBe(1);
+  });
+
+  it('is one sink per stream, however many loggers write to it', () => {
+    const pipe = new ClosedPipe();
+    expect(streamSink(pipe)).toBe(streamSink(pipe));
+    expect(pipe.listenerCount('error')).toBe(1);
+  });
+});
