@@ -75,6 +75,8 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   );
   await bridge.close();
   const added = (pair: { figure: { median: number }; baseline: { median: number } }): string => (pair.figure.median - pair.baseline.median).toFixed(2);
+  // What the MCP SDK's client costs over tabmux's own on the same direct child: part of the bridge row, not of tabmux.
+  const sdkOwn = viaDirectSdk.median - viaDirect.median;
   const path = 'Figure: the SDK client on a `tabmux mcp serve` child (stdio → bridge → daemon socket → router → worker). Baseline: the same SDK client on a chrome-devtools-mcp child of the direct Chrome (started as the daemon starts its workers), passing pageId where the tool takes one.';
   return [
     {
@@ -95,7 +97,7 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       ratio: ratio(lists.figure, lists.baseline),
       goal: { kind: 'max', limit: 1.1 },
       note: `list_pages, ${PAIRS} rounds after ${WARM_UP} warm-up rounds, each round calling through the bridge, the SDK client on a direct child, a byte pipe, the daemon socket and tabmux's own client on a direct child in rotated order. ${path} Added latency: ${added(lists)} ms per call.`,
-      why: `Two process hops stand between the agent and upstream (the bridge, then the daemon), each a pipe or socket write and a wake-up of another process on a 2-core machine. Measured in this run: one hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×, the rows below), the daemon alone over its socket adds ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×), the bridge in front of it ${(lists.figure.median - socketed.figure.median).toFixed(2)} ms more. A 1.10× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * 0.1).toFixed(2)} ms for both hops.`,
+      why: `Two process hops stand between the agent and upstream (the bridge, then the daemon), each a pipe or socket write and a wake-up of another process on a 2-core machine. Measured in this run: one hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×, the rows below), the daemon alone over its socket adds ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×), the bridge and the SDK client in front of it ${(lists.figure.median - socketed.figure.median).toFixed(2)} ms more, of which ${sdkOwn.toFixed(2)} ms is the SDK client's own (it takes that much longer than tabmux's client on the same direct child), leaving ${(lists.figure.median - socketed.figure.median - sdkOwn).toFixed(2)} ms to the bridge's hop. A 1.10× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * 0.1).toFixed(2)} ms for both hops.`,
     },
     {
       name: 'list_pages through a byte pipe',
