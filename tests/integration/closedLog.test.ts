@@ -1,11 +1,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { socketPath } from '../../electron/core/paths.js';
-import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { packageRoot } from '../../electron/core/version.js';
 import { makeTestHome } from '../helpers/testHome.js';
-import { waitFor } from '../helpers/waitFor.js';
+import { readyDaemon } from '../helpers/readyDaemon.js';
 
 /**
  * A daemon run in the foreground whose log output goes away (`tabmux daemon run | head`, a closed terminal) keeps
@@ -24,14 +22,7 @@ describe('a daemon whose stderr is closed', () => {
     child.stderr.destroy();
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      const client = await waitFor(async () => {
-        const candidate = await DaemonClient.connect(socketPath(paths, 'default')).catch(() => undefined);
-        if (candidate && (await candidate.call('tabmux/status')).state === 'ready') {
-          return candidate;
-        }
-        candidate?.close();
-        return undefined;
-      }, 'the daemon to be ready', 30_000);
+      const client = await readyDaemon(paths);
       const session = await client.createSession('no-log');
       await client.bindSession(session.id);
       expect(JSON.stringify(await client.request('tools/call', { name: 'list_pages', arguments: {} }))).toMatch(/Pages/);

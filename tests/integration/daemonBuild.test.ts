@@ -2,12 +2,10 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { socketPath } from '../../electron/core/paths.js';
-import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { packageRoot } from '../../electron/core/version.js';
 import { MODULE_LOG, modulesLoaded } from '../helpers/moduleLogFile.js';
 import { makeTestHome } from '../helpers/testHome.js';
-import { waitFor } from '../helpers/waitFor.js';
+import { readyDaemon } from '../helpers/readyDaemon.js';
 
 /**
  * `tabmux daemon run` as installed: tabmux.js hands it to its own build before loading anything else, so a daemon
@@ -28,14 +26,7 @@ describe('the daemon build', () => {
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
-      const client = await waitFor(async () => {
-        const candidate = await DaemonClient.connect(socketPath(paths, 'default')).catch(() => undefined);
-        if (candidate && (await candidate.call('tabmux/status')).state === 'ready') {
-          return candidate;
-        }
-        candidate?.close();
-        return undefined;
-      }, 'the daemon to be ready', 30_000);
+      const client = await readyDaemon(paths);
       // A first session and call, so whatever the daemon loads lazily on the way is in the log too.
       const session = await client.createSession('build-check');
       await client.bindSession(session.id);
