@@ -302,17 +302,21 @@ describe('tabmux mcp serve', () => {
     expect((await bridge.call('list_pages', { session_id: 'browser_three' })).isError).toBe(false);
   });
 
-  it('drops a call the MCP client cancelled in session_id mode before it runs', async () => {
-    const bridge = await startBridge('cancelling', ['--session-arg']);
-    await bridge.call('new_page', { session_id: 'canceller', url: html('<p>start</p>', 'Cancel-Start') });
-    const slow = bridge.call('evaluate_script', { session_id: 'canceller', function: 'async () => { await new Promise((r) => setTimeout(r, 5000)); return "slept"; }' });
+  // A plain bridge sends its calls down its lane as the client wrote them; a session_id bridge reads each call.
+  it.each([
+    { mode: 'session_id mode', args: ['--session-arg'], ids: { session_id: 'canceller' }, label: 'canceller' },
+    { mode: 'a plain bridge', args: [], ids: {}, label: 'cancelling-plain' },
+  ])('drops a call the MCP client cancelled in $mode before it runs, and answers it with nothing', async ({ args, ids, label }) => {
+    const bridge = await startBridge(label === 'canceller' ? 'cancelling' : label, args);
+    await bridge.call('new_page', { ...ids, url: html('<p>start</p>', 'Cancel-Start') });
+    const slow = bridge.call('evaluate_script', { ...ids, function: 'async () => { await new Promise((r) => setTimeout(r, 5000)); return "slept"; }' });
     const abort = new AbortController();
     const cancelled = bridge.client.callTool(
-      { name: 'evaluate_script', arguments: { session_id: 'canceller', function: '() => { document.title = "should not run"; return 1; }' } },
+      { name: 'evaluate_script', arguments: { ...ids, function: '() => { document.title = "should not run"; return 1; }' } },
       undefined,
       { signal: abort.signal },
     );
-    const session = await sessionLabelled('canceller');
+    const session = await sessionLabelled(label);
     await until('the second call to wait in the queue', async () => {
       const status = await cli<{ queue: Array<{ sessionId: string; state: string }> }>('daemon', 'status');
       return status.queue.some((entry) => entry.sessionId === session.id && entry.state === 'queued') ? true : undefined;
@@ -320,9 +324,11 @@ describe('tabmux mcp serve', () => {
     abort.abort();
     await expect(cancelled).rejects.toThrow();
     expect((await slow).text).toContain('slept');
-    const title = await bridge.call('evaluate_script', { session_id: 'canceller', function: '() => document.title' });
+    const title = await bridge.call('evaluate_script', { ...ids, function: '() => document.title' });
     expect(title.text).toContain('Cancel-Start');
     expect(title.text).not.toContain('should not run');
+    // An answer to the cancelled call would reach the client as a reply to an id it no longer knows.
+    expect(bridge.wireErrors).toEqual([]);
   });
 
   it('works with the MCP Inspector CLI', async () => {

@@ -1,6 +1,7 @@
 import { isSessionGone, TabmuxError } from '../../../shared/errors.js';
 import type { Logger } from '../Logger.js';
 import type { DaemonClient } from '../transport/DaemonClient.js';
+import { DaemonLane } from './DaemonLane.js';
 import type { DaemonLink } from './DaemonLink.js';
 
 export interface BoundSessionOptions {
@@ -21,14 +22,15 @@ export interface BoundSession {
 }
 
 /**
- * The session bound on the bridge's daemon connection: the agent's own session in plain mode, the default one in
- * session-argument mode. It is created on first need and bound again on every new connection, because a binding
- * lives only as long as the connection that made it.
+ * The bridge's own session: the agent's session in plain mode, the default one in session-argument mode. It is
+ * created on first need over the bridge's daemon connection and held by a lane of its own (`DaemonLane`), which binds
+ * it; a lost lane is bound again on the next call, because a binding lives only as long as the connection that made it.
  */
 export class BoundSessionSlot {
   #session: string | undefined;
   #generation = 0;
   #created = false;
+  #lane: DaemonLane | undefined;
   #pending: Promise<BoundSession> | undefined;
 
   constructor(private readonly options: BoundSessionOptions) {}
@@ -36,7 +38,7 @@ export class BoundSessionSlot {
   async ensure(): Promise<BoundSession> {
     const { link } = this.options;
     const client = await link.client();
-    if (this.#session !== undefined && this.#generation === link.generation) {
+    if (this.#session !== undefined && this.#generation === link.generation && this.#lane?.open === true) {
       return { client, session: this.#session };
     }
     this.#pending ??= this.#attach(client, link.generation).finally(() => {
@@ -50,6 +52,16 @@ export class BoundSessionSlot {
     await this.#pending?.catch(() => undefined);
   }
 
+  /** The lane holding the session, when it is bound and nothing about it is being settled. */
+  lane(generation: number): DaemonLane | undefined {
+    return this.#pending === undefined && this.#generation === generation && this.#lane?.open === true ? this.#lane : undefined;
+  }
+
+  /** Lets the session go: its lane is closed (the session itself is closed by whoever created it). */
+  close(): void {
+    this.#lane?.close();
+  }
+
   /** The session this bridge created on the given connection generation, which it must close when it leaves. */
   createdIn(generation: number): string | undefined {
     return this.#created && this.#generation === generation ? this.#session : undefined;
@@ -58,16 +70,14 @@ export class BoundSessionSlot {
   async #attach(client: DaemonClient, generation: number): Promise<BoundSession> {
     const { fixedSession, profile, logger } = this.options;
     if (fixedSession !== undefined) {
-      await client.bindSession(fixedSession);
-      this.#set(fixedSession, generation, false);
+      this.#set(fixedSession, generation, false, await this.#bind(client, fixedSession));
       return { client, session: fixedSession };
     }
     const previous = this.#session;
     if (previous !== undefined) {
       // The connection dropped but the daemon may still be the same one: keep the agent's session if it is there.
       try {
-        await client.bindSession(previous);
-        this.#set(previous, generation, this.#created);
+        this.#set(previous, generation, this.#created, await this.#bind(client, previous));
         return { client, session: previous };
       } catch (error) {
         if (!(error instanceof TabmuxError) || !isSessionGone(error.code)) {
@@ -76,8 +86,7 @@ export class BoundSessionSlot {
       }
     }
     const info = await client.createSession(this.options.label().slice(0, 200));
-    await client.bindSession(info.id);
-    this.#set(info.id, generation, true);
+    this.#set(info.id, generation, true, await this.#bind(client, info.id));
     logger.info(`session ${info.id} created and bound${info.label === null ? '' : ` (${info.label})`}`);
     if (previous === undefined) {
       return { client, session: info.id };
@@ -86,9 +95,20 @@ export class BoundSessionSlot {
     return { client, session: info.id, note };
   }
 
-  #set(session: string, generation: number, created: boolean): void {
+  /** A lane bound to the session; one still open (the daemon kept it through a drop of the other connection) is kept. */
+  async #bind(client: DaemonClient, session: string): Promise<DaemonLane> {
+    const lane = this.#lane;
+    if (lane?.open === true && this.#session === session) {
+      return lane;
+    }
+    lane?.close();
+    return DaemonLane.open(client.path, session, this.options.logger);
+  }
+
+  #set(session: string, generation: number, created: boolean, lane: DaemonLane): void {
     this.#session = session;
     this.#generation = generation;
     this.#created = created;
+    this.#lane = lane;
   }
 }

@@ -8,7 +8,7 @@ import { AgentSessions, cancellable } from './AgentSessions.js';
 import { BoundSessionSlot } from './BoundSessionSlot.js';
 import { DaemonLink } from './DaemonLink.js';
 import { RelayedResult } from './RelayedResult.js';
-import type { CallOptions, ToolBridge } from './ToolBridge.js';
+import type { CallOptions, ToolBridge, ToolLane } from './ToolBridge.js';
 
 export interface BridgeOptions {
   profile: string;
@@ -162,24 +162,51 @@ export class McpBridge implements ToolBridge {
       );
       await withDeadline(Promise.all(closing), CLOSE_DEADLINE_MS);
     }
+    this.#bound.close();
     this.#link.close();
   }
 
-  async #callBound(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult | RelayedResult> {
-    const { client, note } = await this.#bound.ensure();
-    const params = { name, arguments: args, ...(options.progressToken === undefined ? {} : { _meta: { progressToken: options.progressToken } }) };
-    if (note === undefined) {
-      // The common case: the daemon's reply goes to the client as the daemon wrote it.
-      return new RelayedResult(await cancellable(client, options.signal, () => client.relay('tools/call', params)));
+  /**
+   * The lane for the client's plain tool calls, when the bridge's session is bound and settled: each call then goes
+   * to the daemon as the client wrote it. Calls the bridge must look at (session-argument mode, a session being made
+   * or replaced, a note to add) take `callTool`.
+   */
+  lane(): ToolLane | undefined {
+    const lane = this.#options.sessionArg ? undefined : this.#bound.lane(this.#link.generation);
+    if (lane === undefined) {
+      return undefined;
     }
-    const result = asToolResult(await cancellable(client, options.signal, () => client.request('tools/call', params)));
+    return {
+      // A browser argument is refused by callTool, with the reason.
+      call: (id, line, args, done) => !Object.hasOwn(args, 'browser') && lane.call(id, line, (reply) => done(Buffer.isBuffer(reply) ? reply : this.#failureOrProtocolError(reply))),
+      cancel: (id) => lane.cancel(id),
+    };
+  }
+
+  async #callBound(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult | RelayedResult> {
+    const { client, session, note } = await this.#bound.ensure();
+    // The lane holds the binding; a call made here names its session instead.
+    const params = { session, name, arguments: args };
+    if (note === undefined) {
+      return new RelayedResult(await cancellable(client, options.signal, () => client.relay('tabmux/call', params)));
+    }
+    const result = asToolResult(await cancellable(client, options.signal, () => client.request('tabmux/call', params)));
     return { ...result, content: [{ type: 'text', text: note }, ...result.content] };
   }
 
   #failure(error: unknown): ToolResult {
+    const failure = this.#failureOrProtocolError(error);
+    if (failure instanceof TabmuxError) {
+      throw failure;
+    }
+    return failure;
+  }
+
+  /** What the agent gets for a failed call: a tool error it can read, or for an unknown tool a protocol error, as upstream does. */
+  #failureOrProtocolError(error: unknown): ToolResult | TabmuxError {
     const failure = TabmuxError.from(error);
     if (failure.code === 'unknown_tool') {
-      throw failure;
+      return failure;
     }
     const text =
       failure.code === 'daemon_not_running'

@@ -6,14 +6,36 @@ import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
 import { Logger } from '../Logger.js';
 import { RelayedResult } from './RelayedResult.js';
 import { MCP_PROTOCOL_VERSIONS, StdioMcpServer } from './StdioMcpServer.js';
-import type { CallOptions, ToolBridge } from './ToolBridge.js';
+import type { JsonRpcId } from '../../../shared/jsonrpc.js';
+import type { CallOptions, ToolBridge, ToolLane } from './ToolBridge.js';
+
+/** A lane that keeps what it was sent; the test answers each call. It takes no call whose arguments say `decline`. */
+class TestLane implements ToolLane {
+  readonly sent: { id: JsonRpcId; line: string; done: (reply: Buffer | ToolResult | TabmuxError) => void }[] = [];
+  readonly cancelled: JsonRpcId[] = [];
+
+  call(id: JsonRpcId, line: Buffer, args: Record<string, unknown>, done: (reply: Buffer | ToolResult | TabmuxError) => void): boolean {
+    if (args['decline'] === true) {
+      return false;
+    }
+    this.sent.push({ id, line: line.toString('utf8'), done });
+    return true;
+  }
+  cancel(id: JsonRpcId): void {
+    this.cancelled.push(id);
+  }
+}
 
 /** A bridge whose tools answer from the test: `slow` waits until aborted, `bad` returns malformed content. */
 class TestBridge implements ToolBridge {
   clientName: string | undefined;
   started = 0;
   readonly aborted: string[] = [];
+  laneNow: TestLane | undefined;
 
+  lane(): ToolLane | undefined {
+    return this.laneNow;
+  }
   setClientName(name: string | undefined): void {
     this.clientName = name;
   }
@@ -50,7 +72,13 @@ class TestBridge implements ToolBridge {
   }
 }
 
-function setUp(options: { sessionArg?: boolean } = {}): { bridge: TestBridge; server: StdioMcpServer; send: (message: object | string) => void; next: () => Promise<Record<string, unknown>> } {
+function setUp(options: { sessionArg?: boolean } = {}): {
+  bridge: TestBridge;
+  server: StdioMcpServer;
+  send: (message: object | string) => void;
+  next: () => Promise<Record<string, unknown>>;
+  nextLine: () => Promise<string>;
+} {
   const input = new PassThrough();
   const output = new PassThrough();
   const bridge = new TestBridge();
@@ -66,11 +94,14 @@ function setUp(options: { sessionArg?: boolean } = {}): { bridge: TestBridge; se
     lines.push(...parts);
     wake?.();
   });
-  const next = async (): Promise<Record<string, unknown>> => {
+  const nextLine = async (): Promise<string> => {
     while (lines.length === 0) {
       await new Promise<void>((resolve) => (wake = resolve));
     }
-    const parsed: unknown = JSON.parse(lines.shift() ?? '');
+    return lines.shift() ?? '';
+  };
+  const next = async (): Promise<Record<string, unknown>> => {
+    const parsed: unknown = JSON.parse(await nextLine());
     if (!isRecord(parsed)) {
       throw new Error('not an object');
     }
@@ -79,7 +110,7 @@ function setUp(options: { sessionArg?: boolean } = {}): { bridge: TestBridge; se
   const send = (message: object | string): void => {
     input.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
   };
-  return { bridge, server, send, next };
+  return { bridge, server, send, next, nextLine };
 }
 
 describe('StdioMcpServer', () => {
@@ -138,6 +169,57 @@ describe('StdioMcpServer', () => {
     send({ jsonrpc: '2.0', id: 11, method: 'ping' });
     expect(await next()).toMatchObject({ id: 11 });
     expect(bridge.aborted).toEqual(['slow']);
+  });
+
+  it('sends plain tool calls down the lane as the client wrote them, and writes each reply line as it came', async () => {
+    const { bridge, send, next, nextLine } = setUp();
+    const lane = new TestLane();
+    bridge.laneNow = lane;
+    const written = '{ "id": "q1", "jsonrpc": "2.0", "method": "tools/call", "params": {"name": "list_pages", "arguments": {}} }';
+    send(written);
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'take_snapshot' } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lane.sent.map(({ id, line }) => ({ id, line }))).toEqual([
+      { id: 'q1', line: written },
+      { id: 2, line: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"take_snapshot"}}' },
+    ]);
+    // Replies go out in the order they come, each exactly as the daemon wrote it.
+    const reply = '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"déjà \\n {\\"id\\":\\"q1\\"}"}]}}';
+    lane.sent[1]?.done(Buffer.from(reply));
+    expect(await nextLine()).toBe(reply);
+    lane.sent[0]?.done({ content: [{ type: 'text', text: 'Error: refused' }], isError: true });
+    expect(await next()).toEqual({ jsonrpc: '2.0', id: 'q1', result: { content: [{ type: 'text', text: 'Error: refused' }], isError: true } });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope', arguments: {} } });
+    await new Promise((resolve) => setImmediate(resolve));
+    lane.sent[2]?.done(new TabmuxError('unknown_tool', 'unknown tool nope'));
+    expect(await next()).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'MCP error -32602: unknown tool nope' } });
+  });
+
+  it('gives the bridge the calls its lane declines, and every other request', async () => {
+    const { bridge, send, next } = setUp();
+    const lane = new TestLane();
+    bridge.laneNow = lane;
+    send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { decline: true } } });
+    expect((await next())['result']).toEqual({ content: [{ type: 'text', text: '{"args":{"decline":true},"progressToken":null}' }] });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: 'not an object' } });
+    expect(await next()).toMatchObject({ id: 2, error: { code: -32602 } });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
+    expect((await next())['id']).toBe(3);
+    expect(lane.sent).toEqual([]);
+  });
+
+  it('tells the lane of a cancelled call and writes no answer for it', async () => {
+    const { bridge, send, next } = setUp();
+    const lane = new TestLane();
+    bridge.laneNow = lane;
+    send({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'evaluate_script', arguments: {} } });
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 10, reason: 'user' } });
+    send({ jsonrpc: '2.0', id: 11, method: 'ping' });
+    expect(await next()).toMatchObject({ id: 11 });
+    expect(lane.cancelled).toEqual([10]);
+    lane.sent[0]?.done(Buffer.from('{"jsonrpc":"2.0","id":10,"result":{"content":[]}}'));
+    send({ jsonrpc: '2.0', id: 12, method: 'ping' });
+    expect(await next()).toMatchObject({ id: 12 });
   });
 
   it('passes on server notifications only', async () => {

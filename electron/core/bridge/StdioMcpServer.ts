@@ -14,6 +14,7 @@ import type { ToolBridge } from './ToolBridge.js';
 export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const;
 
 const REPLY_END = Buffer.from('}\n');
+const NEWLINE = Buffer.from('\n');
 
 /** JSON-RPC error codes MCP uses. */
 const METHOD_NOT_FOUND = -32601;
@@ -97,16 +98,17 @@ export class StdioMcpServer {
   }
 
   readonly #onData = (chunk: Buffer | string): void => {
-    for (const decoded of this.#decoder.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) {
-      if ('line' in decoded) {
-        this.#onLine(decoded.line);
-      } else {
+    for (const raw of this.#decoder.pushBytes(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) {
+      const decoded = 'bytes' in raw ? this.#decoder.decode(raw.bytes) : raw;
+      if ('line' in decoded && 'bytes' in raw) {
+        this.#onLine(decoded.line, raw.bytes);
+      } else if ('error' in decoded) {
         this.#options.logger.warn(`dropped a message from the MCP client: ${decoded.error.message}`);
       }
     }
   };
 
-  #onLine(line: string): void {
+  #onLine(line: string, bytes: Buffer): void {
     if (line.trim() === '') {
       return;
     }
@@ -127,9 +129,43 @@ export class StdioMcpServer {
     }
     if (request.id === undefined) {
       this.#onNotification(request);
-    } else {
+    } else if (!(request.method === 'tools/call' && this.#viaLane(request, request.id, bytes))) {
       void this.#answer(request, request.id);
     }
+  }
+
+  /** A plain tool call goes down the bridge's lane as the client wrote it, when the bridge has one now. */
+  #viaLane(request: JsonRpcRequest, id: JsonRpcId, line: Buffer): boolean {
+    const lane = this.#options.bridge.lane?.();
+    const params = request.params;
+    if (lane === undefined || !isRecord(params) || typeof params['name'] !== 'string') {
+      return false;
+    }
+    const args = params['arguments'] ?? {};
+    const signal = new CancelSignal();
+    const done = (reply: Buffer | ToolResult | TabmuxError): void => {
+      if (this.#running.get(id) === signal) {
+        this.#running.delete(id);
+      }
+      // A cancelled request gets no answer at all: the client has already forgotten it.
+      if (signal.aborted) {
+        return;
+      }
+      if (Buffer.isBuffer(reply)) {
+        this.#writeLine(reply);
+      } else if (reply instanceof TabmuxError) {
+        const { code, message } = toolCallFailure(reply);
+        this.#writeError(id, code, message);
+      } else {
+        this.#write({ jsonrpc: '2.0', id, result: reply });
+      }
+    };
+    if (!isRecord(args) || !lane.call(id, line, args, done)) {
+      return false;
+    }
+    this.#running.set(id, signal);
+    signal.onCancel(() => lane.cancel(id));
+    return true;
   }
 
   #onNotification(request: JsonRpcRequest): void {
@@ -224,8 +260,7 @@ export class StdioMcpServer {
     try {
       result = await this.#options.bridge.callTool(name, args, { signal, progressToken });
     } catch (error) {
-      const failure = TabmuxError.from(error);
-      throw new McpFailure(failure.code === 'unknown_tool' ? INVALID_PARAMS : INTERNAL_ERROR, failure.message);
+      throw toolCallFailure(error);
     }
     if (result instanceof RelayedResult || isWellFormed(result)) {
       return result;
@@ -244,6 +279,14 @@ export class StdioMcpServer {
     const { output } = this.#options;
     if (!this.#closed && output.writable) {
       output.write(Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`), result.json, REPLY_END]));
+    }
+  }
+
+  /** A whole reply line the daemon wrote under the client's own id. */
+  #writeLine(line: Buffer): void {
+    const { output } = this.#options;
+    if (!this.#closed && output.writable) {
+      output.write(Buffer.concat([line, NEWLINE]));
     }
   }
 
@@ -266,6 +309,12 @@ class McpFailure extends Error {
   ) {
     super(message);
   }
+}
+
+/** A tool call that failed outright: an unknown tool is the client's mistake, anything else the server's. */
+function toolCallFailure(error: unknown): McpFailure {
+  const failure = TabmuxError.from(error);
+  return new McpFailure(failure.code === 'unknown_tool' ? INVALID_PARAMS : INTERNAL_ERROR, failure.message);
 }
 
 /** The content checks a client makes before it shows a result: every item typed, text items with their text. */

@@ -6,6 +6,7 @@ import type { ControlInput, ControlMethod, ControlResults, HelloResult, ToolInfo
 import { EVENT_METHOD, PROTOCOL_VERSION } from '../../../shared/protocolConstants.js';
 import { RpcClientCore } from '../../../shared/RpcClientCore.js';
 import { LineDecoder } from './LineDecoder.js';
+import { replyHead } from './replyHead.js';
 import { loadedProtocolSchemas, loadProtocolSchemas, type ProtocolSchemas } from './protocolSchemas.js';
 import { maxResponseBytes } from './socketLimits.js';
 
@@ -21,6 +22,8 @@ export interface DaemonClientOptions {
  */
 export class DaemonClient {
   readonly hello: HelloResult;
+  /** The daemon socket this client is connected to. */
+  readonly path: string;
   readonly #socket: Socket;
   readonly #rpc: RpcClientCore;
   readonly #eventListeners = new Set<(event: DaemonEvent) => void>();
@@ -30,8 +33,9 @@ export class DaemonClient {
   readonly #relayed = new Set<number>();
   #closed = false;
 
-  private constructor(socket: Socket, maxBytes: number) {
+  private constructor(socket: Socket, path: string, maxBytes: number) {
     this.#socket = socket;
+    this.path = path;
     this.hello = { protocolVersion: PROTOCOL_VERSION, version: '', profile: '', pid: 0 };
     this.#rpc = new RpcClientCore({
       send: (text) => {
@@ -53,7 +57,7 @@ export class DaemonClient {
         reject(new TabmuxError('daemon_not_running', `no daemon answers on ${path} (${error.message}); start it with: tabmux daemon start`, { cause: error }));
       });
     });
-    const client = new DaemonClient(socket, options.maxResponseBytes ?? maxResponseBytes());
+    const client = new DaemonClient(socket, path, options.maxResponseBytes ?? maxResponseBytes());
     try {
       // Checked by hand rather than by schema: the hello is all a short-lived client may need before its first call.
       const hello = asHelloResult(await client.request('tabmux/hello', { protocolVersion: PROTOCOL_VERSION, client: { name: clientName } }));
@@ -238,39 +242,19 @@ export class DaemonClient {
   }
 }
 
-const REPLY_HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
-const RESULT_KEY = Buffer.from(',"result":');
 const CLOSING_BRACE = 0x7d;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-/** Request ids this client makes stay far below this; more digits are not a reply to one of them. */
-const MAX_ID_DIGITS = 15;
 
 /**
- * The id and the result's bytes of a successful reply laid out as the daemon writes one, with `JSON.stringify`:
- * `{"jsonrpc":"2.0","id":<number>,"result":<value>}`, with no white space. The result is then everything between the
- * result key and the closing brace, a complete JSON value. Undefined for any other line (errors, notifications,
- * another layout), which is read on the ordinary path.
+ * The id and the result's bytes of a successful reply laid out as the daemon writes one (see `replyHead`): the
+ * result is everything between the result key and the closing brace, a complete JSON value. Undefined for any other
+ * line (errors, notifications, another layout), which is read on the ordinary path.
  */
 function relayedReply(line: Buffer): { id: number; result: Buffer } | undefined {
-  if (line.length < REPLY_HEAD.length + RESULT_KEY.length + 3 || line[line.length - 1] !== CLOSING_BRACE || line.compare(REPLY_HEAD, 0, REPLY_HEAD.length, 0, REPLY_HEAD.length) !== 0) {
+  const head = line[line.length - 1] === CLOSING_BRACE ? replyHead(line) : undefined;
+  if (typeof head?.id !== 'number' || head.resultAt === undefined || head.resultAt >= line.length - 1) {
     return undefined;
   }
-  let at = REPLY_HEAD.length;
-  let id = 0;
-  while (at < line.length && at - REPLY_HEAD.length <= MAX_ID_DIGITS) {
-    const byte = line[at];
-    if (byte === undefined || byte < DIGIT_0 || byte > DIGIT_9) {
-      break;
-    }
-    id = id * 10 + (byte - DIGIT_0);
-    at += 1;
-  }
-  if (at === REPLY_HEAD.length || line.compare(RESULT_KEY, 0, RESULT_KEY.length, at, at + RESULT_KEY.length) !== 0) {
-    return undefined;
-  }
-  const start = at + RESULT_KEY.length;
-  return start < line.length - 1 ? { id, result: line.subarray(start, line.length - 1) } : undefined;
+  return { id: head.id, result: line.subarray(head.resultAt, line.length - 1) };
 }
 
 function unexpectedShape(method: string, detail: string): TabmuxError {
