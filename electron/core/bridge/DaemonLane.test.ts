@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TabmuxError } from '../../../shared/errors.js';
 import { Logger } from '../Logger.js';
+import { MAX_REQUEST_LINE_BYTES } from '../transport/socketLimits.js';
 import { DaemonLane, type LaneReply } from './DaemonLane.js';
 
 /**
@@ -87,8 +88,9 @@ describe('DaemonLane', () => {
     expect(lane.call(7, Buffer.from('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a"}}'), first.done)).toBe(true);
     expect(lane.call('x"y', Buffer.from('{"jsonrpc":"2.0","id":"x\\"y","method":"tools/call","params":{"name":"b"}}'), second.done)).toBe(true);
     expect(lane.call('s', Buffer.from('{"id":"s","jsonrpc":"2.0","method":"tools/call","params":{"name":"c"}}'), third.done)).toBe(true);
-    // An id already on the lane is not taken twice.
+    // An id already on the lane is not taken twice, nor a line longer than the daemon reads.
     expect(lane.call(7, Buffer.from('{}'), first.done)).toBe(false);
+    expect(lane.call(8, Buffer.alloc(MAX_REQUEST_LINE_BYTES, 0x20), first.done)).toBe(false);
     await until(() => lines.length === 3);
     expect(lines[0]).toBe('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a"}}');
 

@@ -6,7 +6,7 @@ import { PROTOCOL_VERSION } from '../../../shared/protocolConstants.js';
 import type { Logger } from '../Logger.js';
 import { LineDecoder } from '../transport/LineDecoder.js';
 import { replyHead } from '../transport/replyHead.js';
-import { maxResponseBytes } from '../transport/socketLimits.js';
+import { MAX_REQUEST_LINE_BYTES, maxResponseBytes } from '../transport/socketLimits.js';
 
 /** A reply as it came: the daemon's whole reply line for a successful call, or what went wrong. */
 export type LaneReply = Buffer | TabmuxError;
@@ -76,10 +76,12 @@ export class DaemonLane {
 
   /**
    * Sends one `tools/call` line (without its newline) as the client wrote it; `done` gets the reply, as soon as its
-   * line is read. False when the lane cannot take it: closed, or a call under the same id is still on it.
+   * line is read. False when the lane cannot take it: closed, a call under the same id still on it, or a line longer
+   * than the daemon reads (which it answers under the id it finds in the line's first bytes, and a client may write
+   * the id last).
    */
   call(id: JsonRpcId, line: Buffer, done: (reply: LaneReply) => void): boolean {
-    if (!this.#open || this.#pending.has(id)) {
+    if (!this.#open || this.#pending.has(id) || line.length >= MAX_REQUEST_LINE_BYTES) {
       return false;
     }
     this.#pending.set(id, done);
