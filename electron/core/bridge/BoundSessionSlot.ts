@@ -38,8 +38,9 @@ export class BoundSessionSlot {
   async ensure(): Promise<BoundSession> {
     const { link } = this.options;
     const client = await link.client();
-    if (this.#session !== undefined && this.#generation === link.generation && this.#lane?.open === true) {
-      return { client, session: this.#session };
+    const session = this.#session;
+    if (session !== undefined && this.lane(link.generation) !== undefined) {
+      return { client, session };
     }
     this.#pending ??= this.#attach(client, link.generation).finally(() => {
       this.#pending = undefined;
