@@ -2,12 +2,13 @@ import type { EntryPoints } from '../cli/EntryPoints.js';
 import { mcpCommands } from '../cli/mcpCommands.js';
 import { runCommand } from '../cli/runCommand.js';
 import { sessionCreate } from '../cli/sessionCreate.js';
+import { daemonStart } from '../cli/daemonStart.js';
 import { runBridge } from './runBridge.js';
 
 export { runBridge };
 
 /** The commands in this build: ownBuilds.ts sends exactly these here. */
-export const agentCommands = [...mcpCommands, sessionCreate];
+export const agentCommands = [...mcpCommands, sessionCreate, daemonStart];
 
 const onlyTheBridge: EntryPoints = {
   runBridge,
@@ -16,7 +17,7 @@ const onlyTheBridge: EntryPoints = {
 };
 
 /**
- * The `mcp` commands agents run, and `session create` (see electron/cli/ownBuilds.ts): the installed package builds
+ * The `mcp` commands agents run, and `session create` and `daemon start` (see electron/cli/ownBuilds.ts): the installed package builds
  * them into a file of their own, without the rest of the command table and without the schema library. A daemon
  * they have to start is a process of its own.
  */

@@ -12,9 +12,10 @@ describe('commands with a build of their own', () => {
     expect(ownBuildOf(['mcp', 'call', '--session', 's', 'list_pages'])).toBe('mcp');
     expect(ownBuildOf(['mcp', 'serve'])).toBe('mcp');
     expect(ownBuildOf(['session', 'create', '--label', 'x'])).toBe('mcp');
+    expect(ownBuildOf(['daemon', 'start', '--headless'])).toBe('mcp');
     expect(ownBuildOf(daemonRun.words)).toBe('daemon');
     expect(ownBuildOf([...daemonRun.words, '--profile', 'work', '--json'])).toBe('daemon');
-    for (const other of [['mcp'], ['mcp', 'nonsense'], ['daemon', 'start'], ['daemon'], ['session', 'list'], ['session'], ['mcp serve'], []]) {
+    for (const other of [['mcp'], ['mcp', 'nonsense'], ['daemon', 'status'], ['daemon', 'stop'], ['daemon'], ['session', 'list'], ['session'], ['mcp serve'], []]) {
       expect(ownBuildOf(other), other.join(' ')).toBeUndefined();
     }
   });

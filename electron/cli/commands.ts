@@ -4,14 +4,16 @@ import { shownProfileConfig } from '../core/shownProfileConfig.js';
 import { validateIsolation } from '../core/addExternalProfile.js';
 import { ProfileStore } from '../core/ProfileStore.js';
 import { boolOption, stringOption, stringsOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart, isDaemonRunning, startDaemon, stopDaemon, tryConnect } from '../core/daemonProcess.js';
+import { connectOrStart, isDaemonRunning, stopDaemon, tryConnect } from '../core/daemonProcess.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
-import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
+import { formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
 import { dashboardCommands } from './dashboardCommand.js';
 import { logCommands } from './logCommands.js';
 import { chromeOptions, daemonRun } from './daemonRun.js';
 import { sessionCreate } from './sessionCreate.js';
+import { daemonStart } from './daemonStart.js';
+import { startOptions } from './sessionOptions.js';
 
 function print(context: CommandContext, json: unknown, text: string): void {
   context.stdout(context.json ? JSON.stringify(json, null, 2) : text);
@@ -35,7 +37,7 @@ function requirePage(context: CommandContext, name = 'page'): number {
 }
 
 async function withDaemon<T>(context: CommandContext, use: (client: DaemonClient) => Promise<T>): Promise<T> {
-  const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli', startOptions(context));
+  const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli', startOptions(context.values));
   try {
     return await use(client);
   } finally {
@@ -53,36 +55,10 @@ function showing<T>(call: (client: DaemonClient, context: CommandContext) => Pro
     });
 }
 
-function startOptions(context: CommandContext): { chrome?: string; headless?: boolean } {
-  const options: { chrome?: string; headless?: boolean } = {};
-  const chrome = stringOption(context.values, 'chrome');
-  if (chrome) {
-    options.chrome = chrome;
-  }
-  if (boolOption(context.values, 'headless')) {
-    options.headless = true;
-  }
-  return options;
-}
-
 const sessionOption = { session: { type: 'string', short: 's' } } as const;
 
 const daemonCommands: Command[] = [
-  {
-    words: ['daemon', 'start'],
-    usage: 'tabmux daemon start [--profile NAME] [--chrome PATH] [--headless]',
-    summary: "Start the profile's Chrome and daemon in the background (no-op if running)",
-    options: chromeOptions,
-    run: async (context) => {
-      const { status, started } = await startDaemon(context.paths, context.profile, startOptions(context));
-      print(
-        context,
-        { ...status, started },
-        `${started ? 'started' : 'already running'}: profile ${status.profile}, daemon pid ${status.pid}, ${formatBrowserShort(status.browser)}, socket ${status.socketPath}`,
-      );
-      return 0;
-    },
-  },
+  daemonStart,
   {
     words: ['daemon', 'status'],
     usage: 'tabmux daemon status [--profile NAME] [--json]',

@@ -178,12 +178,13 @@ export class Daemon {
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     }
     await this.#claimPidFile();
-    await this.#activity?.store.start();
-    await this.#activity?.pictures.retain().catch((error: unknown) => logger.warn(`activity pictures: ${TabmuxError.from(error).message}`));
     if (this.#browser.kind === 'launched') {
-      // Loading upstream is most of a worker's start, launching Chrome most of the rest: both at once.
+      // Loading upstream is most of a worker's start, and the longest step of the daemon's: it begins first, and
+      // launching Chrome, the rest of a worker's start, runs meanwhile.
       this.#preparedWorker = PreparedUpstream.start({ tempDir: this.#workerTempDir(0) }, logger.child('upstream0'));
     }
+    await this.#activity?.store.start();
+    await this.#activity?.pictures.retain().catch((error: unknown) => logger.warn(`activity pictures: ${TabmuxError.from(error).message}`));
     await this.#browser.start();
     await this.#writeDaemonPidFile();
     await this.router.start();

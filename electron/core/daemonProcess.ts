@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, promises as fs } from 'node:fs';
+import { closeSync, openSync, promises as fs, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { isErrorCode, TabmuxError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/isRecord.js';
 import type { DaemonStatus } from '../../shared/model.js';
 import { daemonLogTail, readDaemonLog } from './daemonLog.js';
 import { profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from './paths.js';
 import { isProcessAlive } from './processes.js';
+import { ensureSecureDir } from './secureFs.js';
 import { DaemonClient } from './transport/DaemonClient.js';
+import { loadProtocolSchemas } from './transport/protocolSchemas.js';
 import { cliEntryPoint } from './version.js';
 
 /**
@@ -14,6 +17,8 @@ import { cliEntryPoint } from './version.js';
  * missing socket fails at once, so asking often costs little and a first call waits less.
  */
 const START_POLL_MS = 20;
+/** The same when the socket's folder is watched: the socket's appearing wakes the wait, and this is the fallback. */
+const WATCHED_POLL_MS = 250;
 
 export interface StartOptions {
   chrome?: string | undefined;
@@ -74,6 +79,8 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
     }
   }
   await fs.mkdir(profileDataDir(paths, profile), { recursive: true, mode: 0o700 });
+  // Made (and checked) here as the daemon makes it, so that the socket's appearing there can be watched for.
+  await ensureSecureDir(paths.runtimeDir);
   const logFile = profileLogFile(paths, profile);
   const logStart = await fs.stat(logFile).then((stat) => stat.size).catch(() => 0);
   const log = openSync(logFile, 'a', 0o600);
@@ -96,25 +103,84 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
     exited = code;
   });
   child.unref();
+  // The status is checked against the protocol's schemas: a build without them loads them while the daemon starts.
+  void loadProtocolSchemas().catch(() => undefined);
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  while (Date.now() < deadline) {
-    if (exited !== undefined) {
-      throw await startFailure(paths, profile, logStart);
-    }
-    const client = await tryConnect(paths, profile).catch(() => undefined);
-    if (client) {
-      try {
-        const status = await client.call('tabmux/status');
-        if (status.state === 'ready') {
-          return { status, started: true };
-        }
-      } finally {
-        client.close();
+  const socketWatch = watchForSocket(socketPath(paths, profile));
+  try {
+    while (Date.now() < deadline) {
+      if (exited !== undefined) {
+        throw await startFailure(paths, profile, logStart);
       }
+      const client = await tryConnect(paths, profile).catch(() => undefined);
+      if (client) {
+        try {
+          const status = await client.call('tabmux/status');
+          if (status.state === 'ready') {
+            return { status, started: true };
+          }
+        } finally {
+          client.close();
+        }
+      }
+      await socketWatch.wait();
     }
-    await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));
+  } finally {
+    socketWatch.close();
   }
   throw new TabmuxError('daemon_start_failed', `the daemon for profile ${profile} did not become ready in time; see ${logFile}, or check with: tabmux daemon status --profile ${profile}`);
+}
+
+interface SocketWatch {
+  /** Resolves when something changed next to the socket, or after the poll interval, whichever comes first. */
+  wait(): Promise<void>;
+  close(): void;
+}
+
+/**
+ * Wakes the wait for a starting daemon the moment its socket appears (inotify on Linux, FSEvents on macOS), so
+ * `daemon start` returns as soon as the daemon is ready rather than at the next poll. Where the folder cannot be
+ * watched (a named pipe on Windows, a file system without notifications), it polls.
+ */
+export function watchForSocket(socket: string, pollMs = { watched: WATCHED_POLL_MS, unwatched: START_POLL_MS }): SocketWatch {
+  let wake: (() => void) | undefined;
+  // A change seen while no wait was pending (between a failed connect and the next wait) wakes the next wait at once.
+  let missed = false;
+  let watcher: FSWatcher | undefined;
+  if (process.platform !== 'win32') {
+    try {
+      watcher = watch(dirname(socket), { persistent: false }, (_event, name) => {
+        if (name === null || name === basename(socket)) {
+          missed = wake === undefined;
+          wake?.();
+        }
+      });
+      watcher.on('error', () => {
+        watcher?.close();
+        watcher = undefined;
+      });
+    } catch {
+      watcher = undefined;
+    }
+  }
+  return {
+    wait: () =>
+      new Promise<void>((resolve) => {
+        if (missed) {
+          missed = false;
+          resolve();
+          return;
+        }
+        const done = (): void => {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        };
+        const timer = setTimeout(done, watcher ? pollMs.watched : pollMs.unwatched);
+        wake = done;
+      }),
+    close: () => watcher?.close(),
+  };
 }
 
 /** Asks a daemon to stop and waits until its process is gone. Returns false when none was running. */
