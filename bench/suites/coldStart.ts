@@ -19,7 +19,7 @@ import { Teardown } from '../lib/Teardown.js';
 import { okText } from '../lib/toolCalls.js';
 
 const WARM_UP = 1;
-const SAMPLES = 5;
+const SAMPLES = 9;
 
 interface CliSample {
   total: number;
