@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { closeSync, openSync, promises as fs, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { isErrorCode, TabmuxError } from '../../shared/errors.js';
@@ -92,6 +91,8 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
   if (options.headless !== undefined) {
     args.push(options.headless ? '--headless' : '--no-headless');
   }
+  // Loaded here: the commands built with this file seldom start a daemon, and load as little as they can.
+  const { spawn } = await import('node:child_process');
   const child = spawn(options.execPath ?? process.execPath, args, {
     detached: true,
     stdio: ['ignore', log, log],

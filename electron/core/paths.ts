@@ -1,6 +1,7 @@
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
+import type { createHash as CreateHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 
 /**
  * Where tabmux keeps its files. `TABMUX_HOME` puts everything under one folder (tests use it); otherwise the
@@ -48,8 +49,16 @@ function shortRuntimeDir(dir: string): string {
   if (dir.length <= MAX_RUNTIME_DIR_LENGTH || process.platform === 'win32') {
     return dir;
   }
-  const digest = createHash('sha256').update(dir).digest('hex').slice(0, 12);
-  return join(tmpdir(), `tabmux-${digest}`);
+  return join(tmpdir(), `tabmux-${shortDigest(dir)}`);
+}
+
+/**
+ * The first 12 hex digits of a SHA-256, for names derived from a long path. node:crypto is loaded on this first use:
+ * most commands never need it, and the agent commands load as little as they can.
+ */
+function shortDigest(text: string): string {
+  const { createHash } = createRequire(import.meta.url)('node:crypto') as { createHash: typeof CreateHash };
+  return createHash('sha256').update(text).digest('hex').slice(0, 12);
 }
 
 export function profileDataDir(paths: TabmuxPaths, profile: string): string {
@@ -81,7 +90,7 @@ export function profileLogFile(paths: TabmuxPaths, profile: string): string {
 
 export function socketPath(paths: TabmuxPaths, profile: string): string {
   if (process.platform === 'win32') {
-    const digest = createHash('sha256').update(paths.runtimeDir).digest('hex').slice(0, 12);
+    const digest = shortDigest(paths.runtimeDir);
     return `\\\\.\\pipe\\tabmux-${digest}-${profile}`;
   }
   return join(paths.runtimeDir, `${profile}.sock`);
