@@ -6,15 +6,22 @@
  * be compiled, and keeps their whole text in memory, which a long-lived daemon pays for in resident size.
  * chrome-devtools-mcp is only ever started as a process of its own, and the MCP SDK is not loaded at run time.
  *
- * Two kinds of command are built on their own (see electron/cli/ownBuilds.ts), and tabmux.js loads their file and
+ * Two kinds of command are built on their own (see electron/cli/ownBuilds.ts), and the entry loads their file and
  * nothing else:
- * - mcp.js, the commands agents run (`mcp serve`, `mcp call`, `mcp batch`, `mcp list`): every new agent chat starts
- *   a bridge, and scripts run `mcp call` once per step.
+ * - mcp.cjs, the commands agents run (`mcp serve`, `mcp call`, `mcp batch`, `mcp list`, and `session create` and
+ *   `daemon start`, which scripts run first): every new agent chat starts a bridge, and scripts run `mcp call` once
+ *   per step. It is CommonJS, in one file: Node loads it without its ES module loader (whose start, and the module
+ *   facades it builds for Node's own modules, are several milliseconds of such a process).
  * - daemon.js, `daemon run`: one file with the daemon's code and its libraries. A long-lived process holds only
  *   what serves agents, and its start resolves one file instead of a few dozen (enough path handling in Node's
  *   module loader to get it optimized, and the optimizing compiler's pages into the daemon's memory).
+ *
+ * The installed command (package.json "bin") is tabmux.cjs, a CommonJS launcher: an agent's command then starts
+ * without the ES module loader at all. Every other command goes on in tabmux.js, which stays the entry for
+ * `node dist/electron/bin/tabmux.js`.
  */
 import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const OUT_DIR = 'dist/electron/bin';
@@ -36,19 +43,59 @@ const common = {
   logLevel: 'warning',
 };
 
-/** tabmux.js loads mcp.js and daemon.js as the separate files built below, not as chunks of its own. */
-const ownBuildsStayOutside = {
-  name: 'own-builds-stay-outside',
+/** CommonJS builds: `require` is Node's own, and `import.meta.url` is this file's URL (electron/bin/importMetaUrl.ts). */
+const commonJs = {
+  ...common,
+  format: 'cjs',
+  banner: {},
+  define: { 'import.meta.url': 'importMetaUrl' },
+  inject: ['electron/bin/importMetaUrl.ts'],
+  outExtension: { '.js': '.cjs' },
+};
+
+/**
+ * Imports of the given source files (or only dynamic imports of them) get a module that stands for another file of the
+ * build instead: `module.exports` of `require(file)`, or of a property of it.
+ */
+function standIn(pluginBuild, { name, sources, dynamicOnly, file, property = '' }) {
+  const wanted = new Set(sources.map((source) => resolve(source)));
+  pluginBuild.onResolve({ filter: /\.js$/ }, (args) => {
+    const source = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
+    return wanted.has(source) && (!dynamicOnly || args.kind === 'dynamic-import') ? { path: name, namespace: 'stand-in' } : undefined;
+  });
+  pluginBuild.onLoad({ filter: new RegExp(`^${name}$`), namespace: 'stand-in' }, () => ({ contents: `module.exports = require(${JSON.stringify(file)})${property};`, loader: 'js' }));
+  // The file it requires is the build's own, next to it: never bundled.
+  pluginBuild.onResolve({ filter: new RegExp(`^${file.replaceAll('.', '\\.')}$`) }, (args) => ({ path: args.path, external: true }));
+}
+
+/**
+ * In mcp.cjs, what the agents' commands import only on a rare path (the modules electron/bin/mcpLazy.ts gathers) is
+ * mcp-lazy.cjs, required when first imported: in a CommonJS build a dynamic import would otherwise put its code, the
+ * schema library's included, into the one file every `mcp serve` and `mcp call` reads.
+ */
+const agentsLazyPart = {
+  name: 'agents-lazy-part',
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^\.\/(mcp|daemon)\.js$/ }, (args) => ({ path: args.path, external: true }));
+    const sources = ['shared/protocol.ts', 'shared/modelSchemas.ts', 'electron/cli/batchScript.ts'];
+    standIn(pluginBuild, { name: 'lazy', sources, dynamicOnly: true, file: './mcp-lazy.cjs' });
+  },
+};
+
+/** In mcp-lazy.cjs, the errors module is mcp.cjs's, so both parts throw and recognise the same TabmuxError. */
+const errorsOfTheAgentsBuild = {
+  name: 'errors-of-the-agents-build',
+  setup(pluginBuild) {
+    standIn(pluginBuild, { name: 'errors', sources: ['shared/errors.ts'], dynamicOnly: false, file: './mcp.cjs', property: '.sharedErrors' });
   },
 };
 
 rmSync(`${OUT_DIR}/chunks`, { recursive: true, force: true });
-await build({ ...common, entryPoints: { tabmux: 'electron/bin/tabmux.ts' }, splitting: true, chunkNames: 'chunks/[name]-[hash]', plugins: [ownBuildsStayOutside] });
-// What they load only on a rare path (the protocol's schemas, for `tabmux/status`, a session_id call or starting a
-// daemon; a batch script's schema) stays in chunks of its own.
-await build({ ...common, entryPoints: { mcp: 'electron/bin/mcp.ts' }, splitting: true, chunkNames: 'chunks/mcp-[name]-[hash]' });
+// The entries load mcp.cjs, daemon.js and (the launcher) tabmux.js by their place in the package at run time
+// (electron/bin/ownBuildRun.ts), never as chunks of their own.
+await build({ ...common, entryPoints: { tabmux: 'electron/bin/tabmux.ts' }, splitting: true, chunkNames: 'chunks/[name]-[hash]' });
+await build({ ...commonJs, entryPoints: { tabmux: 'electron/bin/launcher.ts' } });
+await build({ ...commonJs, entryPoints: { mcp: 'electron/bin/mcp.ts' }, plugins: [agentsLazyPart] });
+await build({ ...commonJs, entryPoints: { 'mcp-lazy': 'electron/bin/mcpLazy.ts' }, plugins: [errorsOfTheAgentsBuild] });
 // One file: what the daemon loads only on some paths (the CDP connection's modules, pictures) is wrapped there so
 // that it runs only when first used.
 await build({ ...common, entryPoints: { daemon: 'electron/bin/daemon.ts' }, splitting: false });

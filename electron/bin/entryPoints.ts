@@ -1,13 +1,14 @@
 import type { EntryPoints } from '../cli/EntryPoints.js';
+import { agentBuild, daemonBuild } from './ownBuildRun.js';
 
 /**
  * The real programs behind `daemon run`, `dashboard` and `mcp serve`, for the CLI's command table. Each is loaded
  * only when its command runs: a bridge must not pay for the daemon's modules at start-up, nor a short CLI command
- * for any of them. The daemon and the bridge come from their own builds (daemon.js, mcp.js), so the installed
+ * for any of them. The daemon and the bridge come from their own builds (daemon.js, mcp.cjs), so the installed
  * package holds one copy of each.
  */
 export const entryPoints: EntryPoints = {
-  runDaemon: async (request) => (await import('./daemon.js')).runDaemon(request),
+  runDaemon: async (request) => (await daemonBuild()).runDaemon(request),
   runDashboard: async (request) => (await import('./runDashboard.js')).runDashboard(request),
-  runBridge: async (request) => (await import('./mcp.js')).runBridge(request),
+  runBridge: (request) => agentBuild().runBridge(request),
 };

@@ -6,6 +6,11 @@ import { daemonStart } from '../cli/daemonStart.js';
 import { runBridge } from './runBridge.js';
 
 export { runBridge };
+/**
+ * The errors module of this build, for its rarely loaded part (mcp-lazy.cjs), so that both throw and recognise the
+ * same TabmuxError class.
+ */
+export * as sharedErrors from '../../shared/errors.js';
 
 /** The commands in this build: ownBuilds.ts sends exactly these here. */
 export const agentCommands = [...mcpCommands, sessionCreate, daemonStart];

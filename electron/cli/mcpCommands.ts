@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { TabmuxError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/isRecord.js';
 import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
@@ -110,6 +109,8 @@ const mcpBatch: Command = {
     }
     let json: unknown;
     try {
+      // Node's promise-based file module loads here, not with every `mcp serve` and `mcp call`.
+      const { readFile } = await import('node:fs/promises');
       json = JSON.parse(await readFile(file === '-' ? '/dev/stdin' : file, 'utf8'));
     } catch (error) {
       throw new TabmuxError('invalid_params', `cannot read batch script ${file}: ${error instanceof Error ? error.message : String(error)}`);

@@ -41,12 +41,17 @@ export function tabmuxVersion(): string {
   return cached;
 }
 
-/** The compiled entry point of a worker started before its browser is known (electron/bin/upstreamLauncher.ts). */
-export function upstreamLauncherPath(): string {
-  return join(packageRoot(), 'dist', 'electron', 'bin', 'upstreamLauncher.js');
+/** A compiled file of the `tabmux` command (dist/electron/bin, see scripts/bundleCli.mjs), by its name there. */
+export function binFile(name: string): string {
+  return join(packageRoot(), 'dist', 'electron', 'bin', name);
 }
 
-/** The compiled CLI entry point, used to spawn daemons. */
+/** The compiled entry point of a worker started before its browser is known (electron/bin/upstreamLauncher.ts). */
+export function upstreamLauncherPath(): string {
+  return binFile('upstreamLauncher.js');
+}
+
+/** The installed `tabmux` command (package.json "bin"; electron/bin/launcher.ts), used to spawn daemons. */
 export function cliEntryPoint(): string {
-  return join(packageRoot(), 'dist', 'electron', 'bin', 'tabmux.js');
+  return binFile('tabmux.cjs');
 }

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { packageRoot } from '../../electron/core/version.js';
+import { cliEntryPoint, packageRoot } from '../../electron/core/version.js';
 
 export interface CliResult {
   /** The exit code; null when the run was killed, as one that outlives its timeout is. */
@@ -16,9 +15,9 @@ export interface CliRunOptions {
   isolated?: boolean;
 }
 
-/** The compiled CLI, as a user (or an agent's script) runs it. */
+/** The compiled CLI, as a user (or an agent's script) runs it: the installed `tabmux` command. */
 export function cliPath(): string {
-  return join(packageRoot(), 'dist', 'electron', 'bin', 'tabmux.js');
+  return cliEntryPoint();
 }
 
 /** Runs `tabmux ARGS` with the given environment added (TABMUX_HOME at least) and resolves with its outcome. */

@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionInfo, TabInfo } from '../../shared/model.js';
 import { isProcessAlive } from '../../electron/core/processes.js';
-import { packageRoot } from '../../electron/core/version.js';
+import { cliEntryPoint, packageRoot } from '../../electron/core/version.js';
 import { html, uidOf } from '../helpers/daemonFixture.js';
 import { MODULE_LOG, modulesLoaded } from '../helpers/moduleLogFile.js';
 import { makeTestHome } from '../helpers/testHome.js';
@@ -19,7 +19,9 @@ import { waitFor } from '../helpers/waitFor.js';
  */
 
 const execFileAsync = promisify(execFile);
-const CLI = join(packageRoot(), 'dist', 'electron', 'bin', 'tabmux.js');
+/** The installed `tabmux` command (package.json "bin"), as MCP clients are configured with it. */
+const CLI = cliEntryPoint();
+const BIN = join(packageRoot(), 'dist', 'electron', 'bin');
 const INSPECTOR = join(packageRoot(), 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
 
 const { home, cleanup } = makeTestHome();
@@ -88,8 +90,11 @@ async function sessionLabelled(label: string): Promise<SessionInfo> {
   return until(`a session labelled ${label}`, async () => (await sessions()).find((session) => session.label === label));
 }
 
-/** What the processes that wrote a module log loaded of tabmux's files, and whether any held the schema library. */
-async function tabmuxFilesLoaded(log: string): Promise<{ entry: boolean; agentCommands: boolean; libraries: string[]; withSchemaLibrary: string[] }> {
+/**
+ * What the processes that wrote a module log loaded: tabmux's own files (relative to dist/electron/bin), any library,
+ * and the files that hold the schema library.
+ */
+async function tabmuxFilesLoaded(log: string): Promise<{ files: string[]; libraries: string[]; withSchemaLibrary: string[] }> {
   const loaded = await modulesLoaded(log);
   const withSchemaLibrary: string[] = [];
   for (const url of loaded) {
@@ -98,9 +103,9 @@ async function tabmuxFilesLoaded(log: string): Promise<{ entry: boolean; agentCo
       withSchemaLibrary.push(url);
     }
   }
+  const ownPrefix = `file://${BIN}/`;
   return {
-    entry: loaded.some((url) => url.endsWith('/dist/electron/bin/tabmux.js')),
-    agentCommands: loaded.some((url) => url.endsWith('/dist/electron/bin/mcp.js')),
+    files: loaded.filter((url) => url.startsWith(ownPrefix)).map((url) => url.slice(ownPrefix.length)).sort(),
     libraries: loaded.filter((url) => url.includes('/node_modules/')),
     withSchemaLibrary,
   };
@@ -157,7 +162,8 @@ describe('tabmux mcp serve', () => {
     expect((await bridge.call('list_pages')).isError).toBe(false);
     await bridge.client.close();
     await until('the bridge to close its session', async () => ((await sessions()).some((each) => each.id === session.id) ? undefined : true));
-    expect(await tabmuxFilesLoaded(log)).toEqual({ entry: true, agentCommands: true, libraries: [], withSchemaLibrary: [] });
+    // The installed command and the agents' build: two CommonJS files, read without Node's ES module loader.
+    expect(await tabmuxFilesLoaded(log)).toEqual({ files: ['mcp.cjs', 'tabmux.cjs'], libraries: [], withSchemaLibrary: [] });
   });
 
   it('runs session create, mcp call and mcp list without the schema library, as scripts run them once per step', async () => {
@@ -172,8 +178,22 @@ describe('tabmux mcp serve', () => {
     const made = (await run('session', 'create', '--label', 'lean-create')).stdout.trim();
     expect(made).toMatch(/^sess-[0-9a-f]{16}$/);
     expect((await run('mcp', 'call', '--session', made, 'list_pages')).stdout).toMatch(/Pages/);
-    expect(await tabmuxFilesLoaded(log)).toEqual({ entry: true, agentCommands: true, libraries: [], withSchemaLibrary: [] });
+    expect(await tabmuxFilesLoaded(log)).toEqual({ files: ['mcp.cjs', 'tabmux.cjs'], libraries: [], withSchemaLibrary: [] });
     await cli('session', 'close', '--session', id ?? '');
+    await cli('session', 'close', '--session', made);
+  });
+
+  it('runs the same agents\' build from tabmux.js, the entry for node dist/electron/bin/tabmux.js', async () => {
+    const log = join(home, 'modules-entry.log');
+    const run = (...args: string[]): Promise<{ stdout: string; stderr: string }> =>
+      execFileAsync(process.execPath, ['--import', MODULE_LOG, join(BIN, 'tabmux.js'), ...args], { env: { ...env(), TABMUX_TEST_MODULE_LOG: log } });
+    const made = (await run('session', 'create', '--label', 'es-entry')).stdout.trim();
+    expect((await run('mcp', 'call', '--session', made, 'list_pages')).stdout).toMatch(/Pages/);
+    const { files, withSchemaLibrary } = await tabmuxFilesLoaded(log);
+    expect(files).toContain('tabmux.js');
+    expect(files).toContain('mcp.cjs');
+    expect(files.filter((file) => !file.startsWith('chunks/')).sort()).toEqual(['mcp.cjs', 'tabmux.js']);
+    expect(withSchemaLibrary).toEqual([]);
     await cli('session', 'close', '--session', made);
   });
 

@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../electron/core/version.js';
+import { cliEntryPoint, packageRoot } from '../../electron/core/version.js';
 import { MODULE_LOG, modulesLoaded } from '../helpers/moduleLogFile.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { readyDaemon } from '../helpers/readyDaemon.js';
 
 /**
- * `tabmux daemon run` as installed: tabmux.js hands it to its own build before loading anything else, so a daemon
- * holds the daemon's code and none of the CLI's command table. Real Chromium and chrome-devtools-mcp.
+ * `tabmux daemon run` as installed: the `tabmux` command (tabmux.cjs) hands it to its own build before loading
+ * anything else, so a daemon holds the daemon's code and none of the CLI's command table. Real Chromium and
+ * chrome-devtools-mcp.
  */
 
 const BIN = join(packageRoot(), 'dist', 'electron', 'bin');
@@ -18,9 +18,9 @@ const { home, paths, env, cleanup } = makeTestHome();
 afterAll(() => cleanup());
 
 describe('the daemon build', () => {
-  it('serves from tabmux.js and daemon.js alone, without the rest of the CLI', async () => {
+  it('serves from tabmux.cjs and daemon.js alone, without the rest of the CLI', async () => {
     const log = join(home, 'modules.log');
-    const child = spawn(process.execPath, ['--import', MODULE_LOG, join(BIN, 'tabmux.js'), 'daemon', 'run', '--headless'], {
+    const child = spawn(process.execPath, ['--import', MODULE_LOG, cliEntryPoint(), 'daemon', 'run', '--headless'], {
       env: { ...process.env, ...env, TABMUX_TEST_MODULE_LOG: log },
       stdio: 'ignore',
     });
@@ -33,13 +33,10 @@ describe('the daemon build', () => {
       expect(JSON.stringify(await client.request('tools/call', { name: 'list_pages', arguments: {} }))).toMatch(/Pages/);
       client.close();
 
-      const entry = await readFile(join(BIN, 'tabmux.js'), 'utf8');
-      // tabmux.js's own static imports (esbuild's shared runtime helpers) are the only other files expected.
-      const entryImports = [...entry.matchAll(/(?:from|import)\s*"\.\/(chunks\/[^"]+)"/g)].map((match) => match[1]);
       const loaded = (await modulesLoaded(log))
         .filter((url) => url.startsWith(`file://${BIN}/`))
         .map((url) => url.slice(`file://${BIN}/`.length));
-      expect(loaded.sort()).toEqual(['daemon.js', 'tabmux.js', ...entryImports].sort());
+      expect(loaded.sort()).toEqual(['daemon.js', 'tabmux.cjs']);
     } finally {
       child.kill('SIGTERM');
       await exited;
