@@ -20,8 +20,8 @@
  * without the ES module loader at all. Every other command goes on in tabmux.js, which stays the entry for
  * `node dist/electron/bin/tabmux.js`.
  */
-import { rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const OUT_DIR = 'dist/electron/bin';
@@ -76,7 +76,11 @@ function standIn(pluginBuild, { name, sources, dynamicOnly, file, property = '' 
 const agentsLazyPart = {
   name: 'agents-lazy-part',
   setup(pluginBuild) {
-    const sources = ['shared/protocol.ts', 'shared/modelSchemas.ts', 'electron/cli/batchScript.ts'];
+    // The modules are the ones mcpLazy.ts re-exports whole, so the list is written in one place.
+    const lazyEntry = 'electron/bin/mcpLazy.ts';
+    const sources = [...readFileSync(lazyEntry, 'utf8').matchAll(/^export \* from '([^']+)';$/gm)].map((match) =>
+      resolve(dirname(lazyEntry), match[1].replace(/\.js$/, '.ts')),
+    );
     standIn(pluginBuild, { name: 'lazy', sources, dynamicOnly: true, file: './mcp-lazy.cjs' });
   },
 };
