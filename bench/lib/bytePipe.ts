@@ -6,19 +6,22 @@ import { asToolResult } from '../../shared/toolResult.js';
 import type { Teardown } from './Teardown.js';
 import type { CallTool } from './toolCalls.js';
 
-/** A Node process that starts the command after `-e CODE` and copies bytes both ways, parsing nothing. */
+/** A Node process that starts the command after `-e CODE --` and copies bytes both ways, parsing nothing. */
 const RELAY =
   "const { spawn } = require('node:child_process');" +
   "const child = spawn(process.execPath, process.argv.slice(1), { stdio: ['pipe', 'pipe', 'ignore'] });" +
   'process.stdin.pipe(child.stdin); child.stdout.pipe(process.stdout);' +
   "child.on('exit', () => process.exit(0)); process.stdin.on('end', () => child.kill());";
 
+/** How many byte-copying relays stand between the client and its chrome-devtools-mcp child. */
+const RELAYS = { direct: 0, relay: 1, 'two relays': 2 } as const;
+
 /**
  * An agent's MCP SDK client on a chrome-devtools-mcp child started as the daemon starts its workers, on the given
- * browser: directly, or (`relay`) through a relay that only copies bytes, the floor of one more process between an
- * agent and upstream.
+ * browser: directly, or through one or two relays that only copy bytes, the floor of one or two more processes
+ * between an agent and upstream (two: as many as the bridge and the daemon).
  */
-export async function sdkUpstreamClient(teardown: Teardown, browserUrl: string, through: 'direct' | 'relay'): Promise<CallTool> {
+export async function sdkUpstreamClient(teardown: Teardown, browserUrl: string, through: keyof typeof RELAYS): Promise<CallTool> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined) {
@@ -27,7 +30,9 @@ export async function sdkUpstreamClient(teardown: Teardown, browserUrl: string, 
   }
   Object.assign(env, { CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS: '1', CHROME_DEVTOOLS_MCP_NO_CONFIG_DISCOVERY: '1', CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1' });
   const args = UpstreamClient.args({ endpoint: { kind: 'browserUrl', url: browserUrl }, logger: Logger.silent() });
-  const transport = new StdioClientTransport({ command: process.execPath, args: through === 'relay' ? ['-e', RELAY, ...args] : args, env, stderr: 'ignore' });
+  // Each relay runs what follows its `--` (the next relay, or upstream).
+  const relays = Array.from({ length: RELAYS[through] }, () => ['-e', RELAY, '--']).flat();
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...relays, ...args], env, stderr: 'ignore' });
   const client = new Client({ name: `tabmux-bench-${through}`, version: '1.0.0' });
   await client.connect(transport);
   teardown.add(`close the ${through} SDK client`, () => client.close());

@@ -51,20 +51,23 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   // upstream client on one.
   const directSdk = await sdkUpstreamClient(context.teardown, browserUrl, 'direct');
   const pipe = await sdkUpstreamClient(context.teardown, browserUrl, 'relay');
+  const twoPipes = await sdkUpstreamClient(context.teardown, browserUrl, 'two relays');
   const socket = await context.tabmux.session('bench-socket-list');
-  // Five ways to list_pages, in rotated rounds, so the hops can be told apart on one footing.
-  const [viaBridge, viaDirectSdk, viaPipe, viaSocket, viaDirect] = await compareRounds(WARM_UP, PAIRS, [
+  // Six ways to list_pages, in rotated rounds, so the hops can be told apart on one footing.
+  const [viaBridge, viaDirectSdk, viaPipe, viaTwoPipes, viaSocket, viaDirect] = await compareRounds(WARM_UP, PAIRS, [
     once(bridge.call, 'list_pages', {}, 'bridge list_pages'),
     once(directSdk, 'list_pages', {}, 'direct SDK list_pages'),
     once(pipe, 'list_pages', {}, 'piped list_pages'),
+    once(twoPipes, 'list_pages', {}, 'twice piped list_pages'),
     once(socket.call, 'list_pages', {}, 'socket list_pages'),
     once((tool, args) => direct.child.callTool(tool, args), 'list_pages', {}, 'direct list_pages'),
   ]);
-  if (!viaBridge || !viaDirectSdk || !viaPipe || !viaSocket || !viaDirect) {
+  if (!viaBridge || !viaDirectSdk || !viaPipe || !viaTwoPipes || !viaSocket || !viaDirect) {
     throw new Error('list_pages rounds returned fewer series than sides');
   }
   const lists = { figure: viaBridge, baseline: viaDirectSdk };
   const piped = { figure: viaPipe, baseline: viaDirectSdk };
+  const twicePiped = { figure: viaTwoPipes, baseline: viaDirectSdk };
   const socketed = { figure: viaSocket, baseline: viaDirect };
   const sdkPageId = selectedPageId(okText(await directSdk('new_page', { url: 'about:blank', background: true }), 'direct SDK new_page'));
   const evals = await comparePairs(
@@ -96,8 +99,8 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       unit: 'ms',
       ratio: ratio(lists.figure, lists.baseline),
       goal: { kind: 'max', limit: 1.1 },
-      note: `list_pages, ${PAIRS} rounds after ${WARM_UP} warm-up rounds, each round calling through the bridge, the SDK client on a direct child, a byte pipe, the daemon socket and tabmux's own client on a direct child in rotated order. ${path} Added latency: ${added(lists)} ms per call.`,
-      why: `Two process hops stand between the agent and upstream (the bridge, then the daemon), each a pipe or socket write and a wake-up of another process on a 2-core machine. Measured in this run: one hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×, the rows below), the daemon alone over its socket adds ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×), the bridge and the SDK client in front of it ${(lists.figure.median - socketed.figure.median).toFixed(2)} ms more, of which ${sdkOwn.toFixed(2)} ms is the SDK client's own (it takes that much longer than tabmux's client on the same direct child), leaving ${(lists.figure.median - socketed.figure.median - sdkOwn).toFixed(2)} ms to the bridge's hop. A 1.10× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * 0.1).toFixed(2)} ms for both hops.`,
+      note: `list_pages, ${PAIRS} rounds after ${WARM_UP} warm-up rounds, each round calling through the bridge, the SDK client on a direct child, one and two byte pipes, the daemon socket and tabmux's own client on a direct child in rotated order. ${path} Added latency: ${added(lists)} ms per call.`,
+      why: `Two process hops stand between the agent and upstream (the bridge, then the daemon), each a pipe or socket write and a wake-up of another process on a 2-core machine. Measured in this run: one hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×, the rows below) and two such hops ${added(twicePiped)} ms (${ratio(twicePiped.figure, twicePiped.baseline).toFixed(2)}×), the floor of any path with the bridge and the daemon as processes of their own; the daemon alone over its socket adds ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×), the bridge and the SDK client in front of it ${(lists.figure.median - socketed.figure.median).toFixed(2)} ms more, of which ${sdkOwn.toFixed(2)} ms is the SDK client's own (it takes that much longer than tabmux's client on the same direct child), leaving ${(lists.figure.median - socketed.figure.median - sdkOwn).toFixed(2)} ms to the bridge's hop. A 1.10× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * 0.1).toFixed(2)} ms for both hops.`,
     },
     {
       name: 'list_pages through a byte pipe',
@@ -107,6 +110,15 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       ratio: ratio(piped.figure, piped.baseline),
       goal: { kind: 'info' },
       note: `The floor of one extra process hop: the same SDK client on a Node relay that only copies bytes between its stdio and a chrome-devtools-mcp child (no parsing), vs the same SDK client on the direct child; the same rounds as the row above. Added latency: ${added(piped)} ms per call.`,
+    },
+    {
+      name: 'list_pages through two byte pipes',
+      figure: twicePiped.figure,
+      baseline: twicePiped.baseline,
+      unit: 'ms',
+      ratio: ratio(twicePiped.figure, twicePiped.baseline),
+      goal: { kind: 'info' },
+      note: `The floor of two extra process hops, as many as the bridge and the daemon: the same SDK client on a relay that copies bytes to a second relay that copies them to a chrome-devtools-mcp child, vs the same SDK client on the direct child; the same rounds as the rows above. Added latency: ${added(twicePiped)} ms per call.`,
     },
     {
       name: 'list_pages on the daemon socket',
