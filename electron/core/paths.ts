@@ -1,7 +1,5 @@
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { createHash as CreateHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 
 /**
  * Where tabmux keeps its files. `TABMUX_HOME` puts everything under one folder (tests use it); otherwise the
@@ -57,8 +55,7 @@ function shortRuntimeDir(dir: string): string {
  * most commands never need it, and the agent commands load as little as they can.
  */
 function shortDigest(text: string): string {
-  const { createHash } = createRequire(import.meta.url)('node:crypto') as { createHash: typeof CreateHash };
-  return createHash('sha256').update(text).digest('hex').slice(0, 12);
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(text).digest('hex').slice(0, 12);
 }
 
 export function profileDataDir(paths: TabmuxPaths, profile: string): string {
