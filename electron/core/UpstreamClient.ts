@@ -18,8 +18,11 @@ export interface Upstream {
   callTool(name: string, args: Record<string, unknown>): Promise<ToolResult>;
   /** Resolves when the upstream process is gone (crash or close). */
   readonly closed: Promise<void>;
-  /** Stops the process; calls still running fail with `reason`. */
-  close(reason?: string): Promise<void>;
+  /**
+   * Stops the process; calls still running fail with `reason`. `immediately` kills it at once, for a process stuck in
+   * a call: a polite exit would wait for that call.
+   */
+  close(reason?: string, options?: { immediately?: boolean }): Promise<void>;
 }
 
 export interface UpstreamOptions {
@@ -181,8 +184,11 @@ export class UpstreamClient implements Upstream {
     }
   }
 
-  async close(reason = 'the upstream worker was stopped while the call ran'): Promise<void> {
+  async close(reason = 'the upstream worker was stopped while the call ran', options: { immediately?: boolean } = {}): Promise<void> {
     this.#closeReason ??= reason;
+    if (options.immediately === true) {
+      this.#transport.kill();
+    }
     await this.#client.close().catch(() => undefined);
   }
 }

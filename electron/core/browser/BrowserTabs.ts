@@ -35,6 +35,8 @@ export interface BrowserTabsEvents {
 export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
   readonly #tabs = new Map<string, BrowserTab>();
   readonly #tabOfPage = new Map<string, string>();
+  /** Tab id -> the flattened CDP session of its page on this connection (auto-attached; no domain enabled). */
+  readonly #pageSessions = new Map<string, string>();
   /** Openers reported for page targets whose tab is not known yet. */
   readonly #pendingOpeners = new Map<string, string>();
   readonly #connection: CdpConnection;
@@ -92,6 +94,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     tab.url = page.url || tab.url;
     tab.title = page.title || tab.title;
     this.#tabOfPage.set(page.targetId, tab.tabId);
+    this.#pageSessions.set(tab.tabId, event.sessionId);
     // An attached popup waits to run until every auto-attaching client lets it (and its opener's `window.open` waits
     // with it); nothing else is asked of the page session.
     this.#connection.session(event.sessionId)?.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
@@ -130,10 +133,30 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
       return;
     }
     this.#tabs.delete(targetId);
+    this.#pageSessions.delete(targetId);
     if (tab.pageTargetId !== null) {
       this.#tabOfPage.delete(tab.pageTargetId);
     }
     this.emit('closed', tab);
+  }
+
+  /**
+   * Ends the script running in a tab's page (a busy loop, a long synchronous call) on this connection, outside any
+   * upstream worker: `Runtime.terminateExecution` interrupts the page's JavaScript even while it never yields. The
+   * page stays open and usable. False when the tab or its page is unknown or the browser refused.
+   */
+  async stopScripts(tabId: string): Promise<boolean> {
+    const sessionId = this.#pageSessions.get(tabId);
+    const session = sessionId === undefined ? undefined : this.#connection.session(sessionId);
+    if (!session) {
+      return false;
+    }
+    try {
+      await session.send('Runtime.terminateExecution');
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   get(tabId: string): BrowserTab | undefined {

@@ -18,6 +18,7 @@ import { confineFileArgs, sessionFolder, withExtension, writeSessionFile } from 
 import type { UrlPolicy } from '../browser/urlPolicy.js';
 import { checkTraceCall, noteTraceCall, TRACE_TOOLS } from './traceOwnership.js';
 import { formatToken, translateInputUids } from './uidTokens.js';
+import { capOwnWait } from './ownWaitCap.js';
 
 export interface CallOptions {
   /** Connection id of the caller, so its queued calls go when it vanishes. */
@@ -90,20 +91,22 @@ export class AgentTools {
     }
     const worker = pool.of(session);
     await worker.ensureStarted();
+    const timeoutMs = this.options.timeoutFor(name);
+    const capped = capOwnWait(name, args, timeoutMs);
     const result = await worker.queue.enqueue({
       sessionId,
       tool: name,
       owner: callOptions.owner,
       onQueued: callOptions.onQueued,
-      timeoutMs: this.options.timeoutFor(name),
+      timeoutMs,
       run: () => {
         watch?.started();
-        return this.#run(sessions.get(sessionId), worker, kind, name, args);
+        return this.#run(sessions.get(sessionId), worker, kind, name, capped.args);
       },
     });
     session.lastUsedAt = Date.now();
     this.options.changed(session);
-    return result;
+    return capped.note === undefined ? result : withNotes({ notes: [capped.note] }, result);
   }
 
   async #run(session: Session, worker: Worker, kind: ToolKind, name: string, args: Record<string, unknown>): Promise<ToolResult> {
@@ -256,7 +259,7 @@ export class AgentTools {
 }
 
 /** Puts the session's pending notes in front of the result text, once. */
-function withNotes(session: Session, result: ToolResult): ToolResult {
+function withNotes(session: Pick<Session, 'notes'>, result: ToolResult): ToolResult {
   if (session.notes.length === 0) {
     return result;
   }

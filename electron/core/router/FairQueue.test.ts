@@ -51,7 +51,7 @@ describe('FairQueue', () => {
     await expect(held).rejects.toMatchObject({ code: 'session_paused' });
   });
 
-  it('cancels queued calls by id and by owner, never running ones', async () => {
+  it('cancels queued calls by id and by owner; a running one is answered at once and handed to its worker to end', async () => {
     const queue = new FairQueue(0, 1);
     const gate = deferred();
     let callId = -1;
@@ -60,13 +60,35 @@ describe('FairQueue', () => {
     const byOwner = queue.enqueue({ sessionId: 'a', tool: 't', timeoutMs: 5000, owner: 'c1', run: async () => 1 });
     expect(queue.cancel(callId)).toBe(true);
     await expect(byId).rejects.toMatchObject({ code: 'cancelled' });
-    const runningId = queue.entries().find((e) => e.state === 'running')?.callId ?? -1;
-    expect(queue.cancel(runningId)).toBe(false);
     const { TabmuxError } = await import('../../../shared/errors.js');
     expect(queue.cancelWhere((job) => job.owner === 'c1', new TabmuxError('cancelled', 'gone'))).toBe(1);
     await expect(byOwner).rejects.toMatchObject({ code: 'cancelled' });
+    const runningId = queue.entries().find((e) => e.state === 'running')?.callId ?? -1;
+    expect(queue.cancel(runningId)).toBe(true);
+    await expect(running).rejects.toMatchObject({ code: 'cancelled' });
+    // Answered, but upstream still runs it: the slot is held until it ends.
+    expect(queue.inFlight).toBe(1);
+    expect(await queue.whenFinished(runningId, 10)).toBe(false);
     gate.resolve();
-    await running;
+    expect(await queue.whenFinished(runningId, 1000)).toBe(true);
+    expect(queue.inFlight).toBe(0);
     expect(queue.size).toBe(0);
+  });
+
+  it('tells its worker about every running call it gives up on: timed out, cancelled, or its client gone', async () => {
+    const overrun: string[] = [];
+    const queue = new FairQueue(0, 2, { onOverrun: (call) => overrun.push(`${call.sessionId}:${call.tool}`) });
+    const gates = [deferred(), deferred()] as const;
+    const timedOut = queue.enqueue({ sessionId: 'a', tool: 'wait_for', timeoutMs: 20, run: () => gates[0].promise });
+    const owned = queue.enqueue({ sessionId: 'b', tool: 'click', owner: 'c1', timeoutMs: 5000, run: () => gates[1].promise });
+    await expect(timedOut).rejects.toMatchObject({ code: 'timeout' });
+    const { TabmuxError } = await import('../../../shared/errors.js');
+    expect(queue.endRunningWhere((job) => job.owner === 'c1', new TabmuxError('cancelled', 'the client disconnected'))).toBe(1);
+    await expect(owned).rejects.toMatchObject({ code: 'cancelled' });
+    expect(overrun).toEqual(['a:wait_for', 'b:click']);
+    expect(queue.overrun().map((call) => call.sessionId)).toEqual(['a', 'b']);
+    for (const gate of gates) {
+      gate.resolve();
+    }
   });
 });

@@ -14,6 +14,14 @@ export interface JobSpec<T> {
   onQueued?: ((callId: number) => void) | undefined;
 }
 
+/** A call that was sent upstream and then given up on: it timed out, or its caller cancelled it or went away. */
+export interface OverrunCall {
+  callId: number;
+  sessionId: string;
+  subject: string | undefined;
+  tool: string;
+}
+
 interface Job {
   callId: number;
   sessionId: string;
@@ -25,6 +33,9 @@ interface Job {
   timeoutMs: number;
   timer: NodeJS.Timeout | undefined;
   settled: boolean;
+  /** Resolves once `run` has returned (or thrown): the slot is free again. */
+  finished: Promise<void>;
+  markFinished: () => void;
   run: () => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: TabmuxError) => void;
@@ -37,8 +48,9 @@ let nextCallId = 1;
  * into or cancel, so the router keeps the queue itself: per-session FIFO, round-robin across sessions, at most
  * `maxInFlight` calls sent upstream, at most one running call per session (its calls stay in order).
  *
- * A call that times out while running is answered with an error at once, but keeps its slot until upstream
- * finishes it: the queue never sends more than upstream can account for.
+ * A call that times out (or is cancelled) while running is answered with an error at once, but keeps its slot until
+ * upstream finishes it: the queue never sends more than upstream can account for. `onOverrun` is told, so that the
+ * worker can end what the call started (see `Worker`) and free the slot for the next call.
  */
 export class FairQueue {
   readonly #lanes = new Map<string, Job[]>();
@@ -50,15 +62,17 @@ export class FairQueue {
   #serveCounter = 0;
   readonly #isPaused: (sessionId: string) => boolean;
   readonly #onChange: () => void;
+  readonly #onOverrun: (call: OverrunCall) => void;
   #closedReason: TabmuxError | undefined;
 
   constructor(
     private readonly worker: number,
     private readonly maxInFlight: number,
-    options: { isPaused?: (sessionId: string) => boolean; onChange?: () => void } = {},
+    options: { isPaused?: (sessionId: string) => boolean; onChange?: () => void; onOverrun?: (call: OverrunCall) => void } = {},
   ) {
     this.#isPaused = options.isPaused ?? (() => false);
     this.#onChange = options.onChange ?? (() => undefined);
+    this.#onOverrun = options.onOverrun ?? (() => undefined);
   }
 
   get inFlight(): number {
@@ -78,6 +92,10 @@ export class FairQueue {
       return Promise.reject(this.#closedReason);
     }
     return new Promise<T>((resolve, reject) => {
+      let markFinished = (): void => undefined;
+      const finished = new Promise<void>((done) => {
+        markFinished = done;
+      });
       const job: Job = {
         callId: nextCallId++,
         sessionId: spec.sessionId,
@@ -89,6 +107,8 @@ export class FairQueue {
         timeoutMs: spec.timeoutMs,
         timer: undefined,
         settled: false,
+        finished,
+        markFinished,
         run: spec.run,
         resolve: (value) => resolve(value as T),
         reject,
@@ -131,8 +151,16 @@ export class FairQueue {
     return { queued: this.#lanes.get(sessionId)?.length ?? 0, running };
   }
 
-  /** Cancels one queued call. A call already sent upstream cannot be taken back; returns false for it. */
+  /**
+   * Cancels one call. A queued one never runs; a running one is answered with `cancelled` at once and its worker is
+   * told to end it (`onOverrun`). Returns false for a call this queue does not hold.
+   */
   cancel(callId: number, reason = 'the call was cancelled before it started'): boolean {
+    const running = this.#running.get(callId);
+    if (running) {
+      this.#giveUp(running, new TabmuxError('cancelled', `${running.tool} was cancelled while it ran; what it started is being stopped. Check the page state before retrying`));
+      return true;
+    }
     for (const [sessionId, lane] of this.#lanes) {
       const index = lane.findIndex((job) => job.callId === callId);
       if (index !== -1) {
@@ -168,6 +196,39 @@ export class FairQueue {
       this.#onChange();
     }
     return count;
+  }
+
+  /** Gives up on every running call matching the filter (its client went away): each is answered and ended. */
+  endRunningWhere(filter: (job: { sessionId: string; owner: string | undefined }) => boolean, error: TabmuxError): number {
+    let count = 0;
+    for (const job of [...this.#running.values()]) {
+      if (!job.settled && filter(job)) {
+        this.#giveUp(job, error);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** Resolves once the call has left its slot (at once for a call that is not running), or after `timeoutMs`; true if it left. */
+  whenFinished(callId: number, timeoutMs: number): Promise<boolean> {
+    const job = this.#running.get(callId);
+    if (!job) {
+      return Promise.resolve(true);
+    }
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      timer.unref();
+      void job.finished.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  /** The running calls that were given up on and still hold their slot. */
+  overrun(): OverrunCall[] {
+    return [...this.#running.values()].filter((job) => job.settled).map((job) => ({ callId: job.callId, sessionId: job.sessionId, subject: job.subject, tool: job.tool }));
   }
 
   /** Fails everything queued and refuses new calls; running calls are left to finish or fail on their own. */
@@ -243,6 +304,7 @@ export class FairQueue {
     this.#running.set(job.callId, job);
     const finish = (): void => {
       this.#running.delete(job.callId);
+      job.markFinished();
       this.#pump();
       this.#onChange();
     };
@@ -285,10 +347,20 @@ export class FairQueue {
       this.#onChange();
       return;
     }
-    this.#settle(
+    this.#giveUp(
       job,
-      new TabmuxError('timeout', `${job.tool} did not finish within ${job.timeoutMs} ms; it may still complete in the browser. Check the page state before retrying`),
+      new TabmuxError('timeout', `${job.tool} did not finish within ${job.timeoutMs} ms and was stopped; what it started may have partly happened. Check the page state before retrying`),
     );
+  }
+
+  /** Answers a running call with `error` and tells the worker to end it. */
+  #giveUp(job: Job, error: TabmuxError): void {
+    if (job.settled) {
+      return;
+    }
+    this.#settle(job, error);
+    this.#onChange();
+    this.#onOverrun({ callId: job.callId, sessionId: job.sessionId, subject: job.subject, tool: job.tool });
   }
 
   #settle(job: Job, error: TabmuxError): void {

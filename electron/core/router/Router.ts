@@ -87,6 +87,7 @@ export class Router {
       prepare: (worker, upstream) => this.#prepare(worker, upstream),
       onQueueChange: () => this.#feed.queueChanged(),
       onWorkersChange: () => this.#feed.emit({ type: 'workers', profile, workers: this.workers() }),
+      endAtBrowser: (call) => this.#endAtBrowser(call.subject ?? call.sessionId),
     });
     this.#tabs = new TabIdentity({ available: () => this.catalog.upstreamHas('get_tab_id'), sessions: () => sessions.all(), sessionById });
     const tabs = this.#tabs;
@@ -360,6 +361,23 @@ export class Router {
     await remapPages(worker, upstream, sessions, this.#tabs);
     for (const session of sessions) {
       this.#changed(session);
+    }
+  }
+
+  /**
+   * A call of this session was given up on while it ran: the script of its current page is ended through the daemon's own
+   * browser connection (a page in a busy loop holds upstream's call, and every later call to that page, forever).
+   */
+  async #endAtBrowser(sessionId: string): Promise<void> {
+    const session = this.#sessions.find(sessionId);
+    const source = this.#sessionTabs.source;
+    if (!session || !source?.stopScripts) {
+      return;
+    }
+    // Only the page its calls act on: terminating a page that runs no script would end that page's next one.
+    const tabId = session.currentPage?.tabId;
+    if (tabId) {
+      await source.stopScripts(tabId);
     }
   }
 

@@ -14,6 +14,8 @@ export interface TabSource extends WindowTabs {
   off(event: 'opened' | 'closed', listener: (tab: BrowserTab) => void): unknown;
   list(): BrowserTab[];
   openBlank(): Promise<string>;
+  /** Ends the script running in a tab's page, outside the workers (see `BrowserTabs.stopScripts`). */
+  stopScripts?(tabId: string): Promise<boolean>;
 }
 
 export interface SessionTabsOptions {

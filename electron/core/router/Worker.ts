@@ -3,8 +3,26 @@ import type { ToolResult } from '../../../shared/protocol.js';
 import { TabmuxError } from '../../../shared/errors.js';
 import { Backoff } from '../Backoff.js';
 import type { Upstream } from '../UpstreamClient.js';
-import { FairQueue } from './FairQueue.js';
+import { FairQueue, type OverrunCall } from './FairQueue.js';
 import type { TraceState } from './traceOwnership.js';
+
+/**
+ * How long a call that was given up on may take to end once the browser was asked to stop it (its page's script
+ * terminated), before its upstream child is replaced. Upstream ignores cancellation and runs one call at a time, so
+ * the replacement is what guarantees the next call a free worker.
+ */
+export const OVERRUN_GRACE_MS = 1000;
+
+export interface WorkerOptions {
+  isPaused: (sessionId: string) => boolean;
+  onChange: () => void;
+  start: (index: number) => Promise<Upstream>;
+  ready?: () => Promise<void>;
+  /** Stops at the browser what a call that was given up on started (its page's script); bounded by the caller. */
+  endAtBrowser?: (call: OverrunCall) => Promise<void>;
+  /** Told when the worker replaces its upstream, and why. */
+  onRecycle?: (worker: Worker, reason: string) => void;
+}
 
 /**
  * One upstream child and everything addressed in its terms: its queue, which session owns which of its page ids,
@@ -33,14 +51,19 @@ export class Worker {
   /** The browser is there and prepared: asked before every call, since upstream reaches the browser only in calls. */
   readonly #ready: () => Promise<void>;
 
+  readonly #endAtBrowser: (call: OverrunCall) => Promise<void>;
+  readonly #onRecycle: (worker: Worker, reason: string) => void;
+
   constructor(
     readonly index: number,
     maxInFlight: number,
-    options: { isPaused: (sessionId: string) => boolean; onChange: () => void; start: (index: number) => Promise<Upstream>; ready?: () => Promise<void> },
+    options: WorkerOptions,
   ) {
-    this.queue = new FairQueue(index, maxInFlight, options);
+    this.queue = new FairQueue(index, maxInFlight, { ...options, onOverrun: (call) => void this.#endOverrun(call) });
     this.#start = () => options.start(index);
     this.#ready = options.ready ?? (() => Promise.resolve());
+    this.#endAtBrowser = options.endAtBrowser ?? (() => Promise.resolve());
+    this.#onRecycle = options.onRecycle ?? (() => undefined);
   }
 
   /** Starts the upstream once (or again after it died); concurrent callers share the same start. */
@@ -88,14 +111,51 @@ export class Worker {
   }
 
   /** Stops the upstream on purpose (Chrome went away); running calls fail with `reason`. */
-  async stopUpstream(reason: string): Promise<void> {
+  async stopUpstream(reason: string, options: { immediately?: boolean } = {}): Promise<void> {
     const upstream = this.upstream;
     this.upstream = null;
     this.state = 'restarting';
     this.tabIds.clear();
     this.trace.owner = null;
     this.trace.recording = false;
-    await upstream?.close(reason);
+    await upstream?.close(reason, options);
+  }
+
+  /**
+   * Replaces an upstream that is stuck in a call (a script that never yields, a wait the browser never ends): the
+   * process is killed at once, the call fails with `reason`, and a fresh process starts for the next call, finding
+   * the sessions' tabs again by Chrome tab id (their snapshot tokens go stale, and they are told so). A worker already
+   * being replaced is left alone.
+   */
+  async recycle(reason: string): Promise<void> {
+    if (!this.upstream) {
+      return;
+    }
+    this.#onRecycle(this, reason);
+    await this.stopUpstream(`the call was stopped: ${reason}. Check the page state, then retry`, { immediately: true });
+    if (this.sessions > 0 || this.queue.size > 0) {
+      // Started now rather than on the next call: that call then waits for little or nothing.
+      this.ensureStarted().catch(() => undefined);
+    }
+  }
+
+  /**
+   * A call was given up on while upstream ran it. First the browser is asked to stop it (the page's script is
+   * terminated, which ends most stuck calls within milliseconds); if the call still holds the worker after a short
+   * grace, the worker's upstream is replaced. Either way the next call gets the worker within about a second.
+   */
+  async #endOverrun(call: OverrunCall): Promise<void> {
+    const upstream = this.upstream;
+    if (!upstream) {
+      return;
+    }
+    await Promise.race([this.#endAtBrowser(call).catch(() => undefined), delay(OVERRUN_GRACE_MS / 2)]);
+    if (await this.queue.whenFinished(call.callId, OVERRUN_GRACE_MS)) {
+      return;
+    }
+    if (this.upstream === upstream) {
+      await this.recycle(`${call.tool} ran past its time limit and did not stop when asked`);
+    }
   }
 
   /** Calls upstream, once the browser is ready, restarting upstream first if it died since the call was queued. */
@@ -116,4 +176,8 @@ export class Worker {
       lastError: this.lastError,
     };
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -138,7 +138,7 @@ describe('WorkerPool', () => {
     expect(pool.infos().map((info) => info.state)).toEqual(['ready', 'stopped', 'stopped']);
   });
 
-  it('drops a vanished client\'s queued calls and cancels single calls', async () => {
+  it('drops a vanished client\'s queued calls, ends its running ones, and cancels single calls', async () => {
     const { pool } = setup();
     const worker = pool.first;
     let release: () => void = () => undefined;
@@ -146,12 +146,12 @@ describe('WorkerPool', () => {
     const queued = worker.queue.enqueue({ sessionId: 'b', tool: 'y', owner: 'conn-1', timeoutMs: 5_000, run: () => Promise.resolve() });
     let callId = 0;
     const other = worker.queue.enqueue({ sessionId: 'c', tool: 'z', timeoutMs: 5_000, run: () => Promise.resolve(), onQueued: (id) => (callId = id) });
-    expect(pool.dropOwner('conn-1')).toBe(1);
+    expect(pool.dropOwner('conn-1')).toBe(2);
     expect(pool.cancel(callId)).toBe(true);
+    await expect(running).rejects.toMatchObject({ code: 'cancelled' });
     await expect(queued).rejects.toMatchObject({ code: 'cancelled' });
     await expect(other).rejects.toMatchObject({ code: 'cancelled' });
     release();
-    await running;
   });
 
   it('refuses calls once closed and stops every upstream', async () => {

@@ -3,6 +3,7 @@ import { SYSTEM_LANE_ID, type QueueEntry, type WorkerInfo } from '../../../share
 import type { Logger } from '../Logger.js';
 import type { Upstream } from '../UpstreamClient.js';
 import type { Session } from './Session.js';
+import type { OverrunCall } from './FairQueue.js';
 import { Worker } from './Worker.js';
 
 export interface WorkerPoolOptions {
@@ -20,6 +21,8 @@ export interface WorkerPoolOptions {
   prepare: (worker: Worker, upstream: Upstream) => Promise<void>;
   onQueueChange: () => void;
   onWorkersChange: () => void;
+  /** Stops at the browser what a call that was given up on started (see `Worker`). */
+  endAtBrowser?: (call: OverrunCall) => Promise<void>;
 }
 
 /**
@@ -36,6 +39,11 @@ export class WorkerPool {
       onChange: options.onQueueChange,
       start: (index: number) => this.#launch(index),
       ...(options.browserReady ? { ready: options.browserReady } : {}),
+      ...(options.endAtBrowser ? { endAtBrowser: options.endAtBrowser } : {}),
+      onRecycle: (worker: Worker, reason: string) => {
+        options.logger.warn(`replacing upstream worker ${worker.index}: ${reason}`);
+        options.onWorkersChange();
+      },
     };
     this.#workers = Array.from({ length: Math.max(1, options.size) }, (_, index) => new Worker(index, 1, workerOptions));
   }
@@ -99,11 +107,13 @@ export class WorkerPool {
     return worker.queue.enqueue({ sessionId: SYSTEM_LANE_ID, subject, tool, timeoutMs: this.options.callTimeoutMs, run });
   }
 
-  /** A client went away: drop its queued calls. Running calls finish (upstream cannot take them back). */
+  /** A client went away: its queued calls are dropped, and its running ones ended (nobody waits for their answer). */
   dropOwner(connectionId: string): number {
     let dropped = 0;
+    const error = new TabmuxError('cancelled', 'the client disconnected');
     for (const worker of this.#workers) {
-      dropped += worker.queue.cancelWhere((job) => job.owner === connectionId, new TabmuxError('cancelled', 'the client disconnected'));
+      dropped += worker.queue.cancelWhere((job) => job.owner === connectionId, error);
+      dropped += worker.queue.endRunningWhere((job) => job.owner === connectionId, error);
     }
     return dropped;
   }

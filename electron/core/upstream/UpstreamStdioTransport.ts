@@ -138,6 +138,21 @@ export class UpstreamStdioTransport {
     }
   }
 
+  /**
+   * Ends the child at once (SIGKILL), for a child stuck in a call it will not finish: asking it to exit would wait on
+   * the very work that is stuck. `close` then finds it gone.
+   */
+  kill(): void {
+    const child = this.#process;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      try {
+        child.kill('SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+
   /** Ends stdin and waits; then SIGTERM and waits; then SIGKILL: the sequence of the SDK's stdio transport. */
   async close(): Promise<void> {
     const child = this.#process;
