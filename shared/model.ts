@@ -68,6 +68,10 @@ export interface WorkerInfo {
   inFlight: number;
   sessions: number;
   lastError: string | null;
+  /** The sessions it serves. */
+  sessionIds?: string[] | undefined;
+  /** The call it runs now, if any (a call given up on still shows while upstream ends it). */
+  busy?: { callId: number; sessionId: string; tool: string; since: number } | null | undefined;
 }
 
 /**

@@ -76,6 +76,8 @@ const workerInfoSchema: z.ZodMiniType<WorkerInfo> = z.object({
   inFlight: z.number(),
   sessions: z.number(),
   lastError: z.nullable(z.string()),
+  sessionIds: z.optional(z.array(z.string())),
+  busy: z.optional(z.nullable(z.object({ callId: z.number(), sessionId: z.string(), tool: z.string(), since: z.number() }))),
 });
 
 const chromeInfoSchema: z.ZodMiniType<ChromeInfo> = z.object({

@@ -1,4 +1,4 @@
-import type { BrowserInfo, DaemonStatus, SessionInfo, TabInfo } from '../../shared/model.js';
+import type { BrowserInfo, DaemonStatus, SessionInfo, TabInfo, WorkerInfo } from '../../shared/model.js';
 import type { SessionPageResult, ToolResult } from '../../shared/protocol.js';
 
 export function ago(ms: number, now = Date.now()): string {
@@ -91,18 +91,33 @@ export function formatBrowser(status: DaemonStatus): string {
   return `external browser ${browser.endpoint}: ${browser.state}${details.length > 0 ? ` (${details.join('; ')})` : ''}`;
 }
 
+/**
+ * The workers line: each one that runs or has sessions, whom it serves and what it is busy with; the ones that
+ * would start for more sessions are counted, not listed (a pool may allow 16).
+ */
+export function formatWorkers(workers: readonly WorkerInfo[], now = Date.now()): string {
+  const shown = workers.filter((worker) => worker.index === 0 || worker.pid !== null || worker.sessions > 0 || worker.state !== 'stopped');
+  const parts = shown.map((worker) => {
+    if (worker.pid === null) {
+      return `#${worker.index} ${worker.state === 'stopped' ? 'not running (starts with its first session)' : worker.state}`;
+    }
+    const serves = worker.sessionIds && worker.sessionIds.length > 0 ? worker.sessionIds.join(', ') : `${worker.sessions} session(s)`;
+    const busy = worker.busy ? `busy with ${worker.busy.tool} of ${worker.busy.sessionId} for ${now - worker.busy.since} ms` : 'idle';
+    return `#${worker.index} ${worker.state} pid ${worker.pid}, serves ${serves}, ${busy}, upstream selected page ${String(worker.selectedPageId)}`;
+  });
+  const spare = workers.length - shown.length;
+  if (spare > 0) {
+    parts.push(`${spare} more start as sessions need them`);
+  }
+  return `workers: ${parts.join('; ')}`;
+}
+
 export function formatStatus(status: DaemonStatus): string {
   const lines = [
     `profile ${status.profile}: ${status.state}${status.lastError ? ` (${status.lastError})` : ''}`,
     `daemon pid ${status.pid}, up since ${new Date(status.startedAt).toISOString()}, socket ${status.socketPath}`,
     formatBrowser(status),
-    `workers: ${status.workers
-      .map((worker) =>
-        worker.pid === null
-          ? `#${worker.index} ${worker.state === 'stopped' ? 'not running (starts with its first session)' : worker.state}`
-          : `#${worker.index} ${worker.state} pid ${worker.pid}, ${worker.sessions} session(s), upstream selected page ${String(worker.selectedPageId)}`,
-      )
-      .join('; ')}`,
+    formatWorkers(status.workers),
     '',
     `sessions (${status.sessions.length}):`,
     formatSessions(status.sessions),

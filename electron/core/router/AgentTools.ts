@@ -19,6 +19,7 @@ import type { UrlPolicy } from '../browser/urlPolicy.js';
 import { checkTraceCall, noteTraceCall, TRACE_TOOLS } from './traceOwnership.js';
 import { formatToken, translateInputUids } from './uidTokens.js';
 import { capOwnWait } from './ownWaitCap.js';
+import { movePages } from './remapPages.js';
 
 export interface CallOptions {
   /** Connection id of the caller, so its queued calls go when it vanishes. */
@@ -89,7 +90,7 @@ export class AgentTools {
     if (!kind) {
       throw new TabmuxError('unknown_tool', `Tool ${name} not found`);
     }
-    const worker = pool.of(session);
+    const worker = await pool.place(session, (moving, to) => movePages(moving, pool.of(moving), to, this.options.tabs));
     await worker.ensureStarted();
     const timeoutMs = this.options.timeoutFor(name);
     const capped = capOwnWait(name, args, timeoutMs);

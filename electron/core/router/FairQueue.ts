@@ -141,6 +141,29 @@ export class FairQueue {
     return entries;
   }
 
+  /** The call running now (the first, where several may run), for status: who keeps the worker busy, since when. */
+  runningCall(): { callId: number; sessionId: string; tool: string; since: number } | null {
+    for (const job of this.#running.values()) {
+      return { callId: job.callId, sessionId: job.subject ?? job.sessionId, tool: job.tool, since: job.startedAt ?? job.enqueuedAt };
+    }
+    return null;
+  }
+
+  /** Whether this queue runs or holds a call of any other session (or of the router's own work). */
+  busyWithOthers(sessionId: string): boolean {
+    for (const job of this.#running.values()) {
+      if (job.sessionId !== sessionId) {
+        return true;
+      }
+    }
+    for (const [laneId, lane] of this.#lanes) {
+      if (laneId !== sessionId && lane.length > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   countFor(sessionId: string): { queued: number; running: number } {
     let running = 0;
     for (const job of this.#running.values()) {

@@ -311,7 +311,8 @@ export class Router {
   }
 
   workers(): WorkerInfo[] {
-    return this.#pool.infos();
+    const sessions = this.#sessions.all();
+    return this.#pool.infos().map((info) => ({ ...info, sessionIds: sessions.filter((session) => session.worker === info.index).map((session) => session.id) }));
   }
 
   /**

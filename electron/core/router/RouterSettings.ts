@@ -1,3 +1,5 @@
+import { totalmem } from 'node:os';
+
 /** Where a session's pages open: tabs wherever Chrome puts them, or a window of the session's own. */
 export type Isolation = 'tab' | 'window';
 
@@ -13,8 +15,23 @@ export interface RouterSettings {
   toolTimeoutsMs: Readonly<Record<string, number>>;
 }
 
+/** What one upstream worker (a chrome-devtools-mcp process) costs in memory, measured: about 150 MiB. */
+const WORKER_MIB = 150;
+
+/** The most workers a profile runs (one per active session up to this), as the profile settings allow. */
+export const MAX_WORKERS = 16;
+
+/**
+ * How many workers a profile may run by default: an eighth of the machine's memory at ~150 MiB each, from 2 up to
+ * 16 (about 20 on a 24 GiB machine, so 16; 6 on 8 GiB). Workers start as sessions need them and idle ones stop, so
+ * the budget is a ceiling, not a cost.
+ */
+export function defaultWorkerBudget(totalMemoryBytes: number): number {
+  return Math.min(MAX_WORKERS, Math.max(2, Math.floor(totalMemoryBytes / 8 / (WORKER_MIB * 1024 * 1024))));
+}
+
 export const DEFAULT_SETTINGS: RouterSettings = {
-  workers: 4,
+  workers: defaultWorkerBudget(totalmem()),
   isolation: 'tab',
   workerIdleMs: 5 * 60_000,
   sessionTtlMs: 30 * 60_000,

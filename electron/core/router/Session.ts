@@ -35,12 +35,15 @@ export class Session {
    * reported them; they become pages of the session once its worker sees them, and close with it either way.
    */
   readonly pendingTabs = new Set<string>();
+  /** While the session moves to another worker (see `WorkerPool.moveOffBusy`): done once it serves from there. */
+  moving: Promise<void> | null = null;
 
   constructor(
     readonly id: string,
     readonly short: string,
     public label: string | null,
-    readonly worker: number,
+    /** The worker that serves the session; it changes only when the session moves off a busy worker. */
+    public worker: number,
     readonly createdAt: number,
   ) {
     this.lastUsedAt = createdAt;

@@ -174,6 +174,7 @@ export class Worker {
       inFlight: this.queue.inFlight,
       sessions: this.sessions,
       lastError: this.lastError,
+      busy: this.queue.runningCall(),
     };
   }
 }

@@ -46,6 +46,51 @@ describe('WorkerPool', () => {
     expect(pool.infos().map((info) => info.sessions)).toEqual([2, 1, 1]);
   });
 
+  it('moves a session off a worker busy with another session\'s call to an idle running worker, and only then', async () => {
+    const { pool } = setup({ size: 2 });
+    const [w0, w1] = [pool.pin(), pool.pin()];
+    pool.pin();
+    await Promise.all([w0.ensureStarted(), w1.ensureStarted()]);
+    const other = sessionOn(w0, 'sess-00000000aaaa0000');
+    const mover = sessionOn(w0, 'sess-00000000bbbb0000');
+    const moves: string[] = [];
+    const relocate = (session: Session, to: Worker): Promise<void> => {
+      moves.push(`${session.id}->${to.index}`);
+      return Promise.resolve();
+    };
+    // Nobody else busy: it stays.
+    expect((await pool.place(mover, relocate)).index).toBe(0);
+    let release: () => void = () => undefined;
+    const long = w0.queue.enqueue({ sessionId: other.id, tool: 'wait_for', timeoutMs: 5_000, run: () => new Promise<void>((resolve) => (release = resolve)) });
+    // Its own call queued there keeps it in place (its calls keep their order).
+    const ownGate = w0.queue.enqueue({ sessionId: mover.id, tool: 'click', timeoutMs: 5_000, run: () => Promise.resolve() });
+    expect((await pool.place(mover, relocate)).index).toBe(0);
+    release();
+    await Promise.all([long, ownGate]);
+    const again = w0.queue.enqueue({ sessionId: other.id, tool: 'wait_for', timeoutMs: 5_000, run: () => new Promise<void>((resolve) => (release = resolve)) });
+    const placed = await pool.place(mover, relocate);
+    expect(placed.index).toBe(1);
+    expect(mover.worker).toBe(1);
+    expect(moves).toEqual([`${mover.id}->1`]);
+    expect(pool.infos().map((info) => info.sessions)).toEqual([1, 2]);
+    release();
+    await again;
+  });
+
+  it('leaves a session where it is when moving fails, counts included', async () => {
+    const { pool } = setup({ size: 2 });
+    const [w0, w1] = [pool.pin(), pool.pin()];
+    await Promise.all([w0.ensureStarted(), w1.ensureStarted()]);
+    const mover = sessionOn(w0, 'sess-00000000bbbb0000');
+    let release: () => void = () => undefined;
+    const long = w0.queue.enqueue({ sessionId: 'sess-other', tool: 'wait_for', timeoutMs: 5_000, run: () => new Promise<void>((resolve) => (release = resolve)) });
+    const placed = await pool.place(mover, () => Promise.reject(new TabmuxError('timeout', 'listing pages timed out')));
+    expect(placed.index).toBe(0);
+    expect(pool.infos().map((info) => info.sessions)).toEqual([1, 1]);
+    release();
+    await long;
+  });
+
   it('starts a worker on first need, prepares it, and runs the router\'s own jobs in the system lane', async () => {
     const { pool, started, prepared, workerEvents } = setup();
     const worker = pool.first;

@@ -31,6 +31,8 @@ export interface WorkerPoolOptions {
  */
 export class WorkerPool {
   readonly #workers: Worker[];
+  /** Workers a session is moving to: not idle for another mover meanwhile. */
+  readonly #reserved = new Set<Worker>();
   #closed = false;
 
   constructor(private readonly options: WorkerPoolOptions) {
@@ -69,16 +71,87 @@ export class WorkerPool {
     return worker;
   }
 
-  /** Picks the worker a new session is pinned to: the one with the fewest sessions. */
+  /**
+   * Picks the worker a new session is pinned to: the one with the fewest sessions, a running one before one that
+   * must start first. Up to the pool's size every session thus gets a worker of its own.
+   */
   pin(): Worker {
     let best = this.first;
     for (const worker of this.#workers) {
-      if (worker.sessions < best.sessions) {
+      if (worker.sessions < best.sessions || (worker.sessions === best.sessions && worker.upstream !== null && best.upstream === null)) {
         best = worker;
       }
     }
     best.sessions++;
     return best;
+  }
+
+  /**
+   * Where a session's next call runs. It stays on its worker while that worker has nothing of another session's to
+   * do, or while its own calls are there (they keep their order). When the worker runs or has queued another
+   * session's call and another running worker is idle, the session moves there first: its pages are found again
+   * in that worker's terms by Chrome tab id (see `renumber`), so a quick call never waits for another session's
+   * long one. Moving makes its snapshot tokens stale; its next result says so. A session recording a performance
+   * trace stays, since the recording lives in its worker.
+   */
+  async place(session: Session, relocate: (session: Session, to: Worker) => Promise<void>): Promise<Worker> {
+    while (session.moving) {
+      await session.moving;
+    }
+    const current = this.of(session);
+    const own = current.queue.countFor(session.id);
+    if (own.queued + own.running > 0 || session.paused || current.trace.owner === session.id || !current.queue.busyWithOthers(session.id)) {
+      return current;
+    }
+    const target = this.#idleWorker(current);
+    if (!target) {
+      return current;
+    }
+    this.#moveCount(current, target);
+    this.#reserved.add(target);
+    const moving = this.runSystem(target, 'move session', () => relocate(session, target), session.id).then(
+      () => {
+        if (session.ended) {
+          // Closed while it moved: `leave` counted it off its old worker.
+          this.#moveCount(target, current);
+          return;
+        }
+        session.worker = target.index;
+      },
+      (error: unknown) => {
+        this.#moveCount(target, current);
+        this.options.logger.warn(`session ${session.id} stays on worker ${current.index}: ${TabmuxError.from(error).message}`);
+      },
+    );
+    session.moving = moving.finally(() => {
+      session.moving = null;
+      this.#reserved.delete(target);
+      this.options.onWorkersChange();
+    });
+    await session.moving;
+    return this.of(session);
+  }
+
+  /** A running worker with nothing to do, not about to take a moving session: the fewest sessions first. */
+  #idleWorker(except: Worker): Worker | undefined {
+    let best: Worker | undefined;
+    for (const worker of this.#workers) {
+      if (worker === except || worker.upstream === null || worker.queue.size > 0 || worker.queue.inFlight > 0 || this.#reserved.has(worker)) {
+        continue;
+      }
+      if (!best || worker.sessions < best.sessions) {
+        best = worker;
+      }
+    }
+    return best;
+  }
+
+  #moveCount(from: Worker, to: Worker): void {
+    from.sessions--;
+    if (from.sessions === 0) {
+      from.idleSince = Date.now();
+    }
+    to.sessions++;
   }
 
   /**

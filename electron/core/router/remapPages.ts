@@ -19,14 +19,18 @@ export async function remapPages(worker: Worker, upstream: Upstream, sessions: r
   try {
     const byTab = await tabs.pageIdsByTab(worker);
     for (const session of sessions) {
-      renumber(session, worker, byTab);
+      renumber(session, worker, byTab, 'the browser connection was restarted');
     }
   } finally {
     worker.upstream = previous;
   }
 }
 
-function renumber(session: Session, worker: Worker, byTab: ReadonlyMap<string, number>): void {
+/**
+ * Gives a session's pages the ids `worker` knows their tabs by (`byTab`), and tells the agent why (`why`): tabs no
+ * longer listed are reported lost, and every page's snapshot tokens go stale.
+ */
+export function renumber(session: Session, worker: Worker, byTab: ReadonlyMap<string, number>, why: string): void {
   const lost: string[] = [];
   const pages = [...session.pages.values()];
   // Move every page out of the way first: old and new ids may overlap.
@@ -55,7 +59,25 @@ function renumber(session: Session, worker: Worker, byTab: ReadonlyMap<string, n
   }
   session.notes.push(
     lost.length > 0
-      ? `Note: the browser connection was restarted; your page(s) ${lost.join(', ')} were lost. Page-scoped tools open a fresh tab if you have none. Take a new snapshot before using uids.`
-      : 'Note: the browser connection was restarted; your pages were kept but may have new ids (see list_pages). Take a new snapshot before using uids.',
+      ? `Note: ${why}; your page(s) ${lost.join(', ')} were lost. Page-scoped tools open a fresh tab if you have none. Take a new snapshot before using uids.`
+      : `Note: ${why}; your pages were kept but may have new ids (see list_pages). Take a new snapshot before using uids.`,
   );
+}
+
+/**
+ * Moves a session's pages from worker `from` to worker `to`, which must be in its queue slot: `to`'s ids for the
+ * same tabs replace the old ones, and `from` forgets them. Runs before the session's worker changes.
+ */
+export async function movePages(session: Session, from: Worker, to: Worker, tabs: TabIdentity): Promise<void> {
+  if (session.ended || session.pages.size === 0) {
+    return;
+  }
+  const oldIds = [...session.pages.keys()];
+  const byTab = await tabs.pageIdsByTab(to);
+  renumber(session, to, byTab, `your calls moved to another upstream worker, since yours was busy with another session's call`);
+  for (const pageId of oldIds) {
+    if (from.owners.get(pageId) === session.id) {
+      from.owners.delete(pageId);
+    }
+  }
 }
