@@ -9,7 +9,7 @@ const CALLS = 20;
 let t: TestDaemon;
 
 beforeAll(async () => {
-  t = await startTestDaemon();
+  t = await startTestDaemon({ workers: 4 });
 });
 
 afterAll(async () => {
