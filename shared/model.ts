@@ -129,6 +129,8 @@ export interface TabInfo {
   worker: number;
   /** The id the owning session knows the tab by on its own worker (its page list, release --page); null when unowned. */
   ownerPageId: number | null;
+  /** The upstream worker that serves the owning session; null when unowned. */
+  ownerWorker?: number | null | undefined;
   url: string;
   title: string;
   owner: string | null;

@@ -113,6 +113,7 @@ export const tabInfoSchema: z.ZodMiniType<TabInfo> = z.object({
   pageId: z.number(),
   worker: z.number(),
   ownerPageId: z.nullable(z.number()),
+  ownerWorker: z.optional(z.nullable(z.number())),
   url: z.string(),
   title: z.string(),
   owner: z.nullable(z.string()),

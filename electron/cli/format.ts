@@ -57,7 +57,7 @@ export function formatTabs(tabs: readonly TabInfo[]): string {
     return 'no tabs';
   }
   // PAGE, OWNER and ORIGIN keep their places and URL stays last, so scripts that read them keep working.
-  const rows = [['PAGE', 'OWNER', 'ORIGIN', 'WINDOW', 'SESSION-PAGE', 'TITLE', 'URL']];
+  const rows = [['PAGE', 'OWNER', 'ORIGIN', 'WINDOW', 'SESSION-PAGE', 'WORKER', 'TITLE', 'URL']];
   for (const tab of tabs) {
     rows.push([
       String(tab.pageId),
@@ -65,6 +65,7 @@ export function formatTabs(tabs: readonly TabInfo[]): string {
       tab.origin ?? '-',
       tab.windowId === null ? '-' : String(tab.windowId),
       tab.ownerPageId === null ? '-' : String(tab.ownerPageId),
+      tab.ownerWorker === null || tab.ownerWorker === undefined ? '-' : String(tab.ownerWorker),
       truncate(tab.title || '-', 40),
       truncate(tab.url, 80),
     ]);

@@ -21,6 +21,13 @@ export interface DebugWorker {
   selectedPageId: number | null;
   selectedTitle: string | null;
   sessions: DebugSession[];
+  /** The call the worker runs now: whose, which tool, since when. */
+  busy: { sessionName: string; tool: string; since: number } | null;
+}
+
+/** The workers worth a card: the first, and every one that runs, starts or serves a session. */
+function shown(worker: WorkerInfo, sessions: readonly SessionInfo[]): boolean {
+  return worker.index === 0 || worker.pid !== null || worker.state !== 'stopped' || sessions.some((session) => session.worker === worker.index);
 }
 
 export function debugRows(
@@ -31,7 +38,12 @@ export function debugRows(
   const titleOf = (worker: number, pageId: number | null): string | null =>
     pageId === null ? null : (tabs?.find((tab) => tab.worker === worker && tab.pageId === pageId)?.title ?? null);
   const all = Object.values(sessions ?? {}).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  const nameOf = (id: string): string => {
+    const session = all.find((candidate) => candidate.id === id);
+    return session ? sessionName(session) : id;
+  };
   return [...workers]
+    .filter((worker) => shown(worker, all))
     .sort((a, b) => a.index - b.index)
     .map((worker) => ({
       index: worker.index,
@@ -41,6 +53,7 @@ export function debugRows(
       lastError: worker.lastError,
       selectedPageId: worker.selectedPageId,
       selectedTitle: titleOf(worker.index, worker.selectedPageId),
+      busy: worker.busy ? { sessionName: nameOf(worker.busy.sessionId), tool: worker.busy.tool, since: worker.busy.since } : null,
       sessions: all
         .filter((session) => session.worker === worker.index)
         .map((session) => ({

@@ -169,7 +169,11 @@ describe('debugRows', () => {
       profiles: [
         makeView('work', {
           status: makeStatus('work', {
-            workers: [makeWorker({ index: 1, selectedPageId: 7 }), makeWorker({ index: 0, selectedPageId: 3 })],
+            workers: [
+              makeWorker({ index: 1, selectedPageId: 7, busy: { callId: 9, sessionId: C, tool: 'wait_for', since: 1_000 } }),
+              makeWorker({ index: 0, selectedPageId: 3 }),
+              makeWorker({ index: 2, pid: null, state: 'stopped' }),
+            ],
             sessions: [
               makeSession({
                 id: A,
@@ -186,7 +190,10 @@ describe('debugRows', () => {
       ],
     });
     const rows = debugRows(state.profiles['work']?.workers ?? [], state.sessions['work'], state.tabs['work']);
+    // Worker 2 neither runs nor serves anyone: no card for it.
     expect(rows.map((row) => row.index)).toEqual([0, 1]);
+    expect(rows[1]?.busy).toEqual({ sessionName: 'cccccccc', tool: 'wait_for', since: 1_000 });
+    expect(rows[0]?.busy).toBeNull();
     expect(rows[0]).toMatchObject({ selectedPageId: 3, selectedTitle: 'Alpha' });
     expect(rows[0]?.sessions).toEqual([
       { id: A, name: 'claude', currentPageId: 3, currentTitle: 'Alpha', matchesUpstream: true, differs: false },

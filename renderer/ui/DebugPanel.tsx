@@ -16,6 +16,7 @@ export function DebugPanel(props: { profile: string }) {
   const sessions = useTabmux((state) => state.sessions[profile]);
   const tabs = useTabmux((state) => state.tabs[profile]);
   const rows = useMemo(() => debugRows(workers ?? [], sessions, tabs), [workers, sessions, tabs]);
+  const spare = (workers?.length ?? 0) - rows.length;
 
   return (
     <Panel title="Debug" count={rows.length} testId="debug-panel">
@@ -37,6 +38,12 @@ export function DebugPanel(props: { profile: string }) {
                 {pageLabel(worker.selectedPageId, worker.selectedTitle)}
               </span>
             </div>
+            <div className="debug-line">
+              <span className="muted">busy with</span>
+              <span className="mono truncate" data-testid={`debug-busy-${worker.index}`}>
+                {worker.busy ? `${worker.busy.tool} of ${worker.busy.sessionName}` : 'nothing'}
+              </span>
+            </div>
             {worker.lastError && <p className="notice notice-warn small">{worker.lastError}</p>}
             {worker.sessions.length === 0 && <p className="muted small">No sessions on this worker.</p>}
             {worker.sessions.map((session) => (
@@ -56,6 +63,7 @@ export function DebugPanel(props: { profile: string }) {
           </div>
         ))}
       </div>
+      {spare > 0 && <p className="muted small">{spare} more worker(s) start as sessions need them.</p>}
     </Panel>
   );
 }

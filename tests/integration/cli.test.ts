@@ -273,11 +273,14 @@ describe('tabmux session and mcp', () => {
       // One id per tab, whatever worker its owner uses.
       expect(new Set(tabs.map((tab) => tab.pageId)).size).toBe(tabs.length);
       const text = await ok(['pages']);
-      expect(text).toMatch(/^PAGE\s+OWNER\s+ORIGIN\s+WINDOW\s+SESSION-PAGE\s+TITLE\s+URL/);
+      expect(text).toMatch(/^PAGE\s+OWNER\s+ORIGIN\s+WINDOW\s+SESSION-PAGE\s+WORKER\s+TITLE\s+URL/);
       const listedA = tabs.find((tab) => tab.owner === a);
       // Chrome tells each tab's window, headless too.
       expect(listedA?.windowId).toEqual(expect.any(Number));
-      expect(text).toMatch(new RegExp(`^${listedA?.pageId}\\s+${a}\\s+created\\s+${listedA?.windowId}\\s+${listedA?.ownerPageId}\\s`, 'm'));
+      // Which worker serves the owner, as the status has it.
+      const status = await json<{ sessions: Array<{ id: string; worker: number }> }>(['daemon', 'status']);
+      expect(listedA?.ownerWorker).toBe(status.sessions.find((session) => session.id === a)?.worker);
+      expect(text).toMatch(new RegExp(`^${listedA?.pageId}\\s+${a}\\s+created\\s+${listedA?.windowId}\\s+${listedA?.ownerPageId}\\s+${listedA?.ownerWorker}\\s`, 'm'));
       expect(text).toMatch(/\(unowned\)/);
       expect(await ok(['session', 'page', '--session', a])).toBe(`session=${a} page=${page.pageId} url=${FORM}\n`);
     });

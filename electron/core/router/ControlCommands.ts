@@ -167,6 +167,7 @@ export class ControlCommands {
         pageId: page.id,
         worker: worker.index,
         ownerPageId: owned?.pageId ?? null,
+        ownerWorker: owner?.worker ?? null,
         url: page.url,
         title: page.title,
         owner: owner?.id ?? null,
