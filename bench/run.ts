@@ -135,7 +135,7 @@ async function browserSuites(teardown: Teardown, attempt: Attempt): Promise<numb
   log(`starting tabmux daemon (workers=${WORKERS}), a direct Chrome and a page server`);
   const loadPage = subresourcePage(LOAD_PAGE_PATH, LOAD_PAGE_FILES.images, LOAD_PAGE_FILES.scripts);
   const pages = await PageServer.start(teardown, { [BIG_PAGE_PATH]: bigPageHtml(), ...loadPage });
-  const tabmux = await TabmuxDaemon.start(teardown, WORKERS);
+  const tabmux = await TabmuxDaemon.start(teardown, { workers: WORKERS });
   const workers = tabmux.daemon.router.settings.workers;
   const direct = await DirectBrowser.launch(teardown);
   const context: BenchContext = { teardown, tabmux, direct, pages, log };

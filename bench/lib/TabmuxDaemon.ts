@@ -28,10 +28,15 @@ export class TabmuxDaemon {
     this.#teardown = teardown;
   }
 
-  static async start(teardown: Teardown, workers: number, config: ProfileConfig = {}): Promise<TabmuxDaemon> {
+  /**
+   * `config` is the profile's configuration, as a user would write it: a setting it leaves out (the pool size
+   * `workers`, `callTimeoutMs`, ...) takes the daemon's default, so `{}` measures tabmux as installed. Only
+   * headless is forced.
+   */
+  static async start(teardown: Teardown, config: ProfileConfig = {}): Promise<TabmuxDaemon> {
     const { paths, env } = makeBenchHome(teardown);
     const logger = process.env['TABMUX_BENCH_LOG'] ? Logger.toStderr('bench-daemon', 'debug') : Logger.silent();
-    const daemon = await Daemon.start({ paths, profile: { name: 'default', config: { ...config, workers, headless: true } }, logger, headless: true });
+    const daemon = await Daemon.start({ paths, profile: { name: 'default', config: { ...config, headless: true } }, logger, headless: true });
     teardown.add('stop daemon', () => daemon.stop());
     return new TabmuxDaemon(daemon, env, teardown);
   }

@@ -15,8 +15,8 @@ const PAIRS = 100;
  */
 export async function activityLogCost(teardown: Teardown, log: (message: string) => void): Promise<Row[]> {
   log('activity log cost: evaluate_script round trips, logging on vs off');
-  const logging = await TabmuxDaemon.start(teardown, 1);
-  const silent = await TabmuxDaemon.start(teardown, 1, { activityLog: false });
+  const logging = await TabmuxDaemon.start(teardown, { workers: 1 });
+  const silent = await TabmuxDaemon.start(teardown, { workers: 1, activityLog: false });
   const on = await logging.session('bench-log-on');
   const off = await silent.session('bench-log-off');
   const withLog = () => timed(async () => okText(await on.call('evaluate_script', QUICK_EVAL), 'logged evaluate_script'));

@@ -29,7 +29,7 @@ const ANIMATED_PAGE = `data:text/html,${encodeURIComponent(
  */
 export async function pictureCost(teardown: Teardown, log: (message: string) => void): Promise<Row[]> {
   log('live pictures: agent call with a live view open vs closed, and CPU per watched tab');
-  const tabmux = await TabmuxDaemon.start(teardown, 1);
+  const tabmux = await TabmuxDaemon.start(teardown, { workers: 1 });
   const agent = await tabmux.session('bench-watched');
   okText(await agent.call('navigate_page', { url: ANIMATED_PAGE }), 'navigate to the animated page');
   const viewer = await DaemonClient.connect(tabmux.daemon.socketPath, 'tabmux-bench-viewer');
