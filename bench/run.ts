@@ -12,6 +12,7 @@ import { subresourcePage } from './lib/subresourcePage.js';
 import { Teardown } from './lib/Teardown.js';
 import { activityLogCost } from './suites/activityLogCost.js';
 import { coldStart } from './suites/coldStart.js';
+import { crowdThroughput } from './suites/crowdThroughput.js';
 import { memory } from './suites/memory.js';
 import { LOAD_PAGE_FILES, LOAD_PAGE_PATH, pageLoad } from './suites/pageLoad.js';
 import { pictureCost } from './suites/pictureCost.js';
@@ -146,6 +147,8 @@ async function browserSuites(teardown: Teardown, attempt: Attempt): Promise<numb
   await attempt('snapshot', 'snapshot path', () => snapshotPath(context));
   await attempt('navigation', 'page load', () => pageLoad(context));
   await attempt('memory', 'memory', () => memory(context));
+  // After memory, whose per-child figures count the direct Chrome's children: this row adds four more there.
+  await attempt('crowd', 'crowd throughput', () => crowdThroughput(context));
   return workers;
 }
 

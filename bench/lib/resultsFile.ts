@@ -34,7 +34,7 @@ export function writeResults(record: RunRecord): string {
     '',
     '## Results',
     '',
-    `Medians (p90 and sample count in brackets). Ratio is figure / baseline, except for the parallel rows where it is the speed-up baseline / figure. tabmux pool for the browser rows: workers=${record.workers}.`,
+    `Medians (p90 and sample count in brackets). Ratio is figure / baseline, except for the throughput rows (parallel, agents on default settings) where it is the speed-up baseline / figure. tabmux pool for the browser rows: workers=${record.workers}; rows on a daemon of their own give its settings in their notes.`,
     '',
     markdownTable(record.rows),
     '',
