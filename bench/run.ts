@@ -13,6 +13,7 @@ import { Teardown } from './lib/Teardown.js';
 import { activityLogCost } from './suites/activityLogCost.js';
 import { coldStart } from './suites/coldStart.js';
 import { crowdThroughput } from './suites/crowdThroughput.js';
+import { headOfLine } from './suites/headOfLine.js';
 import { memory } from './suites/memory.js';
 import { LOAD_PAGE_FILES, LOAD_PAGE_PATH, pageLoad } from './suites/pageLoad.js';
 import { pictureCost } from './suites/pictureCost.js';
@@ -107,6 +108,9 @@ async function main(): Promise<number> {
   await stopAll();
   // A daemon of its own, so its CPU windows see nothing but the watched tab.
   await attempt('pictures', 'live pictures', () => pictureCost(teardown, log));
+  await stopAll();
+  // A daemon of its own with a small pool, nothing else running.
+  await attempt('headofline', 'quick call beside a long one', () => headOfLine(teardown, log));
   await stopAll();
   // Cold start on a quiet machine, with its own processes: everything above is stopped by now.
   await attempt('coldstart', 'cold start', () => coldStart(teardown, log));
