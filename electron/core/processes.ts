@@ -1,12 +1,13 @@
+import { isRunningCheap } from './process/processState.js';
+
 /** Process helpers that never throw for a process that is already gone. */
 
+/**
+ * Whether a process still runs. A zombie (exited, not yet reaped by its parent) does not: it holds nothing, and where
+ * nothing reaps orphans it would otherwise look alive forever. See process/processState.ts for how each system tells.
+ */
 export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error instanceof Error && 'code' in error && error.code === 'EPERM';
-  }
+  return isRunningCheap(pid);
 }
 
 /** Signals a whole process group (negative pid) and falls back to the single process where groups do not exist. */

@@ -1,3 +1,4 @@
+import { isProcessAlive } from '../../electron/core/processes.js';
 import { runCli, type CliResult } from './runCli.js';
 
 export interface CliDriver {
@@ -35,14 +36,12 @@ export function cliDriver(home: string): CliDriver {
   };
 }
 
-/** Whether a process with this pid exists. */
+/**
+ * Whether a process with this pid runs. A zombie does not: it has exited, and only waits for a parent to reap it,
+ * which where nothing reaps orphans may never happen.
+ */
 export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return isProcessAlive(pid);
 }
 
 /** The uid token of the element with this role and name in a snapshot the CLI printed. */
