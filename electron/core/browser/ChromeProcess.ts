@@ -6,6 +6,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import type { Logger } from '../Logger.js';
 import type { CdpConnection } from './CdpConnection.js';
 import { isNodeError } from '../secureFs.js';
+import { procStartTime } from '../process/processState.js';
 import { isProcessAlive, killProcessGroup } from '../processes.js';
 
 export interface ChromeLaunchOptions {
@@ -160,16 +161,34 @@ function signal(pid: number, name: NodeJS.Signals): void {
 }
 
 /**
+ * Whether the daemon ($1) still runs, for the watchdog. Where /proc exists, a zombie (state Z or X) is gone, and so
+ * is a process that started at another time than $2 (clock ticks since boot, the 20th field after the name): a
+ * daemon whose parent never reaps it stays a zombie forever, and its pid can be reused. Elsewhere, `kill -0`. Only
+ * shell builtins run here, so checking once a second costs no process beyond `sleep`.
+ */
+export const WATCHDOG_DAEMON_RUNS = [
+  'daemon_runs() {',
+  '  [ -r "/proc/$1/stat" ] || { kill -0 "$1" 2>/dev/null; return; }',
+  '  want=$2',
+  '  read -r stat 2>/dev/null < "/proc/$1/stat" || return 1',
+  '  set -- ${stat##*") "}',
+  '  case "$1" in Z|X|x) return 1 ;; esac',
+  '  [ -z "$want" ] || [ "${20}" = "$want" ]',
+  '}',
+].join('\n');
+
+/**
  * Chrome runs in its own process group, so it would outlive a daemon killed with SIGKILL. A tiny shell watchdog
- * (no Node, ~1 MB) kills Chrome's group once the daemon is gone; it is itself killed when Chrome exits first, so it
- * never signals a recycled process group.
+ * (no Node, ~1 MB) kills Chrome's group once the daemon is gone (see WATCHDOG_DAEMON_RUNS); it is itself killed when
+ * Chrome exits first, so it never signals a recycled process group.
  */
 function startWatchdog(chromePid: number | undefined): ChildProcess | undefined {
   if (process.platform === 'win32' || chromePid === undefined) {
     return undefined;
   }
-  const script = 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; kill -9 "-$2" 2>/dev/null';
-  const watchdog = spawn('/bin/sh', ['-c', script, 'tabmux-chrome-watchdog', String(process.pid), String(chromePid)], { detached: true, stdio: 'ignore' });
+  const startTime = procStartTime(process.pid) ?? '';
+  const script = `${WATCHDOG_DAEMON_RUNS}\nwhile daemon_runs "$1" "$3"; do sleep 1; done; kill -9 "-$2" 2>/dev/null`;
+  const watchdog = spawn('/bin/sh', ['-c', script, 'tabmux-chrome-watchdog', String(process.pid), String(chromePid), startTime], { detached: true, stdio: 'ignore' });
   watchdog.on('error', () => undefined);
   watchdog.unref();
   return watchdog;
