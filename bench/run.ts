@@ -15,6 +15,7 @@ import { coldStart } from './suites/coldStart.js';
 import { crowdThroughput } from './suites/crowdThroughput.js';
 import { headOfLine } from './suites/headOfLine.js';
 import { memory } from './suites/memory.js';
+import { overrunRecovery } from './suites/overrunRecovery.js';
 import { LOAD_PAGE_FILES, LOAD_PAGE_PATH, pageLoad } from './suites/pageLoad.js';
 import { pictureCost } from './suites/pictureCost.js';
 import { parallelThroughput } from './suites/parallelThroughput.js';
@@ -111,6 +112,9 @@ async function main(): Promise<number> {
   await stopAll();
   // A daemon of its own with a small pool, nothing else running.
   await attempt('headofline', 'quick call beside a long one', () => headOfLine(teardown, log));
+  await stopAll();
+  // A daemon of its own with one worker and a short call limit: its restarts cost CPU that would spoil other rows.
+  await attempt('overrun', 'overrun recovery', () => overrunRecovery(teardown, log));
   await stopAll();
   // Cold start on a quiet machine, with its own processes: everything above is stopped by now.
   await attempt('coldstart', 'cold start', () => coldStart(teardown, log));
