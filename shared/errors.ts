@@ -37,6 +37,7 @@ const CODES = {
   daemon_stopping: true,
   daemon_not_running: true,
   daemon_running: true,
+  daemon_busy: true,
   daemon_start_failed: true,
   port_in_use: true,
   dashboard_unreachable: true,

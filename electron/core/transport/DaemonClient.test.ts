@@ -1,5 +1,6 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -127,5 +128,72 @@ describe('DaemonClient session calls', () => {
       expect((failure as TabmuxError).code).toBe('protocol_mismatch');
     }
     client.close();
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('DaemonClient.connect to a busy socket', () => {
+  /**
+   * A daemon stand-in in a process of its own, so it can be stopped (SIGSTOP): stopped, it accepts nothing, and once
+   * its backlog (1) is full every connect fails with EAGAIN, as under a flood of connections.
+   */
+  async function stoppableDaemon(): Promise<{ path: string; child: ChildProcess; flood: Socket[] }> {
+    const dir = mkdtempSync(join(tmpdir(), 'tmx-dc-'));
+    const path = join(dir, 'd.sock');
+    const script = `const net = require('node:net');
+      net.createServer((s) => {
+        let b = '';
+        s.on('error', () => {});
+        s.on('data', (c) => {
+          b += c;
+          for (let i; (i = b.indexOf('\\n')) >= 0; b = b.slice(i + 1)) {
+            const m = JSON.parse(b.slice(0, i));
+            s.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: ${PROTOCOL_VERSION}, version: 't', profile: 'p', pid: process.pid } }) + '\\n');
+          }
+        });
+      }).listen({ path: process.argv[1], backlog: 1 }, () => console.log('ready'));`;
+    const child = spawn(process.execPath, ['-e', script, path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    busyDaemons.push({ child, dir });
+    await new Promise<void>((resolve) => child.stdout?.once('data', () => resolve()));
+    child.kill('SIGSTOP');
+    const flood: Socket[] = [];
+    for (;;) {
+      const socket = createConnection({ path });
+      const outcome = await new Promise<string>((resolve) => {
+        socket.once('connect', () => resolve('connected'));
+        socket.once('error', (error) => resolve('code' in error ? String(error.code) : 'failed'));
+      });
+      if (outcome !== 'connected') {
+        socket.destroy();
+        expect(outcome).toBe('EAGAIN');
+        return { path, child, flood };
+      }
+      flood.push(socket);
+    }
+  }
+
+  const busyDaemons: { child: ChildProcess; dir: string }[] = [];
+  afterEach(() => {
+    for (const { child, dir } of busyDaemons.splice(0)) {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('tries again until the daemon accepts, rather than calling it not running', async () => {
+    const { path, child, flood } = await stoppableDaemon();
+    const connecting = DaemonClient.connect(path, 'test', { busyTimeoutMs: 30_000 });
+    // Long enough for several attempts to meet the full backlog.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGCONT');
+    const client = await connecting;
+    expect(client.hello.pid).toBe(child.pid);
+    client.close();
+    flood.forEach((socket) => socket.destroy());
+  });
+
+  it('gives up after its deadline with daemon_busy, not daemon_not_running', async () => {
+    const { path, flood } = await stoppableDaemon();
+    await expect(DaemonClient.connect(path, 'test', { busyTimeoutMs: 200 })).rejects.toMatchObject({ code: 'daemon_busy', message: expect.stringMatching(/runs but did not take this connection/) as unknown });
+    flood.forEach((socket) => socket.destroy());
   });
 });
