@@ -1,31 +1,67 @@
+import { TabmuxError } from '../../shared/errors.js';
 import type { DaemonRunRequest } from '../cli/EntryPoints.js';
 import { Daemon } from '../core/Daemon.js';
+import { awaitRunningDaemon } from '../core/daemonProcess.js';
 import { Logger } from '../core/Logger.js';
+import type { ProfileEntry } from '../core/ProfileStore.js';
 import { ProfileStore } from '../core/ProfileStore.js';
 import { exitOnCrash } from './exitOnCrash.js';
 
 /** Room for Daemon.stop (Chrome alone gets 5 s before SIGKILL) after a crash; past this the process exits anyway. */
 const STOP_DEADLINE_MS = 15_000;
+/** How long a daemon that found its profile taken waits for the other daemon to answer (as long as `daemon start` waits). */
+const JOIN_TIMEOUT_MS = 60_000;
 
-/** `tabmux daemon run`: one profile's daemon in this process until it is stopped (by a call or a signal). */
+/**
+ * `tabmux daemon run`: one profile's daemon in this process until it is stopped (by a call or a signal). When
+ * another daemon already holds the profile, this one waits until that daemon answers, says so, and exits with 0:
+ * whoever started it is then served by the running daemon, as with `daemon start`.
+ */
 export async function runDaemon(request: DaemonRunRequest): Promise<number> {
   const profile = await new ProfileStore(request.paths).get(request.profile);
   // `daemon start` points stderr at the profile's log file.
   const logger = Logger.toStderr(`daemon:${profile.name}`);
-  const starting = Daemon.start({ paths: request.paths, profile, logger, chrome: request.chrome, headless: request.headless });
+  const starting = startOrJoin(request, profile, logger);
   // Installed in the same tick as the start, so a crash while Chrome launches is caught too; a daemon that fails to
   // start cleans up after itself.
   exitOnCrash(process, {
     logger,
-    stop: () => starting.then((daemon) => daemon.stop(), () => undefined),
+    stop: () => starting.then((daemon) => daemon?.stop(), () => undefined),
     deadlineMs: STOP_DEADLINE_MS,
     exit: (code) => process.exit(code),
   });
   const daemon = await starting;
+  if (daemon === undefined) {
+    return 0;
+  }
   const stop = (): void => void daemon.stop();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   process.once('SIGHUP', stop);
   await daemon.stopped;
   return 0;
+}
+
+/**
+ * Starts the daemon, or, when another daemon holds the profile, waits for that one to answer and returns undefined.
+ * A holder that goes away without ever answering (it failed to start, or was stopped) leaves the profile free, and
+ * this process claims it after all.
+ */
+async function startOrJoin(request: DaemonRunRequest, profile: ProfileEntry, logger: Logger): Promise<Daemon | undefined> {
+  const deadline = Date.now() + JOIN_TIMEOUT_MS;
+  for (;;) {
+    try {
+      return await Daemon.start({ paths: request.paths, profile, logger, chrome: request.chrome, headless: request.headless });
+    } catch (error) {
+      if (!(error instanceof TabmuxError) || error.code !== 'daemon_running' || Date.now() >= deadline) {
+        throw error;
+      }
+      logger.info(`${error.message}; waiting for it to answer`);
+      const pid = await awaitRunningDaemon(request.paths, profile.name, Math.max(0, deadline - Date.now()));
+      if (pid !== undefined) {
+        logger.info(`the daemon for profile ${profile.name} runs as pid ${pid} and answers; this process leaves it serving and exits`);
+        return undefined;
+      }
+    }
+  }
 }

@@ -13,18 +13,18 @@ import { pictureLimits } from './pictures/PictureLimits.js';
 import { TabPictures } from './pictures/TabPictures.js';
 import type { Logger } from './Logger.js';
 import { pidFilePath, profileActivityDir, profileDataDir, profileFilesDir, profileTempDir, profileUserDataDir, socketPath, type TabmuxPaths } from './paths.js';
-import { readDaemonPidFile, writeDaemonPidFile } from './DaemonPidFile.js';
+import { daemonPidFileSchema } from './DaemonPidFile.js';
+import { ClaimFile } from './process/ClaimFile.js';
 import type { ProfileEntry } from './ProfileStore.js';
-import { isProcessAlive } from './processes.js';
 import { Router } from './router/Router.js';
-import { ensureSecureDir, removeIfExists } from './secureFs.js';
+import { ensureSecureDir } from './secureFs.js';
 import { activityLogSettings, routerSettings } from './settings.js';
 import { ActivityLogStore } from './activity/ActivityLogStore.js';
 import { ActivityRecorder } from './activity/ActivityRecorder.js';
 import { ActivityPictures } from './activity/ActivityPictures.js';
 import { readActivityLog, type ActivityFilter } from './activity/readActivityLog.js';
 import type { ActivityQueryResult } from '../../shared/activity.js';
-import { SocketServer } from './transport/SocketServer.js';
+import { clearStaleSocket, SocketServer } from './transport/SocketServer.js';
 import { PreparedUpstream, UpstreamClient } from './UpstreamClient.js';
 import { tabmuxVersion } from './version.js';
 
@@ -49,11 +49,14 @@ const FROM_BROWSER: Partial<Record<BrowserState, DaemonState>> = { ready: 'ready
 export class Daemon {
   state: DaemonState = 'starting';
   lastError: string | null = null;
-  readonly startedAt = Date.now();
+  readonly startedAt: number;
   readonly router: Router;
   readonly #options: DaemonOptions;
   readonly #socketPath: string;
-  readonly #pidFile: string;
+  /** The profile's pid file, which this daemon holds for its whole life: no other daemon runs on the profile meanwhile. */
+  readonly #claim: ClaimFile;
+  /** What dead daemons left in the pid file this daemon took over: their Chrome is stopped before this one starts. */
+  readonly #replaced: unknown[];
   readonly #browser: ProfileBrowser;
   /** The current browser run's tabs and URL policy; replaced on every relaunch. */
   #policy: UrlPolicy | undefined;
@@ -68,11 +71,13 @@ export class Daemon {
   readonly #stopped: Promise<void>;
   #resolveStopped: () => void = () => undefined;
 
-  private constructor(options: DaemonOptions) {
+  private constructor(options: DaemonOptions, claimed: { claim: ClaimFile; replaced: unknown[]; startedAt: number }) {
     this.#options = options;
     const { paths, profile, logger } = options;
     this.#socketPath = socketPath(paths, profile.name);
-    this.#pidFile = pidFilePath(paths, profile.name);
+    this.#claim = claimed.claim;
+    this.#replaced = claimed.replaced;
+    this.startedAt = claimed.startedAt;
     this.#stopped = new Promise((resolve) => {
       this.#resolveStopped = resolve;
     });
@@ -160,8 +165,29 @@ export class Daemon {
     return this.#stopped;
   }
 
+  /**
+   * Claims the profile, then starts. The claim comes first and is atomic (see ClaimFile): of any number of daemons
+   * started at once for a profile, one runs and the others fail with `daemon_running` having touched nothing, not
+   * the running daemon's socket, pid file or Chrome.
+   */
   static async start(options: DaemonOptions): Promise<Daemon> {
-    const daemon = new Daemon(options);
+    const { paths, profile } = options;
+    await ensureSecureDir(paths.runtimeDir);
+    const startedAt = Date.now();
+    const outcome = await ClaimFile.acquire(pidFilePath(paths, profile.name), pidRecord(paths, profile.name, null, startedAt));
+    if ('holder' in outcome) {
+      throw new TabmuxError(
+        'daemon_running',
+        `a daemon for profile ${profile.name} is already running (pid ${outcome.holder.pid}); use it, or stop it with: tabmux daemon stop --profile ${profile.name}`,
+      );
+    }
+    let daemon: Daemon;
+    try {
+      daemon = new Daemon(options, { ...outcome, startedAt });
+    } catch (error) {
+      await outcome.claim.release();
+      throw error;
+    }
     try {
       await daemon.#start();
     } catch (error) {
@@ -173,11 +199,10 @@ export class Daemon {
 
   async #start(): Promise<void> {
     const { paths, profile, logger } = this.#options;
-    await ensureSecureDir(paths.runtimeDir);
     for (const dir of [profileDataDir(paths, profile.name), profileFilesDir(paths, profile.name), profileTempDir(paths, profile.name)]) {
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     }
-    await this.#claimPidFile();
+    await this.#cleanUpAfterDeadDaemons();
     if (this.#browser.kind === 'launched') {
       // Loading upstream is most of a worker's start, and the longest step of the daemon's: it begins first, and
       // launching Chrome, the rest of a worker's start, runs meanwhile.
@@ -186,7 +211,9 @@ export class Daemon {
     await this.#activity?.store.start();
     await this.#activity?.pictures.retain().catch((error: unknown) => logger.warn(`activity pictures: ${TabmuxError.from(error).message}`));
     await this.#browser.start();
-    await this.#writeDaemonPidFile();
+    // Chrome's pid in the pid file only helps a successor clean up after this daemon; failing to record it is no
+    // reason not to serve.
+    await this.#writeDaemonPidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`));
     await this.router.start();
     const service = new ControlService({
       router: this.router,
@@ -326,6 +353,8 @@ export class Daemon {
     const { logger } = this.#options;
     this.#setState('stopping', null);
     logger.info('stopping');
+    // The socket goes first (only the one this daemon published), so a client that comes now finds no daemon rather
+    // than one that refuses it; the pid file stays until the end, so no other daemon starts on this Chrome meanwhile.
     await this.#server?.close().catch(() => undefined);
     // Pictures asked for by the last calls are taken while the browser is still there (each within seconds).
     await this.#activity?.recorder.picturesTaken();
@@ -335,38 +364,36 @@ export class Daemon {
     await this.#activity?.recorder.flush().catch(() => undefined);
     await this.#activity?.store.close().catch(() => undefined);
     await this.#browser.close().catch(() => undefined);
-    await removeIfExists(this.#socketPath).catch(() => undefined);
-    const owner = await readDaemonPidFile(this.#pidFile);
-    if (owner?.pid === process.pid) {
-      await removeIfExists(this.#pidFile).catch(() => undefined);
-    }
+    await this.#claim.release().catch((error: unknown) => logger.warn(`could not remove the pid file: ${TabmuxError.from(error).message}`));
     logger.info('stopped');
     this.#resolveStopped();
   }
 
   /**
-   * Takes the profile's pid file. A live daemon holding it is an error; a dead one's leftovers (its Chrome, its
-   * socket) are cleaned up first, so a daemon killed with SIGKILL does not leave Chrome running forever.
+   * A daemon that died (SIGKILL, a crash) left its Chrome, which still holds the user-data-dir until its watchdog
+   * notices, and its socket, which refuses every client. Both go before this daemon starts its own.
    */
-  async #claimPidFile(): Promise<void> {
-    const previous = await readDaemonPidFile(this.#pidFile);
-    if (previous && previous.pid !== process.pid && isProcessAlive(previous.pid)) {
-      throw new TabmuxError(
-        'daemon_running',
-        `a daemon for profile ${this.profile} is already running (pid ${previous.pid}); use it, or stop it with: tabmux daemon stop --profile ${this.profile}`,
-      );
+  async #cleanUpAfterDeadDaemons(): Promise<void> {
+    // The socket first: until it goes, clients find one that refuses them and wait, rather than a missing one.
+    await clearStaleSocket(this.#socketPath);
+    for (const record of this.#replaced) {
+      const previous = daemonPidFileSchema.safeParse(record);
+      this.#options.logger.warn(`took the profile over from a daemon that is gone${previous.success ? ` (pid ${previous.data.pid})` : ''}`);
+      if (previous.success && previous.data.chromePid !== null) {
+        await stopLeftoverChrome(previous.data.chromePid, previous.data.userDataDir, this.#options.logger);
+      }
     }
-    if (previous?.chromePid) {
-      await stopLeftoverChrome(previous.chromePid, previous.userDataDir, this.#options.logger);
-    }
-    await removeIfExists(this.#socketPath);
-    await this.#writeDaemonPidFile();
   }
 
   async #writeDaemonPidFile(): Promise<void> {
     const { paths, profile } = this.#options;
     const browser = this.#browser.info();
     // Only a Chrome tabmux launched is ever recorded, so a later daemon never stops a browser it does not own.
-    await writeDaemonPidFile(this.#pidFile, { pid: process.pid, chromePid: browser.kind === 'launched' ? browser.pid : null, userDataDir: profileUserDataDir(paths, profile.name), startedAt: this.startedAt });
+    await this.#claim.update(pidRecord(paths, profile.name, browser.kind === 'launched' ? browser.pid : null, this.startedAt));
   }
+}
+
+/** The pid file's record, less what the claim adds (pid, process identity, claim id); see DaemonPidFile.ts. */
+function pidRecord(paths: TabmuxPaths, profile: string, chromePid: number | null, startedAt: number): Record<string, unknown> {
+  return { chromePid, userDataDir: profileUserDataDir(paths, profile), startedAt };
 }

@@ -1,10 +1,11 @@
 import * as z from 'zod/mini';
 import '../../shared/zodMessages.js';
-import { readFileNoFollow, writeFileNoFollow } from './secureFs.js';
+import { readFileNoFollow } from './secureFs.js';
 
 /**
  * What a running daemon keeps in its profile's pid file: its own pid, its Chrome's (so a successor can clean up
- * after a daemon that was killed), the user-data-dir that Chrome uses, and when the daemon started.
+ * after a daemon that was killed), the user-data-dir that Chrome uses, and when the daemon started. The file is also
+ * the daemon's claim on the profile (process/ClaimFile.ts), which adds the daemon's process identity and a claim id.
  */
 export const daemonPidFileSchema = z.object({
   pid: z.int(),
@@ -30,9 +31,4 @@ export async function readDaemonPidFile(file: string): Promise<DaemonPidFile | u
   } catch {
     return undefined;
   }
-}
-
-/** Writes the pid file without following a symlink planted in its place. */
-export async function writeDaemonPidFile(file: string, record: DaemonPidFile): Promise<void> {
-  await writeFileNoFollow(file, `${JSON.stringify(record)}\n`);
 }

@@ -4,7 +4,8 @@ import { isErrorCode, TabmuxError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/isRecord.js';
 import type { DaemonStatus } from '../../shared/model.js';
 import { daemonLogTail, readDaemonLog } from './daemonLog.js';
-import { profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from './paths.js';
+import { pidFilePath, profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from './paths.js';
+import { runningHolder } from './process/ClaimFile.js';
 import { isProcessAlive } from './processes.js';
 import { ensureSecureDir } from './secureFs.js';
 import { DaemonClient } from './transport/DaemonClient.js';
@@ -27,46 +28,95 @@ export interface StartOptions {
   execPath?: string;
 }
 
+/**
+ * How long a refused connection is tried again while the profile's pid file names a running daemon: that daemon is
+ * between publishing its socket and serving, or replacing a dead daemon's socket, and answers in a moment.
+ */
+const REFUSED_RETRY_MS = 10_000;
+const REFUSED_RETRY_FIRST_MS = 10;
+const REFUSED_RETRY_MAX_MS = 250;
+
+/**
+ * A connection to the profile's daemon, or undefined when none runs. A busy socket is waited for (DaemonClient), and
+ * so is a refused one while the pid file's holder runs; only a missing socket, a socket whose daemon is dead, or a
+ * daemon that hangs up during the hello count as "not running".
+ */
 export async function tryConnect(paths: TabmuxPaths, profile: string, clientName?: string): Promise<DaemonClient | undefined> {
-  try {
-    return await DaemonClient.connect(socketPath(paths, profile), clientName);
-  } catch (error) {
-    if (error instanceof TabmuxError && error.code === 'daemon_not_running') {
-      return undefined;
-    }
-    throw error;
+  const result = await connectUnlessDown(paths, profile, clientName);
+  if ('client' in result) {
+    return result.client;
   }
+  if (result.down.code === 'daemon_not_running') {
+    return undefined;
+  }
+  throw result.down;
 }
 
 /** Connect errors that mean no daemon is there: no socket file, or a stale one that nothing listens on. */
 const NOT_RUNNING_ERRNOS: readonly unknown[] = ['ENOENT', 'ECONNREFUSED'];
 
 /**
- * Whether a profile's daemon runs, for decisions that must not guess: only a missing socket or a refused connection
- * count as "not running". Anything else (a socket we may not open, a listener that hangs up or answers something
+ * Whether a profile's daemon runs, for decisions that must not guess. A daemon whose socket has not appeared yet but
+ * that holds the profile's pid file runs (it is starting). Only a missing or dead socket with no running holder
+ * counts as "not running"; anything else (a socket we may not open, a listener that hangs up or answers something
  * else) is thrown, since a daemon may well be there.
  */
 export async function isDaemonRunning(paths: TabmuxPaths, profile: string): Promise<boolean> {
-  try {
-    (await DaemonClient.connect(socketPath(paths, profile))).close();
+  const result = await connectUnlessDown(paths, profile, undefined);
+  if ('client' in result) {
+    result.client.close();
     return true;
-  } catch (error) {
-    const cause: unknown = error instanceof Error ? error.cause : undefined;
-    if (error instanceof TabmuxError && error.code === 'daemon_not_running' && isRecord(cause) && NOT_RUNNING_ERRNOS.includes(cause['code'])) {
-      return false;
+  }
+  const cause: unknown = result.down.cause;
+  if (result.down.code === 'daemon_not_running' && isRecord(cause) && NOT_RUNNING_ERRNOS.includes(cause['code'])) {
+    return (await runningHolder(pidFilePath(paths, profile))) !== undefined;
+  }
+  throw new TabmuxError(
+    result.down.code,
+    `cannot tell whether the daemon for profile ${profile} is running (${result.down.message}); check with: tabmux daemon status --profile ${profile}`,
+    { cause: result.down },
+  );
+}
+
+/** Connects, or says why not; a refused socket whose daemon runs is tried again (see REFUSED_RETRY_MS). */
+async function connectUnlessDown(paths: TabmuxPaths, profile: string, clientName: string | undefined): Promise<{ client: DaemonClient } | { down: TabmuxError }> {
+  const deadline = Date.now() + REFUSED_RETRY_MS;
+  for (let delay = REFUSED_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, REFUSED_RETRY_MAX_MS)) {
+    try {
+      return { client: await DaemonClient.connect(socketPath(paths, profile), clientName) };
+    } catch (error) {
+      if (!(error instanceof TabmuxError)) {
+        throw error;
+      }
+      const cause: unknown = error.cause;
+      const refused = error.code === 'daemon_not_running' && isRecord(cause) && cause['code'] === 'ECONNREFUSED';
+      if (!refused || Date.now() >= deadline || (await runningHolder(pidFilePath(paths, profile))) === undefined) {
+        return { down: error };
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
     }
-    const failure = TabmuxError.from(error);
-    throw new TabmuxError(
-      failure.code,
-      `cannot tell whether the daemon for profile ${profile} is running (${failure.message}); check with: tabmux daemon status --profile ${profile}`,
-      { cause: error },
-    );
   }
 }
 
+/** A daemon that `startDaemon` spawned, and how it exited once it has. */
+interface SpawnedDaemon {
+  pid: number | undefined;
+  exitCode: number | null | undefined;
+}
+
+/**
+ * Daemons spawned by one `startDaemon` at most. Another is spawned only when the last one exited with 0 without a
+ * daemon answering (it found another daemon, which then stopped); this bounds that loop.
+ */
+const MAX_SPAWNS = 3;
+
 /**
  * Starts a profile's daemon in the background and returns once it accepts calls. Idempotent: an already running
- * daemon is simply reported. A daemon that fails to start is explained with the tail of its log.
+ * daemon is simply reported. Safe to run many times at once (scripts, agents, the tray): a daemon that holds the
+ * profile's pid file is waited for rather than raced, and of daemons spawned at once, one claims the profile and the
+ * others wait for it and exit (see runDaemon), so every caller ends up served by the same daemon. `started` says
+ * whether that daemon is the one this call spawned. A daemon that fails to start is explained with its error or the
+ * tail of its log.
  */
 export async function startDaemon(paths: TabmuxPaths, profile: string, options: StartOptions = {}): Promise<{ status: DaemonStatus; started: boolean }> {
   const existing = await tryConnect(paths, profile);
@@ -82,6 +132,45 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
   await ensureSecureDir(paths.runtimeDir);
   const logFile = profileLogFile(paths, profile);
   const logStart = await fs.stat(logFile).then((stat) => stat.size).catch(() => 0);
+  // The status is checked against the protocol's schemas: a build without them loads them while the daemon starts.
+  void loadProtocolSchemas().catch(() => undefined);
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  const socketWatch = watchForSocket(socketPath(paths, profile));
+  let spawned: SpawnedDaemon | undefined;
+  let spawns = 0;
+  try {
+    while (Date.now() < deadline) {
+      const client = await tryConnect(paths, profile).catch(() => undefined);
+      if (client) {
+        try {
+          const status = await client.call('tabmux/status');
+          if (status.state === 'ready') {
+            return { status, started: spawned !== undefined && status.pid === spawned.pid };
+          }
+        } finally {
+          client.close();
+        }
+      } else if (spawned === undefined || spawned.exitCode !== undefined) {
+        // No socket answers yet. A running holder of the pid file is a daemon on its way up (or down): its socket is
+        // waited for, and no daemon is spawned only to find the profile taken.
+        if ((await runningHolder(pidFilePath(paths, profile))) === undefined) {
+          if (spawned !== undefined && (spawned.exitCode !== 0 || spawns >= MAX_SPAWNS)) {
+            throw await startFailure(paths, profile, logStart);
+          }
+          spawned = await spawnDaemon(profile, options, logFile);
+          spawns += 1;
+        }
+      }
+      await socketWatch.wait();
+    }
+  } finally {
+    socketWatch.close();
+  }
+  throw new TabmuxError('daemon_start_failed', `the daemon for profile ${profile} did not become ready in time; see ${logFile}, or check with: tabmux daemon status --profile ${profile}`);
+}
+
+/** Spawns `tabmux daemon run` in the background, its output appended to the profile's log. */
+async function spawnDaemon(profile: string, options: StartOptions, logFile: string): Promise<SpawnedDaemon> {
   const log = openSync(logFile, 'a', 0o600);
   // --json makes a failing daemon write its error code, so the caller sees profile_locked, chrome_not_found, ...
   const args = [cliEntryPoint(), 'daemon', 'run', '--profile', profile, '--json'];
@@ -99,37 +188,48 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
     env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
   });
   closeSync(log);
-  let exited: number | null | undefined;
+  const spawned: SpawnedDaemon = { pid: child.pid, exitCode: undefined };
   child.once('exit', (code) => {
-    exited = code;
+    spawned.exitCode = code;
+  });
+  // A program that cannot be run at all (a wrong execPath) fails like a daemon that exited at once.
+  child.once('error', () => {
+    spawned.exitCode ??= -1;
   });
   child.unref();
-  // The status is checked against the protocol's schemas: a build without them loads them while the daemon starts.
-  void loadProtocolSchemas().catch(() => undefined);
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  return spawned;
+}
+
+/**
+ * For a daemon that found its profile held by another (a `daemon run` that lost the race to claim it): waits until
+ * that daemon answers on its socket and returns its pid, or returns undefined once no running process holds the
+ * profile any more (the holder failed or stopped before serving), so the caller can claim it after all.
+ */
+export async function awaitRunningDaemon(paths: TabmuxPaths, profile: string, timeoutMs: number): Promise<number | undefined> {
+  const deadline = Date.now() + timeoutMs;
   const socketWatch = watchForSocket(socketPath(paths, profile));
+  let holderPid: number | undefined;
   try {
     while (Date.now() < deadline) {
-      if (exited !== undefined) {
-        throw await startFailure(paths, profile, logStart);
-      }
-      const client = await tryConnect(paths, profile).catch(() => undefined);
+      const client = await tryConnect(paths, profile, 'tabmux-daemon').catch(() => undefined);
       if (client) {
-        try {
-          const status = await client.call('tabmux/status');
-          if (status.state === 'ready') {
-            return { status, started: true };
-          }
-        } finally {
-          client.close();
-        }
+        client.close();
+        return client.hello.pid;
       }
+      const holder = await runningHolder(pidFilePath(paths, profile));
+      if (holder === undefined) {
+        return undefined;
+      }
+      holderPid = holder.pid;
       await socketWatch.wait();
     }
   } finally {
     socketWatch.close();
   }
-  throw new TabmuxError('daemon_start_failed', `the daemon for profile ${profile} did not become ready in time; see ${logFile}, or check with: tabmux daemon status --profile ${profile}`);
+  throw new TabmuxError(
+    'daemon_running',
+    `a daemon for profile ${profile} holds it (pid ${String(holderPid)}) but did not answer on its socket within ${Math.round(timeoutMs / 1000)} s; check it with: tabmux daemon status --profile ${profile}, or end that process and start again`,
+  );
 }
 
 interface SocketWatch {

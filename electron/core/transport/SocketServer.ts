@@ -1,5 +1,6 @@
-import { chmod } from 'node:fs/promises';
+import { chmod, lstat, rename, rm } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { basename, dirname, join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { ControlService } from '../ControlService.js';
 import type { Logger } from '../Logger.js';
@@ -14,33 +15,58 @@ export interface SocketServerLimits {
   maxEventBacklogBytes: number;
 }
 
-/** Unix socket (named pipe on Windows) carrying newline-delimited JSON-RPC to the control service. */
+/** Which file a socket is: a later socket at the same path is another file, with another inode. */
+interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+/**
+ * Unix socket (named pipe on Windows) carrying newline-delimited JSON-RPC to the control service.
+ *
+ * The socket is bound under a private name, made 0600, and only then renamed to its path, so it appears there whole:
+ * never before it listens, never with other permissions. On close it removes the file at its path only when that is
+ * still the socket it published (same inode), never one another daemon put there. (Node's own close removes the name
+ * it bound, which is the private one.)
+ */
 export class SocketServer {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
+  readonly #path: string;
+  #published: FileIdentity | undefined;
   #nextId = 1;
 
-  private constructor(server: Server) {
+  private constructor(server: Server, path: string) {
     this.#server = server;
+    this.#path = path;
   }
 
   /** Limits default to the environment's (see socketLimits.ts). */
   static async listen(path: string, service: ControlService, logger: Logger, limits?: SocketServerLimits): Promise<SocketServer> {
     await clearStaleSocket(path);
     const server = createServer();
-    const instance = new SocketServer(server);
+    const instance = new SocketServer(server, path);
     const chosen = limits ?? { maxResponseBytes: maxResponseBytes(), maxEventBacklogBytes: maxEventBacklogBytes() };
     server.on('connection', (socket) => instance.#accept(socket, service, logger, chosen));
+    const staged = process.platform === 'win32' ? path : stagingPath(path);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ path, readableAll: false, writableAll: false }, () => {
+      server.listen({ path: staged, readableAll: false, writableAll: false }, () => {
         server.off('error', reject);
         resolve();
       });
     });
     server.on('error', (error) => logger.error(`socket server: ${error.message}`));
-    if (process.platform !== 'win32') {
-      await chmod(path, 0o600);
+    if (staged !== path) {
+      try {
+        await chmod(staged, 0o600);
+        await rename(staged, path);
+        const stat = await lstat(path);
+        instance.#published = { dev: stat.dev, ino: stat.ino };
+      } catch (error) {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        throw error;
+      }
     }
     return instance;
   }
@@ -73,16 +99,42 @@ export class SocketServer {
     });
   }
 
+  /**
+   * Stops serving. The socket file goes first, so a client that comes meanwhile finds no socket (nothing runs) rather
+   * than one that refuses it.
+   */
   async close(): Promise<void> {
+    await this.#unpublish();
     for (const socket of this.#sockets) {
       socket.destroy();
     }
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
+
+  async #unpublish(): Promise<void> {
+    const published = this.#published;
+    this.#published = undefined;
+    if (published === undefined) {
+      return;
+    }
+    const now = await lstat(this.#path).catch(() => undefined);
+    if (now !== undefined && now.dev === published.dev && now.ino === published.ino) {
+      await rm(this.#path, { force: true });
+    }
+  }
 }
 
-/** A socket file whose daemon is gone is removed; one that still answers belongs to a live daemon. */
-async function clearStaleSocket(path: string): Promise<void> {
+/** A name next to the socket's, unique to this process and short (socket paths are limited to ~104 bytes). */
+function stagingPath(path: string): string {
+  const unique = `${process.pid.toString(36)}${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
+  return join(dirname(path), `.${basename(path).slice(0, 8)}.${unique}`);
+}
+
+/**
+ * A socket file nothing listens on (its daemon is gone) is removed; one that answers, or is too busy to take the
+ * connection now (EAGAIN: its backlog is full), belongs to a running daemon and is refused.
+ */
+export async function clearStaleSocket(path: string): Promise<void> {
   if (process.platform === 'win32') {
     return;
   }
@@ -92,7 +144,7 @@ async function clearStaleSocket(path: string): Promise<void> {
       probe.destroy();
       resolve(true);
     });
-    probe.once('error', () => resolve(false));
+    probe.once('error', (error) => resolve('code' in error && error.code === 'EAGAIN'));
   });
   if (alive) {
     throw new TabmuxError('daemon_running', `another daemon is already listening on ${path}; stop it first (tabmux daemon stop) or use another profile`);
