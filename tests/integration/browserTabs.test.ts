@@ -62,6 +62,28 @@ describe('BrowserTabs', () => {
     expect(opened.find((tab) => tab.tabId === parent.tabId)?.openerTabId).toBeNull();
   });
 
+  it('tells which tab shows a dialog (its kind only), answers it, and whether pages sharing its renderer run', async () => {
+    const opener = await openTab('about:blank?dialog-opener');
+    const stranger = await openTab('about:blank?stranger');
+    await waitFor(() => (tabs.get(opener.tabId)?.answers === true ? true : undefined), 'the opener to answer the daemon');
+    const { sessionId } = await connection.send('Target.attachToTarget', { targetId: opener.pageTargetId ?? '', flatten: true });
+    const dialogEvents: string[] = [];
+    tabs.on('dialog', (tab) => dialogEvents.push(`${tab.url}:${tab.dialog?.type ?? 'closed'}`));
+    // The alert is the popup's, opened once the script that opened the popup returned.
+    await connection.session(sessionId)?.send('Runtime.evaluate', { expression: `const w = window.open('about:blank?dialog'); setTimeout(() => w.alert('secret text'), 50); 1`, userGesture: true });
+    const popup = await waitFor(() => tabs.list().find((tab) => tab.url.endsWith('?dialog') && tab.dialog !== null), "the popup's dialog");
+    expect(popup.dialog).toEqual({ type: 'alert' });
+    expect(popup.openerTabId).toBe(opener.tabId);
+    expect(await tabs.responds(opener.tabId, 500)).toBe(false);
+    expect(await tabs.responds(stranger.tabId, 10_000)).toBe(true);
+
+    expect(await tabs.answerDialog(popup.tabId, true)).toBe(true);
+    await waitFor(() => (tabs.get(popup.tabId)?.dialog === null ? true : undefined), 'the dialog to close');
+    expect(await tabs.responds(opener.tabId, 10_000)).toBe(true);
+    expect(await tabs.answerDialog(popup.tabId, true)).toBe(false);
+    expect(dialogEvents).toEqual(['about:blank?dialog:alert', 'about:blank?dialog:closed']);
+  });
+
   it('closes a tab by its id and reports it closed', async () => {
     const tab = await openTab('about:blank?doomed');
     expect(await tabs.windowOf(tab.tabId)).toEqual(expect.any(Number));

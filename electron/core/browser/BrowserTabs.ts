@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Protocol } from 'devtools-protocol';
+import type { CDPSession } from 'puppeteer-core/internal/api/CDPSession.js';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { TabPlacement } from '../router/WindowTabs.js';
 import type { CdpConnection } from './CdpConnection.js';
@@ -19,23 +20,43 @@ export interface BrowserTab {
   openerTabId: string | null;
   url: string;
   title: string;
+  /** The JavaScript dialog its page shows and waits on, if any. */
+  dialog: TabDialog | null;
+  /**
+   * Whether the page answered the daemon's connection since it attached. A page that has not is stuck or still
+   * starting: a dialog opened before the daemon attached, or a busy page, blocks the page's renderer, and so anything
+   * asked of the page (upstream's first look at it included) waits as long.
+   */
+  answers: boolean;
+}
+
+/**
+ * A JavaScript dialog (alert, confirm, prompt, beforeunload) a tab's page shows. Only its kind: the message is the
+ * page's own text. Each opening is a new object.
+ */
+export interface TabDialog {
+  type: Protocol.Page.DialogType;
 }
 
 export interface BrowserTabsEvents {
   /** A tab got its page: it is usable, and its opener (if any) is known. */
   opened: [tab: BrowserTab];
   closed: [tab: BrowserTab];
+  /** A tab's page opened or closed a dialog (its `dialog` says which). */
+  dialog: [tab: BrowserTab];
 }
 
 /**
  * The tabs of one browser, learned from the daemon's own CDP connection, never from text a page can write. It
- * auto-attaches to tab targets only (no domain is enabled on them, so it costs the tabs nothing) to learn which page
- * target each tab holds; page targets carry the opener. Every attached target is let run at once.
+ * auto-attaches to tab targets (no domain is enabled on them) to learn which page target each tab holds; page targets
+ * carry the opener. On each page it enables the Page domain, only to hear of JavaScript dialogs: a dialog blocks its
+ * page's renderer, so the router must know of it before it asks upstream anything about that page. Every attached
+ * target is let run at once.
  */
 export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
   readonly #tabs = new Map<string, BrowserTab>();
   readonly #tabOfPage = new Map<string, string>();
-  /** Tab id -> the flattened CDP session of its page on this connection (auto-attached; no domain enabled). */
+  /** Tab id -> the flattened CDP session of its page on this connection (auto-attached; only Page is enabled). */
   readonly #pageSessions = new Map<string, string>();
   /** Openers reported for page targets whose tab is not known yet. */
   readonly #pendingOpeners = new Map<string, string>();
@@ -73,7 +94,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     if (!session) {
       return;
     }
-    const tab: BrowserTab = { tabId: info.targetId, pageTargetId: null, openerTabId: null, url: info.url, title: info.title };
+    const tab: BrowserTab = { tabId: info.targetId, pageTargetId: null, openerTabId: null, url: info.url, title: info.title, dialog: null, answers: false };
     this.#tabs.set(tab.tabId, tab);
     session.on('Target.attachedToTarget', (child: Protocol.Target.AttachedToTargetEvent) => this.#onPageAttached(tab, child));
     session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }).catch(() => undefined);
@@ -95,9 +116,13 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     tab.title = page.title || tab.title;
     this.#tabOfPage.set(page.targetId, tab.tabId);
     this.#pageSessions.set(tab.tabId, event.sessionId);
-    // An attached popup waits to run until every auto-attaching client lets it (and its opener's `window.open` waits
-    // with it); nothing else is asked of the page session.
-    this.#connection.session(event.sessionId)?.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
+    const session = this.#connection.session(event.sessionId);
+    if (session) {
+      this.#watchDialogs(tab, event.sessionId, session);
+      // An attached popup waits to run until the auto-attaching clients let it (and its opener's `window.open` waits
+      // with it). Commands on a session run in order: this connection lets it run only once the Page domain is on.
+      session.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
+    }
     if (!first) {
       return;
     }
@@ -109,6 +134,96 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
       resolve(tab);
     }
     this.#waiters.delete(tab.tabId);
+  }
+
+  /**
+   * Follows the dialogs of a tab's page. A dialog that opened before `Page.enable` reached the page (it was open before
+   * the daemon attached, or another client let a popup run first) is never reported, and the page does not answer
+   * `Page.enable` until it closes: `answers` stays false meanwhile. A command the browser gave up on (the connection's
+   * timeout) is sent again while the page is there.
+   */
+  #watchDialogs(tab: BrowserTab, sessionId: string, session: CDPSession): void {
+    tab.dialog = null;
+    tab.answers = false;
+    // A tab that swapped its page follows the new page only.
+    const current = (): boolean => this.#pageSessions.get(tab.tabId) === sessionId;
+    session.on('Page.javascriptDialogOpening', (event: Protocol.Page.JavascriptDialogOpeningEvent) => {
+      if (current()) {
+        tab.dialog = { type: event.type };
+        this.emit('dialog', tab);
+      }
+    });
+    session.on('Page.javascriptDialogClosed', () => {
+      if (current() && tab.dialog !== null) {
+        tab.dialog = null;
+        this.emit('dialog', tab);
+      }
+    });
+    const enable = (): void => {
+      session.send('Page.enable').then(
+        () => {
+          if (current()) {
+            tab.answers = true;
+          }
+        },
+        (error: unknown) => {
+          if (!current() || session.detached || !this.#tabs.has(tab.tabId)) {
+            return;
+          }
+          if (error instanceof Error && /timed out/i.test(error.message)) {
+            enable();
+          } else {
+            // The page answered, with a refusal: it is not stuck.
+            tab.answers = true;
+          }
+        },
+      );
+    };
+    enable();
+  }
+
+  /**
+   * Accepts or dismisses the dialog a tab's page shows, through the daemon's own connection. Returns false when the
+   * tab shows none (any more).
+   */
+  async answerDialog(tabId: string, accept: boolean, promptText?: string): Promise<boolean> {
+    const tab = this.#tabs.get(tabId);
+    const sessionId = this.#pageSessions.get(tabId);
+    const session = sessionId === undefined ? undefined : this.#connection.session(sessionId);
+    if (!tab?.dialog || !session) {
+      return false;
+    }
+    try {
+      await session.send('Page.handleJavaScriptDialog', { accept, ...(promptText === undefined ? {} : { promptText }) });
+    } catch {
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Whether a tab's page runs script within `withinMs`: a page whose renderer a dialog blocks (its own, or one of a
+   * page sharing its renderer) does not. The probe evaluates a constant, which no page can observe.
+   */
+  async responds(tabId: string, withinMs: number): Promise<boolean> {
+    const sessionId = this.#pageSessions.get(tabId);
+    const session = sessionId === undefined ? undefined : this.#connection.session(sessionId);
+    if (!session) {
+      return false;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), withinMs);
+    });
+    const answered = session.send('Runtime.evaluate', { expression: '0', returnByValue: true }).then(
+      () => true,
+      () => false,
+    );
+    try {
+      return await Promise.race([answered, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   #onInfo(info: Protocol.Target.TargetInfo): void {

@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
-import type { BrowserTab, BrowserTabsEvents } from '../../browser/BrowserTabs.js';
+import type { BrowserTab, BrowserTabsEvents, TabDialog } from '../../browser/BrowserTabs.js';
 import type { ToolInfo, ToolResult } from '../../../../shared/protocol.js';
 import { textResult } from '../../../../shared/toolResult.js';
 import type { Upstream } from '../../UpstreamClient.js';
 import type { TabPlacement } from '../WindowTabs.js';
 import { Worker } from '../Worker.js';
+import { openerFamily } from '../heldTabs.js';
 import { snapshotText, type SnapshotNode } from '../../upstream/snapshotText.js';
 import { joinReply, snapshotBlock } from '../../upstream/upstreamReply.js';
 
@@ -20,6 +21,9 @@ export interface FakeTab {
   title: string;
   /** The window holding the tab: the first window unless the tab was placed elsewhere (or its opener was). */
   windowId: number;
+  readonly openerTabId: string | null;
+  /** The dialog its page shows: a fake upstream that never looked at the page before hangs on it, as upstream does. */
+  dialog: TabDialog | null;
 }
 
 /** The window a fake browser's first tabs, and the tabs upstream's `new_page` opens, are in. */
@@ -43,10 +47,35 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
 
   open(url: string, title = '', openerTabId: string | null = null, windowId?: number): FakeTab {
     const opener = this.tabs.find((candidate) => candidate.tabId === openerTabId);
-    const tab = { tabId: `TAB${String(this.#nextTab++).padStart(4, '0')}`, url, title, windowId: windowId ?? opener?.windowId ?? FIRST_WINDOW };
+    const tab: FakeTab = { tabId: `TAB${String(this.#nextTab++).padStart(4, '0')}`, url, title, windowId: windowId ?? opener?.windowId ?? FIRST_WINDOW, openerTabId, dialog: null };
     this.tabs.push(tab);
-    this.emit('opened', { tabId: tab.tabId, pageTargetId: `PAGE-${tab.tabId}`, openerTabId, url, title });
+    this.emit('opened', browserTab(tab));
     return tab;
+  }
+
+  /** The tab's page opens a dialog, as `alert()` does. */
+  showDialog(tabId: string, type: TabDialog['type'] = 'alert'): void {
+    const tab = this.tabs.find((candidate) => candidate.tabId === tabId);
+    if (tab) {
+      tab.dialog = { type };
+      this.emit('dialog', browserTab(tab));
+    }
+  }
+
+  /** A page blocked by a dialog of its own or of its opener family (taken to share its renderer) does not respond. */
+  responds(tabId: string): Promise<boolean> {
+    const blocked = openerFamily(this.list(), tabId).some((tab) => tab.dialog !== null);
+    return Promise.resolve(!blocked && this.tabs.some((tab) => tab.tabId === tabId));
+  }
+
+  answerDialog(tabId: string): Promise<boolean> {
+    const tab = this.tabs.find((candidate) => candidate.tabId === tabId);
+    if (!tab?.dialog) {
+      return Promise.resolve(false);
+    }
+    tab.dialog = null;
+    this.emit('dialog', browserTab(tab));
+    return Promise.resolve(true);
   }
 
   /** Removes a tab at once, as upstream's close_page does. */
@@ -54,12 +83,12 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
     const index = this.tabs.findIndex((tab) => tab.tabId === tabId);
     const [tab] = index === -1 ? [] : this.tabs.splice(index, 1);
     if (tab) {
-      this.emit('closed', { tabId, pageTargetId: `PAGE-${tabId}`, openerTabId: null, url: tab.url, title: tab.title });
+      this.emit('closed', browserTab(tab));
     }
   }
 
   list(): BrowserTab[] {
-    return this.tabs.map((tab) => ({ tabId: tab.tabId, pageTargetId: `PAGE-${tab.tabId}`, openerTabId: null, url: tab.url, title: tab.title }));
+    return this.tabs.map(browserTab);
   }
 
   close(tabId: string): Promise<boolean> {
@@ -85,6 +114,10 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
   }
 }
 
+function browserTab(tab: FakeTab): BrowserTab {
+  return { tabId: tab.tabId, pageTargetId: `PAGE-${tab.tabId}`, openerTabId: tab.openerTabId, url: tab.url, title: tab.title, dialog: tab.dialog, answers: true };
+}
+
 const PAGE_ID = { pageId: { type: 'number' } };
 
 /** The tools the fake answers: the page tools carry `pageId`, as with upstream's page-id routing. */
@@ -99,6 +132,7 @@ export const FAKE_TOOLS: readonly ToolInfo[] = [
   { name: 'navigate_page', inputSchema: { type: 'object', properties: { ...PAGE_ID, url: { type: 'string' } } } },
   { name: 'list_extensions', inputSchema: { type: 'object', properties: {} } },
   { name: 'take_screenshot', inputSchema: { type: 'object', properties: PAGE_ID } },
+  { name: 'handle_dialog', inputSchema: { type: 'object', properties: { ...PAGE_ID, action: { type: 'string' }, promptText: { type: 'string' } } } },
 ];
 
 export interface Call {
@@ -111,6 +145,10 @@ export class FakeUpstream implements Upstream {
   readonly closed: Promise<void>;
   /** Every call, in order. */
   readonly calls: Call[] = [];
+  /** Calls that wait on a page's dialog (see `callTool`). */
+  readonly hung: Call[] = [];
+  /** Tabs this process has looked at (upstream sets up a page on its first page-scoped call). */
+  readonly #seen = new Set<string>();
   /** URLs whose navigation fails after the tab opened, as a refused connection does. */
   readonly failingUrls = new Set<string>();
   #ids = new Map<string, number>();
@@ -145,6 +183,20 @@ export class FakeUpstream implements Upstream {
 
   callTool(name: string, args: Record<string, unknown>): Promise<ToolResult> {
     this.calls.push({ name, args });
+    const tab = typeof args['pageId'] === 'number' ? this.#tabs().find((candidate) => this.pageIdOf(candidate) === args['pageId']) : undefined;
+    if (tab?.dialog && !this.#seen.has(tab.tabId)) {
+      // Upstream's first look at a page waits for its renderer, which a dialog blocks: the call ends once it closes.
+      this.hung.push({ name, args });
+      return new Promise((resolve) => {
+        const closed = (changed: BrowserTab): void => {
+          if (changed.tabId === tab.tabId && changed.dialog === null) {
+            this.browser.off('dialog', closed);
+            resolve(this.#answer(name, args));
+          }
+        };
+        this.browser.on('dialog', closed);
+      });
+    }
     return Promise.resolve(this.#answer(name, args));
   }
 
@@ -160,6 +212,7 @@ export class FakeUpstream implements Upstream {
     if (name === 'new_page') {
       const url = typeof args['url'] === 'string' ? args['url'] : 'about:blank';
       const tab = this.browser.open(url);
+      this.#seen.add(tab.tabId);
       this.#selected = this.pageIdOf(tab);
       return this.failingUrls.has(url) ? textResult(`Error: net::ERR_CONNECTION_REFUSED at ${url}`, true) : this.#listed();
     }
@@ -171,6 +224,7 @@ export class FakeUpstream implements Upstream {
     if (typeof pageId !== 'number' || !tab) {
       return textResult('Error: No page found', true);
     }
+    this.#seen.add(tab.tabId);
     return this.#onPage(name, pageId, tab, args);
   }
 
@@ -198,6 +252,12 @@ export class FakeUpstream implements Upstream {
       }
       case 'take_screenshot':
         return textResult(`Took a screenshot of page ${pageId}.`);
+      case 'handle_dialog':
+        if (!tab.dialog) {
+          return textResult('Error: No open dialog found', true);
+        }
+        void this.browser.answerDialog(tab.tabId);
+        return this.#listed('Successfully accepted the dialog');
       case 'navigate_page':
         if (typeof args['url'] === 'string' && this.failingUrls.has(args['url'])) {
           return this.#listed(`Unable to navigate in the selected page: net::ERR_CONNECTION_REFUSED at ${args['url']}.`);

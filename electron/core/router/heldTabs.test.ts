@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { BrowserTab } from '../browser/BrowserTabs.js';
+import { HeldTabs, openerFamily } from './heldTabs.js';
+
+function tab(tabId: string, url: string, more: Partial<BrowserTab> = {}): BrowserTab {
+  return { tabId, pageTargetId: `page-${tabId}`, openerTabId: null, url, title: '', dialog: null, answers: true, ...more };
+}
+
+describe('openerFamily', () => {
+  it('follows openers both ways, and nothing else', () => {
+    const tabs = [tab('root', 'https://a/'), tab('child', 'https://b/', { openerTabId: 'root' }), tab('grandchild', 'https://c/', { openerTabId: 'child' }), tab('sibling', 'https://d/', { openerTabId: 'root' }), tab('stranger', 'https://e/')];
+    expect(openerFamily(tabs, 'grandchild').map((member) => member.tabId).sort()).toEqual(['child', 'grandchild', 'root', 'sibling']);
+    expect(openerFamily(tabs, 'stranger').map((member) => member.tabId)).toEqual(['stranger']);
+    expect(openerFamily(tabs, 'gone')).toEqual([]);
+  });
+});
+
+describe('HeldTabs', () => {
+  it('holds nothing while no page shows a dialog and every page answers', () => {
+    const held = new HeldTabs([tab('a', 'https://a/'), tab('b', 'https://b/')]);
+    expect(held.any).toBe(false);
+    expect(held.mayHold('https://a/')).toBe(false);
+    expect(held.mayHold('https://nowhere/')).toBe(false);
+    expect(held.mayHold(undefined)).toBe(false);
+  });
+
+  it("holds a dialog's tab and its opener family, and defers pages listed at their URLs or at URLs the browser does not know", () => {
+    const tabs = [
+      tab('opener', 'https://site/opener'),
+      tab('popup', 'https://site/popup', { openerTabId: 'opener', dialog: { type: 'alert' } }),
+      tab('other', 'https://other/'),
+      tab('also-blank', 'about:blank'),
+    ];
+    const held = new HeldTabs(tabs);
+    expect(['opener', 'popup', 'other'].filter((id) => held.has(id))).toEqual(['opener', 'popup']);
+    expect(held.mayHold('https://site/popup')).toBe(true);
+    expect(held.mayHold('https://site/opener')).toBe(true);
+    // The listing may lag the browser: a URL no tab has could be the dialog's tab.
+    expect(held.mayHold('https://site/not-yet')).toBe(true);
+    expect(held.mayHold(undefined)).toBe(true);
+    expect(held.mayHold('https://other/')).toBe(false);
+    expect(held.mayHold('about:blank')).toBe(false);
+  });
+
+  it('holds a page that has not answered since the daemon attached, and its opener family', () => {
+    const held = new HeldTabs([tab('opener', 'https://opener/'), tab('stuck', 'https://stuck/', { answers: false, openerTabId: 'opener' }), tab('stranger', 'https://stranger/')]);
+    expect(['opener', 'stuck', 'stranger'].filter((id) => held.has(id))).toEqual(['opener', 'stuck']);
+    expect(held.mayHold('https://stuck/')).toBe(true);
+    expect(held.mayHold('https://opener/')).toBe(true);
+    expect(held.mayHold('https://stranger/')).toBe(false);
+  });
+
+  it('defers a page that takes a held tab’s URL: the URL delays a lookup, it never names a tab', () => {
+    const held = new HeldTabs([tab('dialog', 'https://shared/', { dialog: { type: 'confirm' } }), tab('copycat', 'https://shared/')]);
+    expect(held.has('copycat')).toBe(false);
+    expect(held.mayHold('https://shared/')).toBe(true);
+  });
+});

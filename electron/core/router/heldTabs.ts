@@ -1,0 +1,87 @@
+import type { BrowserTab } from '../browser/BrowserTabs.js';
+
+/**
+ * The tab and every tab linked to it by openers, either way (its opener, the opener's opener, its popups and theirs).
+ * A page and the pages it opened share a renderer when they are same-site, so a dialog in one of them blocks them
+ * all; a cross-site or `noopener` one does not, but nothing structural tells them apart, so all are counted.
+ */
+export function openerFamily(tabs: readonly BrowserTab[], tabId: string): BrowserTab[] {
+  const byId = new Map(tabs.map((tab) => [tab.tabId, tab]));
+  const family = new Set<string>();
+  const stack = [tabId];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (family.has(next) || !byId.has(next)) {
+      continue;
+    }
+    family.add(next);
+    const opener = byId.get(next)?.openerTabId;
+    if (opener) {
+      stack.push(opener);
+    }
+    for (const tab of tabs) {
+      if (tab.openerTabId === next) {
+        stack.push(tab.tabId);
+      }
+    }
+  }
+  return [...family].flatMap((id) => byId.get(id) ?? []);
+}
+
+/**
+ * Whether a tab's page may block its renderer: it shows a JavaScript dialog, or it has not answered the daemon's
+ * connection since it attached (a dialog it showed before the daemon's connection attached is never reported; a tab
+ * that just opened has not answered yet either, for a moment).
+ */
+export function blocks(tab: BrowserTab): boolean {
+  return tab.dialog !== null || !tab.answers;
+}
+
+/**
+ * Which tabs upstream must not be asked about while they are held, as the daemon's own browser connection tells:
+ * a tab that may block its renderer (see `blocks`) and every tab of its opener family (see `openerFamily`).
+ * Upstream's first look at such a page waits until the page is let go.
+ *
+ * A worker lists its pages by its own ids, with URLs; which tab a page is comes only from upstream's `get_tab_id`.
+ * So a listed page whose tab is not known yet is looked up only when its URL is not one of a held tab (nor unknown to
+ * the browser, while anything is held). A page that takes a held tab's URL only delays its own lookup: the URL never
+ * decides which tab a page is, nor whose.
+ */
+export class HeldTabs {
+  static readonly none = new HeldTabs([]);
+
+  readonly #held = new Set<string>();
+  readonly #heldUrls = new Set<string>();
+  readonly #urls: ReadonlySet<string>;
+
+  constructor(tabs: readonly BrowserTab[]) {
+    this.#urls = new Set(tabs.map((tab) => tab.url));
+    for (const tab of tabs) {
+      if (blocks(tab)) {
+        for (const member of openerFamily(tabs, tab.tabId)) {
+          this.#held.add(member.tabId);
+        }
+      }
+    }
+    for (const tab of tabs) {
+      if (this.#held.has(tab.tabId)) {
+        this.#heldUrls.add(tab.url);
+      }
+    }
+  }
+
+  get any(): boolean {
+    return this.#held.size > 0;
+  }
+
+  has(tabId: string): boolean {
+    return this.#held.has(tabId);
+  }
+
+  /** Whether a listed page whose tab is not known yet may be a held tab, by its URL (undefined: not listed yet). */
+  mayHold(url: string | undefined): boolean {
+    if (!this.any) {
+      return false;
+    }
+    return url === undefined || this.#heldUrls.has(url) || !this.#urls.has(url);
+  }
+}
