@@ -30,6 +30,7 @@ const CODES = {
   path_denied: true,
   url_denied: true,
   resource_busy: true,
+  dialog_open: true,
   upstream_failed: false,
   upstream_unavailable: false,
   timeout: true,

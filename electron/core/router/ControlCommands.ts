@@ -158,7 +158,7 @@ export class ControlCommands {
   async #listTabs(worker: Worker): Promise<TabInfo[]> {
     const tabs: TabInfo[] = [];
     for (const page of await listPages(worker, this.#sessionById)) {
-      const owner = await this.options.tabs.ownerOf(worker, page.id);
+      const owner = await this.options.tabs.shownOwnerOf(worker, page.id);
       const tabId = await this.options.tabs.tabIdOf(worker, page.id);
       const owned = owner ? [...owner.pages.values()].find((candidate) => (owner.worker === worker.index ? candidate.pageId === page.id : candidate.tabId === tabId)) : undefined;
       // Every tab is listed with the first worker's id, so no two tabs share a number and attach takes what is shown;

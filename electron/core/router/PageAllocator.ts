@@ -157,7 +157,11 @@ export class PageAllocator {
     const url = typeof args['url'] === 'string' ? args['url'] : 'about:blank';
     const nextTo = session ? await this.#windowAnchor(session, browser) : null;
     const tabId = await browser.openTab({ url: 'about:blank', nextTo, background: args['background'] !== false });
-    const pageId = await this.#find(worker, tabId);
+    const pageId = await this.#find(worker, tabId).catch(async (error: unknown) => {
+      // The worker got stuck looking (it is replaced): the tab would belong to nobody.
+      await browser.close(tabId);
+      throw error;
+    });
     if (pageId === undefined) {
       await browser.close(tabId);
       throw new TabmuxError('upstream_failed', "the session's new tab did not show up in the page list; try again");

@@ -3,16 +3,15 @@ import type { BrowserTab } from '../browser/BrowserTabs.js';
 import type { Logger } from '../Logger.js';
 import type { PageAllocator } from './PageAllocator.js';
 import type { Session } from './Session.js';
-import type { TabIdentity } from './TabIdentity.js';
+import type { TabIdentity, TabView } from './TabIdentity.js';
 import type { Worker } from './Worker.js';
 import type { WindowTabs } from './WindowTabs.js';
 import type { WorkerPool } from './WorkerPool.js';
 
 /** What the router needs of the browser's own view of its tabs: `BrowserTabs`, on the daemon's CDP connection. */
-export interface TabSource extends WindowTabs {
+export interface TabSource extends WindowTabs, TabView {
   on(event: 'opened' | 'closed', listener: (tab: BrowserTab) => void): unknown;
   off(event: 'opened' | 'closed', listener: (tab: BrowserTab) => void): unknown;
-  list(): BrowserTab[];
   openBlank(): Promise<string>;
   /** Ends the script running in a tab's page, outside the workers (see `BrowserTabs.stopScripts`). */
   stopScripts?(tabId: string): Promise<boolean>;
@@ -48,6 +47,7 @@ export class SessionTabs {
     this.#source?.off('opened', this.#onOpened);
     this.#source?.off('closed', this.#onClosed);
     this.#source = source;
+    this.options.tabs.follow(source);
     source?.on('opened', this.#onOpened);
     source?.on('closed', this.#onClosed);
   }

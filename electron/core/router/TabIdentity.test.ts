@@ -84,4 +84,79 @@ describe('TabIdentity', () => {
     expect(mine.pages.get(1)?.tabId).toBeNull();
     expect(upstreams[1]?.calls).toEqual([]);
   });
+
+  it('never asks upstream about a tab a dialog holds that it has not looked at, and maps it once the dialog is closed', async () => {
+    const { browser, upstreams, workers, tabs } = setup();
+    const w1 = workers[1];
+    const a = browser.tabs[1];
+    if (!w1 || !a) {
+      throw new Error('no worker');
+    }
+    tabs.follow(browser);
+    browser.showDialog(a.tabId);
+    const held = await tabs.pageIdsByTab(w1);
+    expect(held.has(a.tabId)).toBe(false);
+    expect([...held.keys()].sort()).toEqual([browser.tabs[0]?.tabId, browser.tabs[2]?.tabId].sort());
+    expect(await tabs.tabIdOf(w1, 2)).toBeUndefined();
+    expect(upstreams[1]?.hung).toEqual([]);
+
+    await browser.answerDialog(a.tabId);
+    expect((await tabs.pageIdsByTab(w1)).get(a.tabId)).toBe(2);
+  });
+
+  it('leaves a page at a held tab’s URL unowned by anyone and unlisted as unowned until the dialog closes', async () => {
+    const { browser, upstreams, workers, mine, tabs } = setup();
+    const [w0, w1] = workers;
+    const [blank, a, b] = browser.tabs;
+    if (!w0 || !w1 || !blank || !a || !b) {
+      throw new Error('no workers');
+    }
+    tabs.follow(browser);
+    mine.addPage(2, 'created', a.url);
+    w1.owners.set(2, mine.id);
+    await tabs.learn(mine, w1);
+    browser.showDialog(a.tabId, 'confirm');
+    // Another page takes the dialog's URL: it only delays its own lookup.
+    const copycat = browser.open(a.url);
+    await tabs.pageIdsByTab(w0);
+    const copycatId = upstreams[0]?.pageIdOf(copycat) ?? -1;
+    expect(copycatId).toBe(4);
+    await expect(tabs.ownerOf(w0, 2)).rejects.toMatchObject({ code: 'dialog_open' });
+    await expect(tabs.ownerOf(w0, copycatId)).rejects.toMatchObject({ code: 'dialog_open' });
+    expect(await tabs.shownOwnerOf(w0, copycatId)).toBeUndefined();
+    expect([...(await tabs.unowned(w0, [1, 2, 3, copycatId]))].sort()).toEqual([1, 3]);
+    await expect(tabs.assertOwn(mine, w1, 2)).resolves.toBeUndefined();
+
+    await browser.answerDialog(a.tabId);
+    expect(await tabs.ownerOf(w0, 2)).toBe(mine);
+    expect(await tabs.ownerOf(w0, copycatId)).toBeUndefined();
+  });
+
+  it('tells a session once that its popup shows a dialog, and adopts the popup once the dialog is closed', async () => {
+    const { browser, workers, mine, tabs } = setup();
+    const w1 = workers[1];
+    const b = browser.tabs[2];
+    if (!w1 || !b) {
+      throw new Error('no worker');
+    }
+    tabs.follow(browser);
+    mine.addPage(1, 'created', b.url);
+    w1.owners.set(1, mine.id);
+    await tabs.learn(mine, w1);
+    const popup = browser.open('https://popup.example/', 'Popup', b.tabId);
+    browser.showDialog(popup.tabId, 'prompt');
+    expect(tabs.popupOpened(popup.tabId, b.tabId)).toBe(mine);
+
+    await tabs.adoptPending(mine, w1);
+    await tabs.adoptPending(mine, w1);
+    expect(mine.notes.filter((note) => note.includes('shows a prompt dialog and waits for an answer'))).toHaveLength(1);
+    expect(mine.notes.join('\n')).toContain('https://popup.example/');
+    expect([...mine.pages.values()].map((page) => page.url)).toEqual([b.url]);
+    expect(mine.pendingTabs.has(popup.tabId)).toBe(true);
+
+    await browser.answerDialog(popup.tabId);
+    await tabs.adoptPending(mine, w1);
+    expect([...mine.pages.values()].map((page) => [page.url, page.origin, page.tabId])).toContainEqual(['https://popup.example/', 'opened', popup.tabId]);
+    expect(mine.pendingTabs.size).toBe(0);
+  });
 });

@@ -1,7 +1,10 @@
 import { TabmuxError } from '../../../shared/errors.js';
+import type { BrowserTab, TabDialog } from '../browser/BrowserTabs.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
-import { listPages } from './pageSync.js';
+import { HeldTabs } from './heldTabs.js';
+import { listedPage, listPages } from './pageSync.js';
+import { sideCall, unlessTimedOut } from './sideCall.js';
 import { replyOf, type ListedPage } from '../upstream/upstreamReply.js';
 
 export interface TabIdentityOptions {
@@ -12,43 +15,100 @@ export interface TabIdentityOptions {
   sessionById: SessionLookup;
 }
 
+/** What tab identity reads of the browser's own connection (`BrowserTabs`): its tabs, with their dialogs. */
+export interface TabView {
+  list(): BrowserTab[];
+  /** Accepts or dismisses a tab's dialog through the browser's own connection (see `BrowserTabs.answerDialog`). */
+  answerDialog?(tabId: string, accept: boolean, promptText?: string): Promise<boolean>;
+  /** Whether a tab's page runs script within `withinMs` (see `BrowserTabs.responds`). */
+  responds?(tabId: string, withinMs: number): Promise<boolean>;
+}
+
+/** How a page's tab was looked up: found, left for later (it may be held), or upstream could not tell. */
+type Lookup = { tabId: string } | 'deferred' | 'unknown';
+
 /**
  * Which Chrome tab each upstream page id is, and which session owns a tab whichever worker it is seen from. Page ids
  * are per worker process and change when a worker restarts; Chrome's tab id is the same in every process, so it is
  * the key across workers and restarts. A worker caches what it learned until its upstream goes.
+ *
+ * Upstream is asked (`get_tab_id`) only about pages that no dialog may be holding (see `HeldTabs`), and each asking
+ * is bounded (`sideCall`): a page whose tab is not known yet is then left for a later call, never given to anyone.
  */
 export class TabIdentity {
   /** Popups whose opener's tab id was not known yet when the browser reported them: tab id -> opener's tab id. */
   readonly #orphanPopups = new Map<string, string>();
+  #browser: TabView | undefined;
+  /** Dialogs of pending popups their session was told of: each is told once. */
+  readonly #toldDialogs = new WeakSet<TabDialog>();
 
   constructor(private readonly options: TabIdentityOptions) {}
 
-  /** Chrome's tab id of a page of this worker, or undefined when upstream cannot tell. */
-  async tabIdOf(worker: Worker, pageId: number): Promise<string | undefined> {
-    const cached = worker.tabIds.get(pageId);
-    if (cached !== undefined) {
-      return cached;
-    }
-    const result = await worker.call('get_tab_id', { pageId });
-    const tabId = result.isError ? undefined : replyOf(result).tabId;
-    if (tabId !== undefined) {
-      worker.tabIds.set(pageId, tabId);
-    }
-    return tabId;
+  /** Follows the browser's own view of its tabs (a relaunched browser gives a new one; none while reconnecting). */
+  follow(browser: TabView | undefined): void {
+    this.#browser = browser;
   }
 
-  /** Every tab the worker sees: Chrome tab id -> the worker's page id. */
+  /** The browser's own view of its tabs, if the daemon has a connection to it now. */
+  get browser(): TabView | undefined {
+    return this.#browser;
+  }
+
+  /** The browser's tabs now, as its own connection reports them; empty without one. */
+  browserTabs(): BrowserTab[] {
+    return this.#browser?.list() ?? [];
+  }
+
+  /** The tabs upstream must not be asked about now. */
+  held(): HeldTabs {
+    return this.#browser ? new HeldTabs(this.#browser.list()) : HeldTabs.none;
+  }
+
+  /**
+   * Chrome's tab id of a page of this worker, or undefined when it cannot be told now: upstream cannot tell, did not
+   * answer in time, or the page may be held by a dialog (`url` is the page's URL as listed, for that check; by default
+   * the worker's last list).
+   */
+  async tabIdOf(worker: Worker, pageId: number, url?: string): Promise<string | undefined> {
+    const found = await unlessTimedOut(this.#lookup(worker, pageId, url, this.held()), 'unknown');
+    return typeof found === 'string' ? undefined : found.tabId;
+  }
+
+  /** Throws `timeout` when upstream did not answer in time (its worker was replaced, so its page ids are void). */
+  async #lookup(worker: Worker, pageId: number, url: string | undefined, held: HeldTabs): Promise<Lookup> {
+    const cached = worker.tabIds.get(pageId);
+    if (cached !== undefined) {
+      return { tabId: cached };
+    }
+    if (held.mayHold(url ?? listedPage(worker, pageId)?.url)) {
+      return 'deferred';
+    }
+    const result = await sideCall(worker, 'get_tab_id', { pageId });
+    const tabId = result.isError ? undefined : replyOf(result).tabId;
+    if (tabId === undefined) {
+      return 'unknown';
+    }
+    worker.tabIds.set(pageId, tabId);
+    return { tabId };
+  }
+
+  /**
+   * Every tab the worker sees: Chrome tab id -> the worker's page id. Pages that may be held are left out; throws
+   * `timeout` when the worker got stuck on one anyway (it is replaced, and its page ids with it).
+   */
   async pageIdsByTab(worker: Worker): Promise<Map<string, number>> {
     return new Map([...(await this.#listedByTab(worker))].map(([tabId, page]) => [tabId, page.id]));
   }
 
-  /** Every tab the worker lists, by Chrome tab id. */
+  /** Every tab the worker lists, by Chrome tab id (see `pageIdsByTab`). */
   async #listedByTab(worker: Worker): Promise<Map<string, ListedPage>> {
     const map = new Map<string, ListedPage>();
-    for (const page of await listPages(worker, this.options.sessionById)) {
-      const tabId = await this.tabIdOf(worker, page.id);
-      if (tabId !== undefined) {
-        map.set(tabId, page);
+    const listed = await listPages(worker, this.options.sessionById);
+    const held = this.held();
+    for (const page of listed) {
+      const found = await this.#lookup(worker, page.id, page.url, held);
+      if (typeof found !== 'string') {
+        map.set(found.tabId, page);
       }
     }
     return map;
@@ -63,7 +123,7 @@ export class TabIdentity {
       if (page.tabId !== null) {
         continue;
       }
-      const tabId = await this.tabIdOf(worker, page.pageId);
+      const tabId = await this.tabIdOf(worker, page.pageId, page.url);
       if (tabId !== undefined) {
         page.tabId = tabId;
         this.#adoptOrphansOf(tabId, session);
@@ -121,13 +181,15 @@ export class TabIdentity {
 
   /**
    * Turns the session's pending popups that its worker now lists into pages of the session (origin `opened`), with a
-   * note for the agent. Popups upstream already reported for a call of the session are pages already.
+   * note for the agent. Popups upstream already reported for a call of the session are pages already. A popup held by
+   * a dialog waits (its session is told, once per dialog), as does every popup when the worker got stuck meanwhile.
    */
   async adoptPending(session: Session, worker: Worker): Promise<void> {
     if (session.pendingTabs.size === 0 || !this.options.available()) {
       return;
     }
-    const byTab = await this.#listedByTab(worker);
+    this.#tellDialogs(session);
+    const byTab = await unlessTimedOut(this.#listedByTab(worker), new Map<string, ListedPage>());
     for (const tabId of [...session.pendingTabs]) {
       const listed = byTab.get(tabId);
       if (listed === undefined) {
@@ -145,6 +207,20 @@ export class TabIdentity {
     }
   }
 
+  /** Tells a session of dialogs its pending popups show: they cannot become its pages until the dialogs close. */
+  #tellDialogs(session: Session): void {
+    for (const tab of this.browserTabs()) {
+      const dialog = tab.dialog;
+      if (dialog === null || !session.pendingTabs.has(tab.tabId) || this.#toldDialogs.has(dialog)) {
+        continue;
+      }
+      this.#toldDialogs.add(dialog);
+      session.notes.push(
+        `Note: a page one of your pages opened (${tab.url || 'no url'}) shows ${dialogName(dialog)} and waits for an answer; it becomes one of your pages once the dialog is closed. Call handle_dialog to accept or dismiss it.`,
+      );
+    }
+  }
+
   #adoptOrphansOf(openerTabId: string, owner: Session): void {
     for (const [tabId, opener] of [...this.#orphanPopups]) {
       if (opener === openerTabId) {
@@ -155,7 +231,10 @@ export class TabIdentity {
     }
   }
 
-  /** The session owning a page of this worker, whichever worker that session uses. */
+  /**
+   * The session owning a page of this worker, whichever worker that session uses. Throws `dialog_open` for a page
+   * that may be held by a dialog (its tab, and so its owner, cannot be told until the dialog closes).
+   */
   async ownerOf(worker: Worker, pageId: number): Promise<Session | undefined> {
     const local = worker.owners.get(pageId);
     if (local !== undefined) {
@@ -164,19 +243,47 @@ export class TabIdentity {
     if (!this.options.available()) {
       return undefined;
     }
-    const tabId = await this.tabIdOf(worker, pageId);
-    return tabId === undefined ? undefined : this.sessionOwningTab(tabId);
+    const found = await unlessTimedOut(this.#lookup(worker, pageId, undefined, this.held()), 'unknown');
+    if (found === 'deferred') {
+      throw new TabmuxError('dialog_open', `page ${pageId} may be held by a dialog (it or a page related to it shows one), so whose it is cannot be told yet; try again once the dialog is closed`);
+    }
+    return found === 'unknown' ? undefined : this.sessionOwningTab(found.tabId);
   }
 
-  /** The pages among `pageIds` (this worker's) that no session on any worker owns. */
+  /** The owner of a page as a list of tabs shows it: none while a dialog may hold the page (attaching it is refused). */
+  async shownOwnerOf(worker: Worker, pageId: number): Promise<Session | undefined> {
+    try {
+      return await this.ownerOf(worker, pageId);
+    } catch (error) {
+      if (error instanceof TabmuxError && error.code === 'dialog_open') {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * The pages among `pageIds` (this worker's) that no session on any worker owns. Where upstream can tell tabs, a page
+   * whose tab is not known (it may be held by a dialog, or upstream did not answer) is left out: it may be someone's.
+   */
   async unowned(worker: Worker, pageIds: readonly number[]): Promise<Set<number>> {
     const unowned = new Set<number>();
+    const available = this.options.available();
+    const upstream = worker.upstream;
     for (const pageId of pageIds) {
+      if (worker.upstream !== upstream) {
+        // The worker was replaced meanwhile (it got stuck): the rest of `pageIds` name other tabs now.
+        break;
+      }
       if (worker.owners.has(pageId)) {
         continue;
       }
+      if (!available) {
+        unowned.add(pageId);
+        continue;
+      }
       const tabId = await this.tabIdOf(worker, pageId);
-      if (tabId === undefined || !this.sessionOwningTab(tabId)) {
+      if (tabId !== undefined && !this.sessionOwningTab(tabId)) {
         unowned.add(pageId);
       }
     }
@@ -193,4 +300,9 @@ export class TabIdentity {
     }
     throw new TabmuxError('unknown_page', `page ${pageId} is not one of your pages; call list_pages to see them (a human can attach a tab to you with tabmux session attach)`);
   }
+}
+
+/** "an alert dialog", "a confirm dialog", …: the kind only, never the page's message. */
+export function dialogName(dialog: TabDialog): string {
+  return `${dialog.type === 'alert' ? 'an' : 'a'} ${dialog.type} dialog`;
 }

@@ -3,6 +3,15 @@ import { textOf } from '../../../shared/toolResult.js';
 import { replyOf, type ListedPage } from '../upstream/upstreamReply.js';
 import type { SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
+import { sideCall } from './sideCall.js';
+
+/** Each worker's latest page list, by page id: which URL a page had when its worker last listed it. */
+const lastListed = new WeakMap<Worker, ReadonlyMap<number, ListedPage>>();
+
+/** A page as its worker listed it last, if it did. */
+export function listedPage(worker: Worker, pageId: number): ListedPage | undefined {
+  return lastListed.get(worker)?.get(pageId);
+}
 
 /**
  * Keeps the router's view of a worker's pages in step with what upstream lists: titles and URLs of owned pages are
@@ -11,6 +20,7 @@ import type { Worker } from './Worker.js';
  */
 export function syncPages(worker: Worker, listed: readonly ListedPage[], sessionById: SessionLookup): void {
   const byId = new Map(listed.map((page) => [page.id, page]));
+  lastListed.set(worker, byId);
   worker.selectedPageId = listed.find((page) => page.selected)?.id ?? worker.selectedPageId;
   for (const [pageId, ownerId] of [...worker.owners]) {
     const owner = sessionById(ownerId);
@@ -29,9 +39,12 @@ export function syncPages(worker: Worker, listed: readonly ListedPage[], session
   }
 }
 
-/** Every tab the worker sees, in its ids; the router's view is brought up to date on the way. */
+/**
+ * Every tab the worker sees, in its ids; the router's view is brought up to date on the way. A side call: bounded,
+ * and a worker stuck in it is replaced (see `sideCall`).
+ */
 export async function listPages(worker: Worker, sessionById: SessionLookup): Promise<ListedPage[]> {
-  const result = await worker.call('list_pages', {});
+  const result = await sideCall(worker, 'list_pages', {});
   const listed = result.isError ? undefined : replyOf(result).pages;
   if (result.isError || !listed) {
     throw new TabmuxError('upstream_failed', `could not list pages: ${textOf(result)}`);
