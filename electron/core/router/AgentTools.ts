@@ -9,6 +9,7 @@ import { SELECTED_PAGE_TOOLS, type ToolCatalog, type ToolKind } from './ToolCata
 import type { Worker } from './Worker.js';
 import type { WorkerPool } from './WorkerPool.js';
 import { checkToken } from './checkToken.js';
+import { gatePageCall } from './dialogGate.js';
 import type { CallObserver } from './CallRecord.js';
 import { CallWatch, type TabUrl } from './CallWatch.js';
 import { joinReply, replyOf } from '../upstream/upstreamReply.js';
@@ -153,6 +154,10 @@ export class AgentTools {
     const confined = await confineFileArgs(name, translated, sessionFolder(this.options.filesDir, session.id));
     const trace = TRACE_TOOLS.has(name) ? checkTraceCall(worker.trace, session, name, this.#sessionById) : undefined;
     const page = await this.options.pages.current(session, worker);
+    const answered = await gatePageCall(this.options.tabs, session, worker, page, name, confined);
+    if (answered) {
+      return answered;
+    }
     if (trace?.stopOrphan) {
       // The session that started this recording is gone: end it so the worker can record again.
       await worker.call('performance_stop_trace', { pageId: page.pageId });

@@ -1,0 +1,72 @@
+import type { Protocol } from 'devtools-protocol';
+import type { CDPSession } from 'puppeteer-core/internal/api/CDPSession.js';
+import { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
+import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
+import { waitFor } from './waitFor.js';
+
+const silent = (): undefined => undefined;
+
+/**
+ * Whether a page runs script, asked over the test's own CDP connection, never the daemon: a JavaScript dialog blocks
+ * its page's renderer (and the pages sharing it) until it is answered.
+ */
+export class PageProbe {
+  readonly #connection: Connection;
+  readonly #sessions = new Map<string, CDPSession>();
+
+  private constructor(connection: Connection) {
+    this.#connection = connection;
+  }
+
+  static async connect(port: number): Promise<PageProbe> {
+    const version = (await (await fetch(`http://127.0.0.1:${port}/json/version`)).json()) as { webSocketDebuggerUrl: string };
+    const url = version.webSocketDebuggerUrl;
+    return new PageProbe(new Connection(url, await NodeWebSocketTransport.create(url, undefined, silent), 0, 30_000, false, undefined, silent));
+  }
+
+  /** Whether the page at this URL evaluates a constant within `withinMs`. */
+  async responds(url: string, withinMs = 1000): Promise<boolean> {
+    const session = await this.#session(url);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), withinMs);
+    });
+    const answered = session.send('Runtime.evaluate', { expression: '1' }).then(
+      () => true,
+      () => false,
+    );
+    try {
+      return await Promise.race([answered, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Waits until the page at this URL is blocked (a dialog it or a page sharing its renderer shows). */
+  async blocked(url: string): Promise<void> {
+    await waitFor(async () => ((await this.responds(url, 500)) ? undefined : true), `the page at ${url} to block on a dialog`);
+  }
+
+  close(): void {
+    this.#connection.dispose();
+  }
+
+  async #session(url: string): Promise<CDPSession> {
+    const { targetInfos } = await this.#connection.send('Target.getTargets');
+    const target = targetInfos.find((info: Protocol.Target.TargetInfo) => info.type === 'page' && info.url === url);
+    if (!target) {
+      throw new Error(`no page at ${url}`);
+    }
+    const known = this.#sessions.get(target.targetId);
+    if (known && !known.detached) {
+      return known;
+    }
+    const { sessionId } = await this.#connection.send('Target.attachToTarget', { targetId: target.targetId, flatten: true });
+    const session = this.#connection.session(sessionId);
+    if (!session) {
+      throw new Error(`could not attach to the page at ${url}`);
+    }
+    this.#sessions.set(target.targetId, session);
+    return session;
+  }
+}

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textOf } from '../../../shared/toolResult.js';
+import { pagesOf, uidOf } from '../../helpers/daemonFixture.js';
+import { PageProbe } from '../../helpers/pageProbe.js';
+import { TOPOLOGIES, useHostileRig, type HostileRig } from '../../helpers/hostileRig.js';
+import { waitFor } from '../../helpers/waitFor.js';
+
+/**
+ * A page that leaves a JavaScript dialog open blocks its renderer, and upstream waits on such a page, holding its
+ * worker, the first time it looks at it. Dialogs stay the business of the session whose page shows them: no other
+ * session's call waits on one. Calls have a short limit here, so a call that waited on a dialog fails as a timeout
+ * instead of answering (`text` fails the test on any tool error). Whether a page is blocked is asked of Chrome over the test's own connection.
+ */
+const CALL_TIMEOUT_MS = 10_000;
+
+function useProbe(rig: () => HostileRig): () => PageProbe {
+  let probe: PageProbe | undefined;
+  beforeAll(async () => {
+    probe = await PageProbe.connect(rig().port);
+  });
+  afterAll(() => probe?.close());
+  return () => {
+    if (!probe) {
+      throw new Error('the page probe is used before it connected');
+    }
+    return probe;
+  };
+}
+
+describe.each(TOPOLOGIES)('a popup that opens with an alert, in tab isolation, on $name', (topology) => {
+  const rig = useHostileRig(topology, { callTimeoutMs: CALL_TIMEOUT_MS });
+  const probe = useProbe(rig);
+
+  it('holds neither its opener’s next call nor a neighbour on the same worker, and its opener answers it', async () => {
+    const { server } = rig();
+    const { first: opener, second: neighbour } = await rig().sameWorker();
+    const popupUrl = server.page('<script>alert("popup says hi")</script><p>popup</p>', 'Popup', 'popup');
+    const openerUrl = server.page(`<button onclick="setTimeout(() => window.open('${popupUrl}'), 300)">Open</button>`, 'Opener', 'opener');
+    await opener.text('new_page', { url: openerUrl });
+    await neighbour.text('new_page', { url: server.page('<p>neighbour</p>', 'Neighbour', 'neighbour') });
+    await opener.text('click', { uid: uidOf(await opener.text('take_snapshot'), 'button', 'Open') });
+    await waitFor(() => rig().tabAt(popupUrl), 'the popup to open');
+    await probe().blocked(popupUrl);
+
+    // The opener's next call answers, telling it its popup waits on a dialog; the popup is not its page yet.
+    const next = await opener.text('list_pages');
+    expect(next).toContain(`(${popupUrl}) shows an alert dialog and waits for an answer`);
+    expect(next).not.toContain('popup says hi');
+    expect(pagesOf(next).ids).toHaveLength(1);
+    // The neighbour on the same worker goes on as if nothing happened.
+    expect(await neighbour.text('list_pages')).toContain('Neighbour');
+    expect(await neighbour.text('take_snapshot')).toContain('neighbour');
+    // The opener shares the popup's renderer, which the dialog blocks: its page calls are refused, not left hanging.
+    const refused = await opener.call('take_snapshot');
+    expect(refused.isError).toBe(true);
+    expect(refused._meta?.['tabmux/error']).toBe('dialog_open');
+    expect(textOf(refused)).toContain('Call handle_dialog');
+    expect(await neighbour.text('evaluate_script', { function: '() => document.title' })).toContain('Neighbour');
+
+    // The opener answers the dialog; the popup becomes its page, and both run again.
+    expect(await opener.text('handle_dialog', { action: 'accept' })).toContain('Successfully accepted an alert dialog');
+    expect(await probe().responds(popupUrl)).toBe(true);
+    const adopted = await opener.text('list_pages');
+    expect(adopted).toContain('was opened by one of your pages and is now yours');
+    expect(pagesOf(adopted).ids).toHaveLength(2);
+    expect(await opener.text('take_snapshot')).toContain('Open');
+    expect(await neighbour.text('list_pages')).not.toContain(popupUrl);
+  });
+});
+
+describe('a page that shows an alert, with a window per session on a pool of workers', () => {
+  const rig = useHostileRig({ name: 'a pool of workers', workers: 2 }, { callTimeoutMs: CALL_TIMEOUT_MS, isolation: 'window' });
+  const probe = useProbe(rig);
+
+  it('lets every other session open pages on any worker, and its own session answers the dialog', async () => {
+    const { server } = rig();
+    const { attacker: owner, victim: other } = await rig().pair();
+    const sameWorker = await rig().session('same worker');
+    expect(await rig().workerOf(sameWorker)).toBe(await rig().workerOf(owner));
+    const alertUrl = server.page(`<button onclick="setTimeout(() => alert('one moment'), 200)">Alert</button>`, 'Alerting', 'alerting');
+    await owner.text('new_page', { url: alertUrl });
+    await owner.text('click', { uid: uidOf(await owner.text('take_snapshot'), 'button', 'Alert') });
+    await probe().blocked(alertUrl);
+
+    // Opening a page in a window of its own maps the worker's tabs; the alerting tab is left alone there.
+    const otherUrl = server.page('<p>other</p>', 'Other', 'other');
+    expect(await other.text('new_page', { url: otherUrl })).toContain(otherUrl);
+    const sameUrl = server.page('<p>same</p>', 'Same', 'same');
+    expect(await sameWorker.text('new_page', { url: sameUrl })).toContain(sameUrl);
+    expect(await other.text('take_snapshot')).toContain('other');
+
+    // The dialog is still its page's, and its session answers it.
+    expect(await probe().responds(alertUrl)).toBe(false);
+    expect(await owner.text('handle_dialog', { action: 'dismiss' })).toContain('Successfully dismissed the dialog');
+    expect(await probe().responds(alertUrl)).toBe(true);
+    expect(await owner.text('take_snapshot')).toContain('Alert');
+  });
+});
