@@ -149,7 +149,8 @@ export class Worker {
     if (!upstream) {
       return;
     }
-    await Promise.race([this.#endAtBrowser(call).catch(() => undefined), delay(OVERRUN_GRACE_MS / 2)]);
+    // The grace runs from the moment the call was given up on, whatever the browser takes to answer.
+    this.#endAtBrowser(call).catch(() => undefined);
     if (await this.queue.whenFinished(call.callId, OVERRUN_GRACE_MS)) {
       return;
     }
@@ -177,8 +178,4 @@ export class Worker {
       busy: this.queue.runningCall(),
     };
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
