@@ -32,8 +32,8 @@ interface Recovery {
  * What a call that runs past its limit costs the agents that share its worker: the time from the stuck call's
  * timeout answer to the worker's next answer, a neighbour's quick call sent the moment that timeout arrives. One
  * worker, so the two sessions share it, and a 2 s call limit. Two ways to be stuck: a call that awaits a promise
- * that never settles (the worker must be replaced: killed once the grace after the stop request ran out, and a new
- * chrome-devtools-mcp started) and a script that never yields (the daemon terminates the page's script and the same
+ * that never settles (the worker must be replaced: killed once its grace ran out, and a new chrome-devtools-mcp
+ * started) and a script that never yields (the daemon terminates the page's script and the same
  * worker goes on). The baseline is the neighbour's call on the idle worker. The goal is absolute: the neighbour is
  * answered within one call limit of the timeout, as if its call had been given the full limit of its own.
  */
@@ -86,7 +86,7 @@ export async function overrunRecovery(teardown: Teardown, log: (message: string)
   const medianOf = (values: readonly (number | null)[]): number => summarize(values.filter((value): value is number => value !== null)).median;
   const killed = medianOf(measured('hang').map((recovery) => recovery.killedMs));
   const ready = medianOf(measured('hang').map((recovery) => recovery.readyMs));
-  const hangParts = `Median parts: the worker killed ${killed.toFixed(0)} ms after the timeout answer (the stop request, then OVERRUN_GRACE_MS = ${OVERRUN_GRACE_MS} ms for the call to end), its replacement started and the sessions' tabs found again by ${ready.toFixed(0)} ms, the neighbour's call answered ${(hang.median - ready).toFixed(0)} ms after that.`;
+  const hangParts = `Median parts: the worker killed ${killed.toFixed(0)} ms after the timeout answer (OVERRUN_GRACE_MS = ${OVERRUN_GRACE_MS} ms for the call to end once given up on, while the browser is asked to stop it), its replacement started and the sessions' tabs found again by ${ready.toFixed(0)} ms, the neighbour's call answered ${(hang.median - ready).toFixed(0)} ms after that.`;
   const common = `Session A's evaluate_script times out (callTimeoutMs ${CALL_LIMIT_MS}, one worker); session B sends list_pages the moment A's timeout answer arrives (list_pages given a ${NEIGHBOUR_LIMIT_MS / 1000} s limit of its own, so a slow recovery shows its length instead of timing out too); the figure is from A's answer to B's. ${ROUNDS} rounds after ${WARM_UP} warm-up, sides rotated. Baseline: B's list_pages on the idle worker.`;
   return [
     {
@@ -97,7 +97,7 @@ export async function overrunRecovery(teardown: Teardown, log: (message: string)
       ratio: null,
       goal: { kind: 'under', limit: CALL_LIMIT_MS },
       note: `${common} A: \`() => new Promise(() => {})\` (nothing to terminate; the worker was replaced in ${replaced('hang')} of ${ROUNDS} rounds). ${hangParts} Goal: B answered within one call limit of the timeout.`,
-      why: `The worker waits for a stopped call by design: the stop request, then OVERRUN_GRACE_MS (${OVERRUN_GRACE_MS} ms) for the call to end by itself before its upstream is killed; then a new chrome-devtools-mcp starts (a Node process loading upstream's modules and connecting to Chrome) and the sessions' tabs are found again in it. That leaves about ${CALL_LIMIT_MS - OVERRUN_GRACE_MS} ms of the goal for the replacement. ${hangParts}`,
+      why: `The worker waits for a stopped call by design: OVERRUN_GRACE_MS (${OVERRUN_GRACE_MS} ms from the moment it was given up on, while the browser is asked to stop it) for the call to end before its upstream is killed; then a new chrome-devtools-mcp starts (a Node process loading upstream's modules and connecting to Chrome) and the sessions' tabs are found again in it. That leaves about ${CALL_LIMIT_MS - OVERRUN_GRACE_MS} ms of the goal for the replacement. ${hangParts}`,
     },
     {
       name: 'next call after a timeout, script ended',
