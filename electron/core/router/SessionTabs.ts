@@ -63,8 +63,7 @@ export class SessionTabs {
     const source = this.#source;
     const byTab = source ? owned.filter((page) => page.tabId !== null) : [];
     const viaWorker = owned.filter((page) => !byTab.includes(page)).map((page) => page.pageId);
-    const tabIds = [...byTab.map((page) => page.tabId ?? ''), ...session.pendingTabs];
-    session.pendingTabs.clear();
+    const tabIds = [...byTab.map((page) => page.tabId ?? ''), ...this.options.tabs.leavePending(session)];
     if (source && tabIds.length > 0) {
       if (source.list().every((tab) => tabIds.includes(tab.tabId))) {
         // Closing every tab would close the browser's last window (and with it a headed browser).

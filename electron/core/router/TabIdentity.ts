@@ -41,6 +41,8 @@ export class TabIdentity {
   #browser: TabView | undefined;
   /** Dialogs of pending popups their session was told of: each is told once. */
   readonly #toldDialogs = new WeakSet<TabDialog>();
+  /** Pages a restarted worker could not find again while a dialog held them, by tab id: they come back as they were. */
+  readonly #setAside = new Map<string, OwnedPage>();
 
   constructor(private readonly options: TabIdentityOptions) {}
 
@@ -171,9 +173,38 @@ export class TabIdentity {
     return owner;
   }
 
+  /**
+   * A page of the session whose tab a fresh upstream cannot be asked about yet (a dialog holds it): it leaves the
+   * session's pages for its pending tabs, so the tab stays the session's, and comes back as it was once its worker can
+   * tell it (see `adoptPending`).
+   */
+  setAside(session: Session, page: OwnedPage): void {
+    if (page.tabId === null) {
+      return;
+    }
+    session.removePage(page.pageId);
+    session.pendingTabs.add(page.tabId);
+    this.#setAside.set(page.tabId, page);
+    session.notes.push(`Note: your page ${page.pageId} (${page.url || 'no url'}) waits on a dialog (its own, or one of a page sharing its renderer); it comes back with a new id once the dialog is closed.`);
+  }
+
+  /**
+   * The session's pending tabs to close with it (an attached page that was set aside stays open, as attached pages
+   * do); the session has no pending tabs afterwards.
+   */
+  leavePending(session: Session): string[] {
+    const tabIds = [...session.pendingTabs].filter((tabId) => this.#setAside.get(tabId)?.origin !== 'attached');
+    for (const tabId of session.pendingTabs) {
+      this.#setAside.delete(tabId);
+    }
+    session.pendingTabs.clear();
+    return tabIds;
+  }
+
   /** A tab closed: it is nobody's popup-to-be any more. */
   tabClosed(tabId: string): void {
     this.#orphanPopups.delete(tabId);
+    this.#setAside.delete(tabId);
     for (const session of this.options.sessions()) {
       session.pendingTabs.delete(tabId);
     }
@@ -196,8 +227,21 @@ export class TabIdentity {
         continue;
       }
       session.pendingTabs.delete(tabId);
+      const kept = this.#setAside.get(tabId);
+      this.#setAside.delete(tabId);
       const pageId = listed.id;
       if (worker.owners.has(pageId) || session.pages.has(pageId)) {
+        continue;
+      }
+      if (kept) {
+        kept.pageId = pageId;
+        kept.url = listed.url;
+        kept.title = listed.title;
+        kept.snapshotEpoch = null;
+        kept.snapshotUids = new Set();
+        session.pages.set(pageId, kept);
+        worker.owners.set(pageId, session.id);
+        session.notes.push(`Note: your page ${kept.url || 'no url'} is back, as page ${pageId}; take a new snapshot before using uids.`);
         continue;
       }
       const page = session.addPage(pageId, 'opened', listed.url, listed.title);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Session } from './Session.js';
 import { TabIdentity } from './TabIdentity.js';
 import { FakeBrowser, FakeUpstream, fakeWorker } from './testing/FakeUpstream.js';
-import { remapPages } from './remapPages.js';
+import { movePages, remapPages } from './remapPages.js';
 
 function setup() {
   const browser = new FakeBrowser(['about:blank', 'https://a.example/', 'https://b.example/']);
@@ -54,5 +54,73 @@ describe('remapPages', () => {
     // The new process is asked before it takes calls; the worker adopts it only once prepared.
     expect(w1.upstream).toBeNull();
     expect(restarted.calls.map((call) => call.name)).toContain('get_tab_id');
+  });
+
+  it('sets aside a page a dialog holds when the worker restarts, keeps it the session’s, and brings it back as it was', async () => {
+    const { browser, w1, mine, tabs } = setup();
+    tabs.follow(browser);
+    mine.addPage(1, 'attached', 'https://b.example/');
+    mine.addPage(2, 'created', 'https://a.example/');
+    w1.owners.set(1, mine.id);
+    w1.owners.set(2, mine.id);
+    mine.select(1);
+    await tabs.learn(mine, w1);
+    const b = browser.tabs[2];
+    if (!b) {
+      throw new Error('no tab b');
+    }
+    browser.showDialog(b.tabId);
+
+    w1.noteFailure('chrome-devtools-mcp exited unexpectedly');
+    const restarted = new FakeUpstream(browser);
+    await remapPages(w1, restarted, [mine], tabs);
+    expect(restarted.hung).toEqual([]);
+    expect([...mine.pages.values()].map((page) => page.url)).toEqual(['https://a.example/']);
+    expect(mine.pendingTabs.has(b.tabId)).toBe(true);
+    expect(tabs.sessionOwningTab(b.tabId)).toBe(mine);
+    expect(mine.notes.join('\n')).toContain('waits on a dialog');
+    expect(mine.notes.join('\n')).not.toContain('were lost');
+
+    await browser.answerDialog(b.tabId);
+    w1.upstream = restarted;
+    await tabs.adoptPending(mine, w1);
+    const back = [...mine.pages.values()].find((page) => page.tabId === b.tabId);
+    expect(back?.origin).toBe('attached');
+    expect(back?.pageId).toBe(restarted.pageIdOf(b));
+    expect(mine.notes.join('\n')).toContain('is back, as page');
+  });
+
+  it('closes with the session the tabs it made that were set aside, and leaves attached ones open', async () => {
+    const { browser, w1, mine, tabs } = setup();
+    tabs.follow(browser);
+    mine.addPage(1, 'attached', 'https://b.example/');
+    mine.addPage(2, 'created', 'https://a.example/');
+    w1.owners.set(1, mine.id);
+    w1.owners.set(2, mine.id);
+    await tabs.learn(mine, w1);
+    const [, a, b] = browser.tabs;
+    if (!a || !b) {
+      throw new Error('no tabs');
+    }
+    browser.showDialog(a.tabId);
+    browser.showDialog(b.tabId);
+    w1.noteFailure('chrome-devtools-mcp exited unexpectedly');
+    await remapPages(w1, new FakeUpstream(browser), [mine], tabs);
+    expect(mine.pages.size).toBe(0);
+    expect(tabs.leavePending(mine)).toEqual([a.tabId]);
+    expect(mine.pendingTabs.size).toBe(0);
+  });
+
+  it('keeps a session on its worker while a dialog holds one of its pages', async () => {
+    const { browser, w1, mine, tabs } = setup();
+    tabs.follow(browser);
+    mine.addPage(1, 'created', 'https://b.example/');
+    w1.owners.set(1, mine.id);
+    await tabs.learn(mine, w1);
+    browser.showDialog(browser.tabs[2]?.tabId ?? '');
+    const other = fakeWorker(new FakeUpstream(browser), 2);
+    await expect(movePages(mine, w1, other, tabs)).rejects.toMatchObject({ code: 'dialog_open' });
+    expect([...mine.pages.keys()]).toEqual([1]);
+    expect(w1.owners.get(1)).toBe(mine.id);
   });
 });

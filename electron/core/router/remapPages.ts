@@ -1,3 +1,4 @@
+import { TabmuxError } from '../../../shared/errors.js';
 import type { Upstream } from '../UpstreamClient.js';
 import type { Session } from './Session.js';
 import type { TabIdentity } from './TabIdentity.js';
@@ -19,6 +20,7 @@ export async function remapPages(worker: Worker, upstream: Upstream, sessions: r
   try {
     const byTab = await tabs.pageIdsByTab(worker);
     for (const session of sessions) {
+      setAsideHeld(session, tabs);
       renumber(session, worker, byTab, 'the browser connection was restarted');
     }
   } finally {
@@ -65,12 +67,31 @@ export function renumber(session: Session, worker: Worker, byTab: ReadonlyMap<st
 }
 
 /**
+ * A fresh upstream cannot be asked about a tab a dialog holds (see `HeldTabs`), so such pages of a session have no
+ * id there yet. They are not lost: they wait as the session's pending tabs, and are its pages again once the dialog
+ * is closed (see `TabIdentity.setAside`).
+ */
+function setAsideHeld(session: Session, tabs: TabIdentity): void {
+  const held = tabs.held();
+  for (const page of [...session.pages.values()]) {
+    if (page.tabId !== null && held.has(page.tabId)) {
+      tabs.setAside(session, page);
+    }
+  }
+}
+
+/**
  * Moves a session's pages from worker `from` to worker `to`, which must be in its queue slot: `to`'s ids for the
- * same tabs replace the old ones, and `from` forgets them. Runs before the session's worker changes.
+ * same tabs replace the old ones, and `from` forgets them. Runs before the session's worker changes. A session with a
+ * page a dialog may hold stays (throws `dialog_open`): `to` could not be asked which of its pages that tab is.
  */
 export async function movePages(session: Session, from: Worker, to: Worker, tabs: TabIdentity): Promise<void> {
   if (session.ended || session.pages.size === 0) {
     return;
+  }
+  const held = tabs.held();
+  if ([...session.pages.values()].some((page) => page.tabId !== null && held.has(page.tabId))) {
+    throw new TabmuxError('dialog_open', 'a page of the session waits on a dialog, so its tab cannot be found on another worker');
   }
   const oldIds = [...session.pages.keys()];
   const byTab = await tabs.pageIdsByTab(to);
