@@ -9,7 +9,8 @@ import { waitFor } from '../../helpers/waitFor.js';
  * A page that leaves a JavaScript dialog open blocks its renderer, and upstream waits on such a page, holding its
  * worker, the first time it looks at it. Dialogs stay the business of the session whose page shows them: no other
  * session's call waits on one. Calls have a short limit here, so a call that waited on a dialog fails as a timeout
- * instead of answering (`text` fails the test on any tool error). Whether a page is blocked is asked of Chrome over the test's own connection.
+ * instead of answering (`text` fails the test on any tool error). Whether a page is blocked is asked of Chrome over
+ * the test's own connection.
  */
 const CALL_TIMEOUT_MS = 10_000;
 
