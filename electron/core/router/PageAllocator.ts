@@ -6,6 +6,7 @@ import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { WindowTabs } from './WindowTabs.js';
 import type { Worker } from './Worker.js';
 import { listPages, syncPages } from './pageSync.js';
+import { sideCall } from './sideCall.js';
 import { isLastPageRefusal, replyOf, type ListedPage } from '../upstream/upstreamReply.js';
 
 /** A page a session asks for. */
@@ -110,10 +111,13 @@ export class PageAllocator {
     return result;
   }
 
-  /** Closes the tabs of a session that ended; each one closed is added to `closed`, so a failure part-way still tells. */
+  /**
+   * Closes the tabs of a session that ended; each one closed is added to `closed`, so a failure part-way still tells.
+   * Each close is a bounded side call: a worker stuck in one is replaced, and the rest (ids of the old process) stop.
+   */
   async closeAll(worker: Worker, pageIds: readonly number[], closed: number[]): Promise<void> {
     for (const pageId of pageIds) {
-      const result = await worker.call('close_page', { pageId });
+      const result = await sideCall(worker, 'close_page', { pageId });
       const reply = replyOf(result);
       if (!result.isError && !isLastPageRefusal(reply)) {
         closed.push(pageId);
@@ -205,7 +209,7 @@ export class PageAllocator {
   async #closeLeftover(worker: Worker, before: ReadonlySet<number>): Promise<void> {
     const leftover = (await listPages(worker, this.sessionById)).find((page) => page.selected && !before.has(page.id) && !worker.owners.has(page.id));
     if (leftover) {
-      await worker.call('close_page', { pageId: leftover.id });
+      await sideCall(worker, 'close_page', { pageId: leftover.id });
     }
   }
 }
