@@ -101,10 +101,11 @@ export class AgentTools {
       owner: callOptions.owner,
       onQueued: callOptions.onQueued,
       timeoutMs,
-      run: () => {
-        watch?.started();
-        return this.#run(sessions.get(sessionId), worker, kind, name, capped.args);
-      },
+      run: () =>
+        worker.whenReady(() => {
+          watch?.started();
+          return this.#run(sessions.get(sessionId), worker, kind, name, capped.args);
+        }),
     });
     session.lastUsedAt = Date.now();
     this.options.changed(session);

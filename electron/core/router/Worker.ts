@@ -13,10 +13,20 @@ import type { TraceState } from './traceOwnership.js';
  */
 export const OVERRUN_GRACE_MS = 1000;
 
+/**
+ * How long a call given up on gets before a replacement upstream starts on the side. Terminating a page's script ends
+ * its call within milliseconds; a call still running after this is likely to need the replacement, which then starts
+ * during the rest of the grace instead of after it.
+ */
+export const SPARE_AFTER_MS = 200;
+
 export interface WorkerOptions {
   isPaused: (sessionId: string) => boolean;
   onChange: () => void;
-  start: (index: number) => Promise<Upstream>;
+  /** Starts the worker's upstream, or makes `spawned` (a process started ahead, see `spawn`) its upstream. */
+  start: (index: number, spawned?: Promise<Upstream>) => Promise<Upstream>;
+  /** Starts an upstream process only, for a replacement that may not be needed: `start` prepares it if it is. */
+  spawn?: (index: number) => Promise<Upstream>;
   ready?: () => Promise<void>;
   /** Stops at the browser what a call that was given up on started (its page's script); bounded by the caller. */
   endAtBrowser?: (call: OverrunCall) => Promise<void>;
@@ -47,7 +57,8 @@ export class Worker {
   /** Unexpected exits: two in a row restart at once, then 1 s, 2 s … up to 60 s; a minute without one starts over. */
   readonly #backoff = new Backoff({ initialMs: 1000, maxMs: 60_000, freeFailures: 2, resetAfterMs: 60_000 });
 
-  readonly #start: () => Promise<Upstream>;
+  readonly #start: (spawned?: Promise<Upstream>) => Promise<Upstream>;
+  readonly #spawn: (() => Promise<Upstream>) | undefined;
   /** The browser is there and prepared: asked before every call, since upstream reaches the browser only in calls. */
   readonly #ready: () => Promise<void>;
 
@@ -60,20 +71,43 @@ export class Worker {
     options: WorkerOptions,
   ) {
     this.queue = new FairQueue(index, maxInFlight, { ...options, onOverrun: (call) => void this.#endOverrun(call) });
-    this.#start = () => options.start(index);
+    this.#start = (spawned) => options.start(index, spawned);
+    const spawn = options.spawn;
+    this.#spawn = spawn ? () => spawn(index) : undefined;
     this.#ready = options.ready ?? (() => Promise.resolve());
     this.#endAtBrowser = options.endAtBrowser ?? (() => Promise.resolve());
     this.#onRecycle = options.onRecycle ?? (() => undefined);
   }
 
-  /** Starts the upstream once (or again after it died); concurrent callers share the same start. */
-  ensureStarted(): Promise<Upstream> {
-    const start = this.#start;
+  /**
+   * Runs a queued job's work once the worker's upstream is there and prepared: a job that gets its slot while a
+   * replacement upstream is still finding its sessions' tabs waits for that.
+   */
+  async whenReady<T>(run: () => Promise<T>): Promise<T> {
+    await this.ensureStarted();
+    return run();
+  }
+
+  /**
+   * Starts the upstream once (or again after it died); concurrent callers share the same start. `spawned` is a
+   * process started ahead for this (a replacement); it is closed if it is not used.
+   */
+  ensureStarted(spawned?: Promise<Upstream>): Promise<Upstream> {
+    const start = (): Promise<Upstream> => this.#start(spawned);
+    if (this.upstream || this.#starting) {
+      closeUnused(spawned);
+    }
+    // A start in progress first: while it finds its sessions' tabs, `upstream` points at the new process for that
+    // work alone, and calls must wait until it is done.
+    if (this.#starting) {
+      return this.#starting;
+    }
     if (this.upstream) {
       return Promise.resolve(this.upstream);
     }
     const wait = this.#backoff.remainingMs();
     if (!this.#starting && wait > 0) {
+      closeUnused(spawned);
       return Promise.reject(
         new TabmuxError('upstream_unavailable', `upstream worker ${this.index} crashed repeatedly (${this.lastError ?? 'unknown'}); next restart in ${Math.ceil(wait / 1000)} s`),
       );
@@ -127,15 +161,16 @@ export class Worker {
    * the sessions' tabs again by Chrome tab id (their snapshot tokens go stale, and they are told so). A worker already
    * being replaced is left alone.
    */
-  async recycle(reason: string): Promise<void> {
+  async recycle(reason: string, spare?: Promise<Upstream>): Promise<void> {
     if (!this.upstream) {
+      closeUnused(spare);
       return;
     }
     this.#onRecycle(this, reason);
     await this.stopUpstream(`the call was stopped: ${reason}. Check the page state, then retry`, { immediately: true });
-    if (this.sessions > 0 || this.queue.size > 0) {
-      // Started now rather than on the next call: that call then waits for little or nothing.
-      this.ensureStarted().catch(() => undefined);
+    if (spare || this.sessions > 0 || this.queue.size > 0) {
+      // Started now (or ahead, as `spare`) rather than on the next call: that call then waits for little or nothing.
+      this.ensureStarted(spare).catch(() => undefined);
     }
   }
 
@@ -151,11 +186,18 @@ export class Worker {
     }
     // The grace runs from the moment the call was given up on, whatever the browser takes to answer.
     this.#endAtBrowser(call).catch(() => undefined);
-    if (await this.queue.whenFinished(call.callId, OVERRUN_GRACE_MS)) {
+    if (await this.queue.whenFinished(call.callId, SPARE_AFTER_MS)) {
+      return;
+    }
+    const spare = this.#spawn?.();
+    if (await this.queue.whenFinished(call.callId, OVERRUN_GRACE_MS - SPARE_AFTER_MS)) {
+      closeUnused(spare);
       return;
     }
     if (this.upstream === upstream) {
-      await this.recycle(`${call.tool} ran past its time limit and did not stop when asked`);
+      await this.recycle(`${call.tool} ran past its time limit and did not stop when asked`, spare);
+    } else {
+      closeUnused(spare);
     }
   }
 
@@ -178,4 +220,9 @@ export class Worker {
       busy: this.queue.runningCall(),
     };
   }
+}
+
+/** A process started ahead that turned out not to be needed. */
+function closeUnused(spawned: Promise<Upstream> | undefined): void {
+  spawned?.then((upstream) => upstream.close('not needed'), () => undefined).catch(() => undefined);
 }

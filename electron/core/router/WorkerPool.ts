@@ -39,7 +39,8 @@ export class WorkerPool {
     const workerOptions = {
       isPaused: options.isPaused,
       onChange: options.onQueueChange,
-      start: (index: number) => this.#launch(index),
+      start: (index: number, spawned?: Promise<Upstream>) => this.#launch(index, spawned),
+      spawn: (index: number) => options.startUpstream(index),
       ...(options.browserReady ? { ready: options.browserReady } : {}),
       ...(options.endAtBrowser ? { endAtBrowser: options.endAtBrowser } : {}),
       onRecycle: (worker: Worker, reason: string) => {
@@ -177,7 +178,7 @@ export class WorkerPool {
   /** Runs the router's own work on a worker, in its queue like any call; `subject` is the session it acts for. */
   async runSystem<T>(worker: Worker, tool: string, run: () => Promise<T>, subject?: string): Promise<T> {
     await worker.ensureStarted();
-    return worker.queue.enqueue({ sessionId: SYSTEM_LANE_ID, subject, tool, timeoutMs: this.options.callTimeoutMs, run });
+    return worker.queue.enqueue({ sessionId: SYSTEM_LANE_ID, subject, tool, timeoutMs: this.options.callTimeoutMs, run: () => worker.whenReady(run) });
   }
 
   /** A client went away: its queued calls are dropped, and its running ones ended (nobody waits for their answer). */
@@ -248,8 +249,8 @@ export class WorkerPool {
     );
   }
 
-  async #launch(index: number): Promise<Upstream> {
-    const upstream = await this.options.startUpstream(index);
+  async #launch(index: number, spawned?: Promise<Upstream>): Promise<Upstream> {
+    const upstream = await (spawned ?? this.options.startUpstream(index));
     void upstream.closed.then(() => this.#onExit(index, upstream));
     const worker = this.#workers[index];
     if (worker) {
