@@ -51,6 +51,19 @@ describe('TabIdentity', () => {
     expect(byTab1.get(b)).toBe(1);
   });
 
+  it('finds only the wanted tabs on a worker, asking first about pages at their URLs, and stops once all are found', async () => {
+    const { upstreams, workers, browser, tabs } = setup();
+    const w1 = workers[1];
+    const a = browser.tabs[1];
+    if (!w1 || !a) {
+      throw new Error('no worker');
+    }
+    // Worker 1 lists b (page 1) before a (page 2): a's URL puts a first, so b is never asked about.
+    const found = await tabs.pageIdsOfTabs(w1, new Map([[a.tabId, 'https://a.example/']]));
+    expect(found).toEqual(new Map([[a.tabId, 2]]));
+    expect(upstreams[1]?.calls.filter((call) => call.name === 'get_tab_id')).toHaveLength(1);
+  });
+
   it('finds a tab\'s owner from another worker by tab id, and refuses others\' pages', async () => {
     const { workers, browser, mine, other, tabs } = setup();
     const [w0, w1] = workers;

@@ -102,6 +102,30 @@ export class TabIdentity {
     return new Map([...(await this.#listedByTab(worker))].map(([tabId, page]) => [tabId, page.id]));
   }
 
+  /**
+   * The worker's page ids of the given tabs only (tab id -> the URL the session last saw there), for a session moving
+   * to this worker: pages whose listed URL matches a wanted one are asked about first, and the lookups stop once every
+   * wanted tab is found, so a worker that has seen few of the profile's tabs is not asked about all of them. The URL
+   * only orders the lookups; which page is which tab comes from upstream's tab ids.
+   */
+  async pageIdsOfTabs(worker: Worker, wanted: ReadonlyMap<string, string>): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
+    const listed = await listPages(worker, this.options.sessionById);
+    const hints = new Set(wanted.values());
+    const ordered = [...listed.filter((page) => hints.has(page.url)), ...listed.filter((page) => !hints.has(page.url))];
+    const held = this.held();
+    for (const page of ordered) {
+      if (found.size === wanted.size) {
+        break;
+      }
+      const lookup = await this.#lookup(worker, page.id, page.url, held);
+      if (typeof lookup !== 'string' && wanted.has(lookup.tabId)) {
+        found.set(lookup.tabId, page.id);
+      }
+    }
+    return found;
+  }
+
   /** Every tab the worker lists, by Chrome tab id (see `pageIdsByTab`). */
   async #listedByTab(worker: Worker): Promise<Map<string, ListedPage>> {
     const map = new Map<string, ListedPage>();

@@ -94,7 +94,13 @@ export async function movePages(session: Session, from: Worker, to: Worker, tabs
     throw new TabmuxError('dialog_open', 'a page of the session waits on a dialog, so its tab cannot be found on another worker');
   }
   const oldIds = [...session.pages.keys()];
-  const byTab = await tabs.pageIdsByTab(to);
+  const wanted = new Map<string, string>();
+  for (const page of session.pages.values()) {
+    if (page.tabId !== null) {
+      wanted.set(page.tabId, page.url);
+    }
+  }
+  const byTab = await tabs.pageIdsOfTabs(to, wanted);
   renumber(session, to, byTab, `your calls moved to another upstream worker, since yours was busy with another session's call`);
   for (const pageId of oldIds) {
     if (from.owners.get(pageId) === session.id) {
