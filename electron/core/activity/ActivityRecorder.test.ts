@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '../../../shared/activity.js';
 import { TabmuxError } from '../../../shared/errors.js';
-import type { CallRecord } from '../router/CallRecord.js';
+import { withPageSecrets, type CallRecord } from '../router/CallRecord.js';
 import { ActivityLogStore } from './ActivityLogStore.js';
 import { ActivityPictures } from './ActivityPictures.js';
 import { ActivityRecorder } from './ActivityRecorder.js';
@@ -59,13 +59,38 @@ describe('ActivityRecorder', () => {
     expect(emitted).toHaveLength(0);
     await recorder.flush();
     expect(emitted.map((entry) => entry.outcome)).toEqual(['ok', 'ok', 'rejected']);
-    expect(emitted[0]).toMatchObject({ id: '1000-0', session: SESSION, label: 'bot', args: { value: '[redacted]' }, redacted: ['value'], pageBefore: { url: 'https://site.example/login?token=%5Bredacted%5D' } });
+    expect(emitted[0]).toMatchObject({ id: '1000-0', session: SESSION, label: 'bot', args: { value: '[redacted]' }, redacted: ['value'], pageBefore: { url: 'https://site.example/login?token=[redacted]' } });
     expect(emitted[1]?.summary).toBe('uid=1_2 textbox "Password" value="[redacted]"');
     expect(emitted[2]).toMatchObject({ error: { code: 'stale_token' }, summary: 'uid token u:1:1:1_3 is from an older snapshot' });
     const written = files();
     expect(written).not.toContain('Sup3rSecret');
     expect(written).not.toContain('abcd1234');
     expect(written.trim().split('\n')).toHaveLength(3);
+  });
+
+  it('cuts a dialog’s text out of the answer that shows it, and keeps tokens out of summaries and page URLs', async () => {
+    const { recorder, emitted } = setup(false);
+    const shown = 'Successfully clicked on the element\n# Open dialog\nprompt: Your code is 9f8e7d (default value: "hi").\nCall handle_dialog to handle it before continuing.';
+    const short = '# Open dialog\nalert: ok.\nCall handle_dialog to handle it before continuing.';
+    recorder.record(call('click', { uid: 'u:1:1:1_3' }, '', { result: withPageSecrets({ content: [{ type: 'text', text: shown }] }, ['prompt: Your code is 9f8e7d (default value: "hi").', 'Your code is 9f8e7d', 'hi']) }));
+    recorder.record(call('take_snapshot', {}, '', { result: withPageSecrets({ content: [{ type: 'text', text: short }] }, ['alert: ok.', 'ok', '']) }));
+    recorder.record(
+      call('navigate_page', { url: 'https://site.example/cb#access_token=AT-1234&state=2' }, 'Successfully navigated to https://site.example/cb#access_token=AT-1234&state=2.', {
+        pageAfter: { pageId: 1, url: 'https://u:pw%21@site.example/cb?sig=a%2Fb#id_token=ID-5678' },
+      }),
+    );
+    await recorder.flush();
+    expect(emitted[0]?.summary).toBe('Successfully clicked on the element\n# Open dialog\n[redacted]\nCall handle_dialog to handle it before continuing.');
+    expect(emitted[1]?.summary).toBe('# Open dialog\n[redacted]\nCall handle_dialog to handle it before continuing.');
+    expect(emitted[2]).toMatchObject({
+      args: { url: 'https://site.example/cb#access_token=[redacted]&state=2' },
+      summary: 'Successfully navigated to https://site.example/cb#access_token=[redacted]&state=2.',
+      pageAfter: { url: 'https://redacted:redacted@site.example/cb?sig=[redacted]#id_token=[redacted]' },
+    });
+    const written = files();
+    for (const secret of ['9f8e7d', 'AT-1234', 'pw%21', 'pw!', 'a%2Fb', 'ID-5678']) {
+      expect(written).not.toContain(secret);
+    }
   });
 
   it('keeps values in clear when the profile asks for it', async () => {

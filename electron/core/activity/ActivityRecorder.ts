@@ -1,5 +1,5 @@
 import { ACTIVITY_FORMAT_VERSION, type ActivityEntry, type ActivityPage } from '../../../shared/activity.js';
-import type { CallRecord } from '../router/CallRecord.js';
+import { pageSecretsOf, type CallRecord } from '../router/CallRecord.js';
 import type { TabPicture } from '../../../shared/model.js';
 import type { ActivityLogStore } from './ActivityLogStore.js';
 import type { ActivityPictures } from './ActivityPictures.js';
@@ -100,7 +100,8 @@ export class ActivityRecorder {
   #entry(call: CallRecord): ActivityEntry {
     const keep = this.#options.keepValues;
     const redacted = keep ? { args: call.args, redacted: [], secrets: [] } : redactArgs(call.tool, call.args);
-    const secrets = keep ? [] : this.#remember(call.sessionId, redacted.secrets);
+    // A dialog's text is the page's and shows in this answer only: it is cut out here, not remembered for later ones.
+    const secrets = keep ? [] : [...this.#remember(call.sessionId, redacted.secrets), ...pageSecretsOf(call.result)];
     const page = (value: ActivityPage | null): ActivityPage | null => (value === null || keep ? value : { pageId: value.pageId, url: this.#redactedUrl(value.url) });
     const message = call.error ? call.error.message : undefined;
     return {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { redactArgs } from './redactArgs.js';
-import { redactUrl } from './redactUrl.js';
 
 describe('redactArgs', () => {
   it('hides what fill, fill_form, type_text, press_key and handle_dialog type', () => {
@@ -25,7 +24,30 @@ describe('redactArgs', () => {
   it('leaves known tools without typed values as they are, urls apart', () => {
     expect(redactArgs('click', { uid: 'u:1:2:3', dblClick: true })).toEqual({ args: { uid: 'u:1:2:3', dblClick: true }, redacted: [], secrets: [] });
     expect(redactArgs('wait_for', { text: ['Welcome'] }).args).toEqual({ text: ['Welcome'] });
-    expect(redactArgs('navigate_page', { url: 'https://example.com/cb?code=abcdef&state=1' }).args).toEqual({ url: 'https://example.com/cb?code=%5Bredacted%5D&state=1' });
+    expect(redactArgs('navigate_page', { url: 'https://example.com/cb?code=abcdef&state=1' }).args).toEqual({ url: 'https://example.com/cb?code=[redacted]&state=1' });
+  });
+
+  it('hides a prompt answer given to evaluate_script, and keeps accept and dismiss', () => {
+    expect(redactArgs('evaluate_script', { function: '() => prompt("PIN?")', dialogAction: '4711-secret' })).toEqual({
+      args: { function: '() => prompt("PIN?")', dialogAction: '[redacted]' },
+      redacted: ['dialogAction'],
+      secrets: ['4711-secret'],
+    });
+    for (const dialogAction of ['accept', 'dismiss']) {
+      expect(redactArgs('evaluate_script', { function: '() => 1', dialogAction })).toEqual({ args: { function: '() => 1', dialogAction }, redacted: [], secrets: [] });
+    }
+  });
+
+  it('redacts URLs in every string argument: a whole url, and URLs written inside scripts and texts', () => {
+    const out = redactArgs('navigate_page', { url: 'https://a.example/cb#access_token=AT 1&state=s', initScript: 'fetch("https://b.example/?key=K3Y")' });
+    expect(out.args).toEqual({ url: 'https://a.example/cb#access_token=[redacted]&state=s', initScript: 'fetch("https://b.example/?key=[redacted]")' });
+    expect(out.secrets).toEqual(['AT%201', 'AT 1', 'K3Y']);
+    expect(redactArgs('evaluate_script', { function: '() => location.assign("https://x.example/#id_token=abc")' }).args).toEqual({ function: '() => location.assign("https://x.example/#id_token=[redacted]")' });
+    expect(redactArgs('wait_for', { text: ['see https://u:pw@c.example/'] }).args).toEqual({ text: ['see https://redacted:redacted@c.example/'] });
+  });
+
+  it('remembers a typed value whole, URL and all', () => {
+    expect(redactArgs('fill', { uid: 'u', value: 'https://a.example/?token=t0k' }).secrets).toEqual(['https://a.example/?token=t0k']);
   });
 
   it('hides anything named like a value or credential in tools it does not know, at any depth', () => {
@@ -34,24 +56,15 @@ describe('redactArgs', () => {
       name: 'x',
       password: '[redacted]',
       nested: { apiToken: '[redacted]', list: [{ text: '[redacted]' }], count: 3 },
-      link: 'https://u:redacted@example.com/',
+      link: 'https://redacted:redacted@example.com/',
     });
     expect(out.redacted).toEqual(['password', 'nested.apiToken', 'nested.list[0].text']);
-    expect(out.secrets).toEqual(['pw1', 't0k', 'hello', 'pass']);
+    expect(out.secrets).toEqual(['pw1', 't0k', 'hello', 'u', 'pass']);
   });
 
   it('does not change the arguments it was given', () => {
     const args = { elements: [{ uid: 'a', value: 'v' }] };
     redactArgs('fill_form', args);
     expect(args).toEqual({ elements: [{ uid: 'a', value: 'v' }] });
-  });
-});
-
-describe('redactUrl', () => {
-  it('hides user-info passwords and credential-like query values', () => {
-    expect(redactUrl('https://me:pw@example.com/a?token=abc&page=2')).toEqual({ url: 'https://me:redacted@example.com/a?token=%5Bredacted%5D&page=2', secrets: ['pw', 'abc'] });
-    expect(redactUrl('https://example.com/?q=cats').url).toBe('https://example.com/?q=cats');
-    expect(redactUrl('about:blank').url).toBe('about:blank');
-    expect(redactUrl('not a url').url).toBe('not a url');
   });
 });

@@ -1,12 +1,14 @@
 import { isRecord } from '../../../shared/isRecord.js';
-import { REDACTED, redactUrl, SENSITIVE_NAME } from './redactUrl.js';
+import { REDACTED, redactUrl, redactUrlsIn, SENSITIVE_NAME } from './redactUrl.js';
 
 /**
  * Which arguments of each upstream tool (chrome-devtools-mcp, as pinned) carry what an agent typed or sent: their
  * values never reach the activity log unless the profile keeps them (`logValues`). A path is a property name, or
  * `name[]` for every element of an array. `headers` marks a JSON string of HTTP headers whose names are kept and
- * whose values are not. Tools not listed here are unknown to this table: every argument whose name could carry a
- * value or a credential (SENSITIVE_NAME) is redacted, at any depth.
+ * whose values are not. `prompt` marks a dialog answer: `accept` and `dismiss` are kept, any other string is what the
+ * agent typed into a prompt. Tools not listed here are unknown to this table: every argument whose name could carry a
+ * value or a credential (SENSITIVE_NAME) is redacted, at any depth. Every string left is then redacted as a URL (an
+ * argument named `url`) or as text that may hold URLs (a script, a text to wait for), wherever it is.
  */
 export const REDACTION_RULES: Readonly<Record<string, readonly string[]>> = {
   fill: ['value'],
@@ -30,7 +32,7 @@ export const REDACTION_RULES: Readonly<Record<string, readonly string[]>> = {
   select_page: [],
   close_page: [],
   resize_page: [],
-  evaluate_script: [],
+  evaluate_script: ['prompt:dialogAction'],
   list_console_messages: [],
   get_console_message: [],
   list_network_requests: [],
@@ -59,12 +61,21 @@ export function redactArgs(tool: string, args: Record<string, unknown>): Redacte
 }
 
 function redactByRules(args: Record<string, unknown>, rules: readonly string[], out: RedactedArgs): Record<string, unknown> {
-  const copy = withUrlsRedacted(args, out);
+  // Typed values are hidden first, whole, so that each is remembered as typed (and cut out of answers as such).
+  const copy = { ...args };
   for (const rule of rules) {
     if (rule.startsWith('headers:')) {
       const name = rule.slice('headers:'.length);
       if (name in copy) {
         copy[name] = redactHeaders(copy[name], name, out);
+      }
+      continue;
+    }
+    if (rule.startsWith('prompt:')) {
+      const name = rule.slice('prompt:'.length);
+      const answer = copy[name];
+      if (answer !== undefined && !DIALOG_ACTIONS.has(answer)) {
+        copy[name] = hide(answer, name, out);
       }
       continue;
     }
@@ -78,42 +89,60 @@ function redactByRules(args: Record<string, unknown>, rules: readonly string[], 
       copy[rule] = hide(copy[rule], rule, out);
     }
   }
-  return copy;
+  return redactStrings(copy, out);
 }
+
+/** What a dialog answer may be besides text typed into a prompt (upstream's own words). */
+const DIALOG_ACTIONS: ReadonlySet<unknown> = new Set(['accept', 'dismiss']);
 
 function redactByName(value: Record<string, unknown>, prefix: string, out: RedactedArgs): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
   for (const [name, item] of Object.entries(value)) {
     const path = prefix ? `${prefix}.${name}` : name;
-    copy[name] = SENSITIVE_NAME.test(name) ? hide(item, path, out) : redactNested(item, path, out);
+    copy[name] = SENSITIVE_NAME.test(name) ? hide(item, path, out) : redactNested(item, name, path, out);
   }
   return copy;
 }
 
-function redactNested(value: unknown, path: string, out: RedactedArgs): unknown {
+function redactNested(value: unknown, name: string, path: string, out: RedactedArgs): unknown {
   if (Array.isArray(value)) {
-    return value.map((item: unknown, index) => redactNested(item, `${path}[${index}]`, out));
+    return value.map((item: unknown, index) => redactNested(item, name, `${path}[${index}]`, out));
   }
   if (isRecord(value)) {
     return redactByName(value, path, out);
   }
-  if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-    const { url, secrets } = redactUrl(value);
-    out.secrets.push(...secrets);
-    return url;
-  }
-  return value;
+  return typeof value === 'string' ? redactString(name, value, out) : value;
 }
 
-function withUrlsRedacted(args: Record<string, unknown>, out: RedactedArgs): Record<string, unknown> {
-  const copy = { ...args };
-  const url = copy['url'];
-  if (typeof url === 'string') {
-    const redacted = redactUrl(url);
-    out.secrets.push(...redacted.secrets);
-    copy['url'] = redacted.url;
+/** URLs in every string argument, at any depth (names are not looked at: the rules said what is typed). */
+function redactStrings(args: Record<string, unknown>, out: RedactedArgs): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(args)) {
+    copy[name] = redactStringsIn(value, name, out);
   }
   return copy;
+}
+
+function redactStringsIn(value: unknown, name: string, out: RedactedArgs): unknown {
+  if (typeof value === 'string') {
+    return redactString(name, value, out);
+  }
+  if (Array.isArray(value)) {
+    return value.map((item: unknown) => redactStringsIn(item, name, out));
+  }
+  return isRecord(value) ? redactStrings(value, out) : value;
+}
+
+/** An argument named `url` is one URL (spaces and all); any other string is text that may hold URLs. */
+function redactString(name: string, value: string, out: RedactedArgs): string {
+  if (name === 'url') {
+    const redacted = redactUrl(value);
+    out.secrets.push(...redacted.secrets);
+    return redacted.url;
+  }
+  const redacted = redactUrlsIn(value);
+  out.secrets.push(...redacted.secrets);
+  return redacted.text;
 }
 
 /** Replaces a value (whatever its type) and remembers every string inside it. */

@@ -27,3 +27,24 @@ export interface CallRecord {
 
 /** Told about every agent call once it is answered; must return at once (it is on the call's reply path). */
 export type CallObserver = (call: CallRecord) => void;
+
+/**
+ * Text a page wrote that an answer carries and the activity log keeps out like a typed value: an open dialog's
+ * message and default value, from upstream's structured data (the answer's text cannot tell them apart from the rest
+ * of the page). Kept under a symbol, which goes with the result through the router's copies (`{...result}`) and never
+ * onto the wire (JSON has no symbols).
+ */
+const PAGE_SECRETS = Symbol('tabmux.pageSecrets');
+
+export function withPageSecrets(result: ToolResult, secrets: readonly string[]): ToolResult {
+  const kept = secrets.filter((secret) => secret !== '');
+  return kept.length === 0 ? result : { ...result, [PAGE_SECRETS]: kept };
+}
+
+export function pageSecretsOf(result: ToolResult | undefined): string[] {
+  if (result === undefined || !(PAGE_SECRETS in result)) {
+    return [];
+  }
+  const value: unknown = result[PAGE_SECRETS];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}

@@ -1,8 +1,9 @@
 import type { ToolResult } from '../../../shared/protocol.js';
 import { snapshotIds } from '../upstream/snapshotText.js';
-import { formatPageLine, joinReply, pagesBlock, replyOf, snapshotBlock, type ListedPage, type UpstreamReply } from '../upstream/upstreamReply.js';
+import { dialogLine, formatPageLine, joinReply, pagesBlock, replyOf, snapshotBlock, type ListedPage, type UpstreamReply } from '../upstream/upstreamReply.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
+import { withPageSecrets } from './CallRecord.js';
 import { syncPages } from './pageSync.js';
 import { formatToken } from './uidTokens.js';
 
@@ -29,8 +30,17 @@ export function rewriteResponse(result: ToolResult, context: RewriteContext): To
   return withText(result, rewriteReply(reply, result.isError === true, context));
 }
 
-/** The result as agents get it: upstream's structured data (raw uids, every tab) stays inside the router. */
+/**
+ * The result as agents get it: upstream's structured data (raw uids, every tab) stays inside the router; the text of
+ * a dialog it shows goes with it for the activity log only.
+ */
 export function withText(result: ToolResult, text: string): ToolResult {
+  const dialog = replyOf(result).dialog;
+  // The whole line too: a message too short to cut out everywhere is still cut out of its own line.
+  return withPageSecrets(agentResult(result, text), dialog ? [dialogLine(dialog), dialog.message, dialog.defaultValue] : []);
+}
+
+function agentResult(result: ToolResult, text: string): ToolResult {
   const rest = { ...result };
   delete rest.structuredContent;
   let replaced = false;

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SnapshotFormatter } from 'chrome-devtools-mcp/build/src/formatters/SnapshotFormatter.js';
 import { renderSnapshot, snapshotText, type SnapshotNode } from './snapshotText.js';
-import { formatPageLine, joinReply, pagesBlock, readUpstreamReply, snapshotBlock, UPSTREAM_VERSION, type ListedPage } from './upstreamReply.js';
+import { dialogLine, formatPageLine, joinReply, pagesBlock, readUpstreamReply, snapshotBlock, UPSTREAM_VERSION, type ListedPage } from './upstreamReply.js';
 
 /** Strings a hostile page would plant in titles, values and dialogs. */
 const HOSTILE = [
@@ -89,6 +89,15 @@ describe('readUpstreamReply', () => {
   it('refuses a page list that is not where the data says', () => {
     const pages: ListedPage[] = [{ id: 1, url: 'about:blank', title: '', selected: true, isolatedContext: null }];
     expect(() => readUpstreamReply('## Pages\n2: about:blank [selected]', { pages })).toThrow(/page list/);
+  });
+
+  it('reads an open dialog from the data, and writes its line as upstream does', () => {
+    const alert = readUpstreamReply('x', { dialog: { type: 'alert', message: 'hi\n# there', defaultValue: '' } }).dialog;
+    expect(alert).toEqual({ type: 'alert', message: 'hi\n# there', defaultValue: '' });
+    expect(alert && dialogLine(alert)).toBe('alert: hi\n# there.');
+    expect(dialogLine({ type: 'prompt', message: 'PIN?', defaultValue: '12' })).toBe('prompt: PIN? (default value: "12").');
+    expect(readUpstreamReply('x', { dialog: { message: 7 } }).dialog).toBeUndefined();
+    expect(readUpstreamReply('x', undefined).dialog).toBeUndefined();
   });
 
   it('keeps a reply without structured data whole', () => {

@@ -27,6 +27,12 @@ export interface ListedPage {
   isolatedContext: string | null;
 }
 
+export interface UpstreamDialog {
+  type: string;
+  message: string;
+  defaultValue: string;
+}
+
 export interface UpstreamReply {
   /** The reply's text before its page list and snapshot, as upstream wrote it. */
   head: string;
@@ -45,6 +51,8 @@ export interface UpstreamReply {
   snapshotFilePath: string | undefined;
   navigatedToUrl: string | undefined;
   tabId: string | undefined;
+  /** The JavaScript dialog the page shows, as upstream's structured data has it: page-written text. */
+  dialog: UpstreamDialog | undefined;
   /** Upstream's own message lines (structured), never page content except where a tool echoes it. */
   message: string | undefined;
   errorMessage: string | undefined;
@@ -103,6 +111,19 @@ function stringField(structured: Readonly<Record<string, unknown>>, key: string)
   return typeof value === 'string' ? value : undefined;
 }
 
+function dialogOf(value: unknown): UpstreamDialog | undefined {
+  if (!isRecord(value) || typeof value['type'] !== 'string' || typeof value['message'] !== 'string') {
+    return undefined;
+  }
+  return { type: value['type'], message: value['message'], defaultValue: typeof value['defaultValue'] === 'string' ? value['defaultValue'] : '' };
+}
+
+/** The line upstream writes under `# Open dialog` (`McpResponse.format`): the dialog's kind, message and default. */
+export function dialogLine(dialog: UpstreamDialog): string {
+  const defaultValue = dialog.type === 'prompt' ? ` (default value: "${dialog.defaultValue}")` : '';
+  return `${dialog.type}: ${dialog.message}${defaultValue}.`;
+}
+
 /** Cuts the snapshot section off the end of `text`, trying the renderings upstream may have used. */
 function cutSnapshot(text: string, root: SnapshotNode): { rest: string; verbose: boolean; rendering: SnapshotRendering } | undefined {
   for (const verbose of [false, true]) {
@@ -132,6 +153,7 @@ export function readUpstreamReply(text: string, structured: Readonly<Record<stri
     snapshotFilePath: stringField(data, 'snapshotFilePath'),
     navigatedToUrl: stringField(data, 'navigatedToUrl'),
     tabId: stringField(data, 'tabId'),
+    dialog: dialogOf(data['dialog']),
     message: stringField(data, 'message'),
     errorMessage: stringField(data, 'errorMessage'),
   };
