@@ -274,6 +274,25 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     }
   }
 
+  /**
+   * Gives a tab's page a viewport of `width` x `height` CSS pixels by emulation on this connection, leaving its window
+   * as it is (other tabs share the window). The override lasts while the daemon stays attached to the page, across
+   * navigations. False when the tab or its page is unknown or the browser refused.
+   */
+  async emulateViewport(tabId: string, width: number, height: number): Promise<boolean> {
+    const sessionId = this.#pageSessions.get(tabId);
+    const session = sessionId === undefined ? undefined : this.#connection.session(sessionId);
+    if (!session) {
+      return false;
+    }
+    try {
+      await session.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 0, mobile: false });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   get(tabId: string): BrowserTab | undefined {
     return this.#tabs.get(tabId);
   }

@@ -21,6 +21,8 @@ import { checkTraceCall, noteTraceCall, TRACE_TOOLS } from './traceOwnership.js'
 import { formatToken, translateInputUids } from './uidTokens.js';
 import { capOwnWait } from './ownWaitCap.js';
 import { movePages } from './remapPages.js';
+import { resizeInPage } from './resizeInPage.js';
+import type { Isolation } from './RouterSettings.js';
 
 export interface CallOptions {
   /** Connection id of the caller, so its queued calls go when it vanishes. */
@@ -47,6 +49,8 @@ export interface AgentToolsOptions {
   /** Told about every call once it is answered (the activity log). */
   observe?: CallObserver | undefined;
   tabUrl?: TabUrl | undefined;
+  /** Whether sessions share windows (`tab`, the default) or each has its own: `resize_page` depends on it. */
+  isolation?: Isolation | undefined;
 }
 
 /**
@@ -167,6 +171,10 @@ export class AgentTools {
     const filePath = confined['filePath'];
     if (name === 'take_snapshot' && typeof filePath === 'string') {
       return this.#snapshotToFile(session, worker, page, confined, filePath);
+    }
+    if (name === 'resize_page' && this.options.isolation !== 'window') {
+      const done = await resizeInPage(this.options.tabs, worker, page, confined);
+      return withNotes({ notes: [done] }, rewriteResponse(await worker.call('list_pages', {}), this.#context(session, worker, page, name)));
     }
     const call = (): Promise<ToolResult> => worker.call(name, { ...confined, pageId: page.pageId });
     const result = FRAME_TOOLS.has(name) ? await this.options.front.run(() => worker.call('select_page', { pageId: page.pageId, bringToFront: true }), call) : await call();

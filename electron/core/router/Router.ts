@@ -105,6 +105,7 @@ export class Router {
     this.#agents = new AgentTools({
       ...parts,
       filesDir: options.filesDir,
+      isolation: settings.isolation,
       observe: options.observe,
       tabUrl: (tabId) => this.#sessionTabs.source?.list().find((tab) => tab.tabId === tabId)?.url,
       urlPolicy: options.urlPolicy ?? (() => undefined),

@@ -22,6 +22,8 @@ export interface TabView {
   answerDialog?(tabId: string, accept: boolean, promptText?: string): Promise<boolean>;
   /** Whether a tab's page runs script within `withinMs` (see `BrowserTabs.responds`). */
   responds?(tabId: string, withinMs: number): Promise<boolean>;
+  /** Emulates a viewport for one tab's page, its window left as it is (see `BrowserTabs.emulateViewport`). */
+  emulateViewport?(tabId: string, width: number, height: number): Promise<boolean>;
 }
 
 /** How a page's tab was looked up: found, left for later (it may be held), or upstream could not tell. */
