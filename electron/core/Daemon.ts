@@ -105,6 +105,7 @@ export class Daemon {
       browserReady: () => this.#browser.ready(),
       filesDir: profileFilesDir(paths, profile.name),
       urlPolicy: () => this.#policy,
+      externalBrowser: this.#browser.kind === 'external',
     });
   }
 

@@ -51,6 +51,11 @@ export interface AgentToolsOptions {
   tabUrl?: TabUrl | undefined;
   /** Whether sessions share windows (`tab`, the default) or each has its own: `resize_page` depends on it. */
   isolation?: Isolation | undefined;
+  /**
+   * The browser is one tabmux did not launch (the user's own, or a remote engine's): a tab no session owns there is
+   * not tabmux's to show, so `includeUnowned` lists none.
+   */
+  externalBrowser?: boolean | undefined;
 }
 
 /**
@@ -212,6 +217,9 @@ export class AgentTools {
   async #listPages(session: Session, worker: Worker, includeUnowned: boolean): Promise<ToolResult> {
     const result = await worker.call('list_pages', {});
     const context = this.#context(session, worker, undefined, 'list_pages');
+    if (includeUnowned && this.options.externalBrowser === true) {
+      return withNotes({ notes: [UNOWNED_HIDDEN] }, rewriteResponse(result, context));
+    }
     if (includeUnowned) {
       const listed = (result.isError ? undefined : replyOf(result).pages) ?? [];
       context.unowned = await this.options.tabs.unowned(
@@ -272,6 +280,9 @@ export class AgentTools {
     return { session, worker, page, tool, sessionById: this.#sessionById };
   }
 }
+
+const UNOWNED_HIDDEN =
+  "Note: this browser is one tabmux did not launch, so tabs no session owns are the user's own and are not listed. A person can give you one with tabmux session attach.";
 
 /** Puts the session's pending notes in front of the result text, once. */
 function withNotes(session: Pick<Session, 'notes'>, result: ToolResult): ToolResult {

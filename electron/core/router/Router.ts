@@ -36,6 +36,8 @@ export interface RouterOptions {
   urlPolicy?: () => UrlPolicy | undefined;
   /** Told about every agent call once it is answered (the activity log). */
   observe?: CallObserver | undefined;
+  /** The browser is one tabmux did not launch: tabs nobody owns there are the user's, never shown to agents. */
+  externalBrowser?: boolean | undefined;
 }
 
 /**
@@ -106,6 +108,7 @@ export class Router {
       ...parts,
       filesDir: options.filesDir,
       isolation: settings.isolation,
+      externalBrowser: options.externalBrowser,
       observe: options.observe,
       tabUrl: (tabId) => this.#sessionTabs.source?.list().find((tab) => tab.tabId === tabId)?.url,
       urlPolicy: options.urlPolicy ?? (() => undefined),

@@ -80,7 +80,10 @@ export class ToolCatalog {
         properties['pageId'] = { type: 'number', description: 'The id of one of your own pages, as list_pages shows it.' };
       }
       if (kind === 'list_pages') {
-        properties['includeUnowned'] = { type: 'boolean', description: 'Also list tabs that no session owns, marked (unowned).' };
+        properties['includeUnowned'] = {
+          type: 'boolean',
+          description: "Also list tabs that no session owns, marked (unowned). In a browser tabmux did not launch (the user's own) those are the user's tabs, and none are listed.",
+        };
       }
       if (options.sessionArg) {
         properties['session_id'] = {

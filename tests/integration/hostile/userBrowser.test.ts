@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, type BoundSession, type TestDaemon } from '../../helpers/daemonFixture.js';
+import { TOPOLOGIES } from '../../helpers/hostileRig.js';
+import { HostileServer } from '../../helpers/hostileServer.js';
+import { startUserChromium, type UserChromium } from '../../helpers/userChromium.js';
+
+/**
+ * A profile on the user's own browser (`--browser-url`): the tabs the user has open there are theirs. A curious agent
+ * asks for tabs nobody owns and must not learn the user's (titles, URLs with a password and a token in them). What
+ * the browser has open is read from its own `/json/list`.
+ */
+
+interface JsonTab {
+  id: string;
+  type: string;
+  url: string;
+  title: string;
+}
+
+function isPageTab(value: unknown): value is JsonTab {
+  return typeof value === 'object' && value !== null && 'type' in value && value.type === 'page' && 'title' in value && typeof value.title === 'string';
+}
+
+async function jsonList(chromium: UserChromium): Promise<JsonTab[]> {
+  const listed: unknown = await (await fetch(`${chromium.url}/json/list`)).json();
+  if (!Array.isArray(listed)) {
+    throw new Error('/json/list is not a list');
+  }
+  return listed.filter(isPageTab);
+}
+
+describe.each(TOPOLOGIES)("the user's own browser on $name", (topology) => {
+  let chromium: UserChromium;
+  let server: HostileServer;
+  let t: TestDaemon;
+  const sessions: BoundSession[] = [];
+  const secretTitle = `Private inbox ${Math.random().toString(16).slice(2)}`;
+  const token = `TOKEN${Math.random().toString(16).slice(2)}`;
+  let userUrl: string;
+
+  beforeAll(async () => {
+    chromium = await startUserChromium();
+    server = await HostileServer.start();
+    const page = new URL(server.page('<p>the user reads their mail</p>', secretTitle, 'inbox'));
+    page.username = 'alice';
+    page.password = 'hunter2';
+    page.searchParams.set('token', token);
+    userUrl = page.href;
+    await fetch(`${chromium.url}/json/new?${userUrl}`, { method: 'PUT' });
+    t = await startTestDaemon({ browserUrl: chromium.url, workers: topology.workers });
+  });
+
+  afterAll(async () => {
+    for (const session of sessions) {
+      session.client.close();
+    }
+    await t.stop();
+    await server.close();
+    chromium.stop();
+  });
+
+  async function session(label: string): Promise<BoundSession> {
+    const created = await t.session(label);
+    sessions.push(created);
+    return created;
+  }
+
+  it("list_pages with includeUnowned shows none of the user's tabs", async () => {
+    const agents = [await session('curious'), await session('second')];
+    for (const agent of agents) {
+      await agent.text('new_page', { url: server.page('<p>agent work</p>', `Agent ${agent.short}`) });
+    }
+    // The user's tab is there, as the browser itself says.
+    expect((await jsonList(chromium)).some((tab) => tab.title === secretTitle)).toBe(true);
+
+    for (const agent of agents) {
+      const listed = await agent.text('list_pages', { includeUnowned: true });
+      expect(listed).toContain(`Agent ${agent.short}`);
+      for (const secret of [secretTitle, token, 'hunter2', 'alice', '/inbox-', '(unowned)']) {
+        expect(listed).not.toContain(secret);
+      }
+      expect(listed).toContain('tabs no session owns are the user');
+    }
+  });
+});
