@@ -2,6 +2,8 @@ import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+// Before upstream's modules: what they need of the runtime beyond Node 20 (see workerRuntime.ts).
+import './workerRuntime.js';
 
 /**
  * A daemon's first upstream worker, started before its browser: it loads chrome-devtools-mcp's modules while Chrome

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
 import { TabmuxError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/isRecord.js';
@@ -9,7 +10,7 @@ import type { BrowserEndpoint } from './browser/ProfileBrowser.js';
 import type { Logger } from './Logger.js';
 import { UpstreamRpc, UpstreamRpcError } from './upstream/UpstreamRpc.js';
 import { RESPONSE_TOO_LARGE_CODE, UpstreamStdioTransport } from './upstream/UpstreamStdioTransport.js';
-import { upstreamLauncherPath } from './version.js';
+import { upstreamLauncherPath, workerRuntimePath } from './version.js';
 
 /** The part of an upstream the router needs; tests may supply a small fake. */
 export interface Upstream {
@@ -123,7 +124,7 @@ export class UpstreamClient implements Upstream {
     let transport = await prepared?.launch(options, args);
     if (transport === undefined) {
       await prepared?.close();
-      transport = new UpstreamStdioTransport({ command: process.execPath, args, env: await workerEnvironment(options), maxMessageBytes });
+      transport = new UpstreamStdioTransport({ command: process.execPath, args: [...runtimeFlags(), ...args], env: await workerEnvironment(options), maxMessageBytes });
     }
     const logger = options.logger;
     transport.stderr.on('data', (chunk: Buffer) => {
@@ -191,6 +192,17 @@ export class UpstreamClient implements Upstream {
     }
     await this.#client.close().catch(() => undefined);
   }
+}
+
+/**
+ * Node flags that give a worker what upstream needs of the runtime (Promise.withResolvers, the Set methods, iterator
+ * helpers…) where this Node lacks it: Node 20. Node 22 and later have them all, and get no flag.
+ */
+function runtimeFlags(): string[] {
+  if ('withResolvers' in Promise && 'intersection' in Set.prototype && 'fromAsync' in Array) {
+    return [];
+  }
+  return ['--import', pathToFileURL(workerRuntimePath()).href];
 }
 
 /** One tool as upstream lists it, with an object input schema; anything else means upstream is not what we pinned. */

@@ -47,6 +47,11 @@ export function binFile(name: string): string {
 }
 
 /** The compiled entry point of a worker started before its browser is known (electron/bin/upstreamLauncher.ts). */
+/** What an upstream worker needs of the runtime beyond Node 20 (electron/bin/workerRuntime.ts). */
+export function workerRuntimePath(): string {
+  return binFile('workerRuntime.js');
+}
+
 export function upstreamLauncherPath(): string {
   return binFile('upstreamLauncher.js');
 }
