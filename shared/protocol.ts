@@ -131,6 +131,11 @@ export const controlMethods = {
   'tabmux/log.picture': { params: z.object({ name: z.string().check(z.regex(/^[\w-]+\.jpg$/)) }), result: z.object({ data: z.nullable(z.string()) }) },
   /** Connects an external browser now instead of at the first call that needs it (the UI's Connect). */
   'tabmux/browser.connect': { params: empty, result: z.object({ browser: browserInfoSchema }) },
+  /**
+   * A dashboard started or stopped: the daemon reads the dashboards' records in its runtime dir again (the caller
+   * cannot name ports) and answers with the ports its browser's tabs are now kept away from.
+   */
+  'tabmux/dashboards.refresh': { params: empty, result: z.object({ ports: z.array(z.int()) }) },
 } as const satisfies Record<string, { params: z.ZodMiniType; result: z.ZodMiniType }>;
 
 export type ControlMethod = keyof typeof controlMethods;

@@ -13,7 +13,13 @@ export async function runDashboard(request: DashboardRequest): Promise<number> {
   await supervisor.start();
   let server: DashboardServer;
   try {
-    server = await DashboardServer.start({ service: new SupervisorService(supervisor), rendererDir: join(packageRoot(), 'dist', 'renderer'), port: request.port });
+    server = await DashboardServer.start({
+      service: new SupervisorService(supervisor),
+      paths: request.paths,
+      rendererDir: join(packageRoot(), 'dist', 'renderer'),
+      port: request.port,
+      logger,
+    });
   } catch (error) {
     await supervisor.dispose();
     throw error;

@@ -38,6 +38,8 @@ export interface ControlServiceDeps {
   logPicture: (name: string) => Promise<string | null>;
   /** Brings the browser up now (an external one connects); rejects with what to do when it cannot. */
   connectBrowser: () => Promise<BrowserInfo>;
+  /** Reads the dashboards' records in the runtime dir again and keeps the browser's tabs away from their ports. */
+  refreshDashboards: () => Promise<number[]>;
   /** Live pictures of the profile's tabs, and takeover input into them. */
   pictures: TabPictures;
 }
@@ -237,6 +239,7 @@ export class ControlService {
       'tabmux/log.query': (params) => this.deps.queryLog({ session: params?.session, since: params?.since, limit: params?.limit ?? DEFAULT_LOG_LIMIT }),
       'tabmux/log.picture': async (params) => ({ data: await this.deps.logPicture(params.name) }),
       'tabmux/browser.connect': async () => ({ browser: await this.deps.connectBrowser() }),
+      'tabmux/dashboards.refresh': async () => ({ ports: await this.deps.refreshDashboards() }),
       'tabmux/pictures.watch': async (params, peer) => {
         const deliver = (picture: TabPicture): void => peer.notify(EVENT_METHOD, { type: 'picture', profile: this.deps.profile, picture });
         return { watching: await this.deps.pictures.watch(peer.id, deliver, params.tabs) };

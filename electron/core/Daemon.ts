@@ -9,6 +9,7 @@ import type { BrowserEndpoint, BrowserRun, BrowserState, ProfileBrowser } from '
 import { stopLeftoverChrome } from './browser/stopLeftoverChrome.js';
 import { createUrlPolicy, type UrlPolicy } from './browser/urlPolicy.js';
 import { ControlService } from './ControlService.js';
+import { DashboardRegistry } from './dashboard/DashboardRegistry.js';
 import { pictureLimits } from './pictures/PictureLimits.js';
 import { TabPictures } from './pictures/TabPictures.js';
 import type { Logger } from './Logger.js';
@@ -60,6 +61,13 @@ export class Daemon {
   readonly #browser: ProfileBrowser;
   /** The current browser run's tabs and URL policy; replaced on every relaunch. */
   #policy: UrlPolicy | undefined;
+  /** The current browser run's guard, which follows the dashboards' ports. */
+  #guard: ControlSurfaceGuard | undefined;
+  /** Where tabmux's dashboards listen now: no tab of this browser reaches them (see DashboardRegistry). */
+  readonly #dashboards: DashboardRegistry;
+  #dashboardPorts: ReadonlySet<number> = new Set();
+  #dashboardsRead: Promise<unknown> = Promise.resolve();
+  #dashboardsWatch: { close: () => void } | undefined;
   #server: SocketServer | undefined;
   /** Live pictures of tabs, for whoever watches; they follow the browser from run to run. */
   readonly #pictures: TabPictures;
@@ -89,7 +97,9 @@ export class Daemon {
     });
     this.#browser.on('state', (state, lastError) => this.#onBrowserState(state, lastError));
     this.#pictures = new TabPictures({ logger: logger.child('pictures'), limits: pictureLimits(profile.config) });
+    this.#dashboards = new DashboardRegistry(paths);
     this.#browser.on('lost', (reason) => {
+      this.#guard = undefined;
       this.router.watchTabs(undefined);
       void this.#pictures.useRun(undefined);
       void this.router.browserLost(reason);
@@ -211,6 +221,9 @@ export class Daemon {
     }
     await this.#activity?.store.start();
     await this.#activity?.pictures.retain().catch((error: unknown) => logger.warn(`activity pictures: ${TabmuxError.from(error).message}`));
+    // Before the browser starts, so its first run is guarded against every dashboard running now or started later.
+    this.#dashboardsWatch = await this.#dashboards.watch(() => void this.refreshDashboards().catch((error: unknown) => logger.warn(`dashboards: ${TabmuxError.from(error).message}`)));
+    await this.refreshDashboards();
     await this.#browser.start();
     // Chrome's pid in the pid file only helps a successor clean up after this daemon; failing to record it is no
     // reason not to serve.
@@ -230,6 +243,7 @@ export class Daemon {
         return this.#browser.info();
       },
       pictures: this.#pictures,
+      refreshDashboards: () => this.refreshDashboards(),
     });
     this.#server = await SocketServer.listen(this.#socketPath, service, logger.child('socket'));
     this.#setState(FROM_BROWSER[this.#browser.state] ?? 'degraded', this.#browser.lastError);
@@ -246,17 +260,22 @@ export class Daemon {
     const { paths, logger } = this.#options;
     this.router.watchTabs(undefined);
     this.#policy = undefined;
-    const policy = createUrlPolicy({ debuggingPort: run.debuggingPort, protectedRoots: [paths.configDir, paths.dataDir, paths.runtimeDir] });
+    this.#guard = undefined;
+    const dashboardPorts = (): ReadonlySet<number> => this.#dashboardPorts;
+    const policy = createUrlPolicy({ debuggingPort: run.debuggingPort, protectedRoots: [paths.configDir, paths.dataDir, paths.runtimeDir], dashboardPorts });
     const guardLog = logger.child('guard');
     try {
       // In a browser the user runs, only agents' tabs are reset: the user's own are never reset or closed.
-      await ControlSurfaceGuard.install(
+      const guard = await ControlSurfaceGuard.install(
         run.connection,
         policy,
         run.debuggingPort,
         { refused: ({ url, reason, kind }) => guardLog.info(`refused ${kind} to ${url}: ${reason}`) },
-        this.#browser.kind === 'external' ? { isAgentPage: (pageTargetId) => this.router.isAgentPage(pageTargetId) } : {},
+        this.#browser.kind === 'external' ? { isAgentPage: (pageTargetId) => this.router.isAgentPage(pageTargetId), dashboardPorts } : { dashboardPorts },
       );
+      this.#guard = guard;
+      // A dashboard that came or went while the guard was installed.
+      await guard.followPorts();
     } catch (error) {
       throw new TabmuxError(
         'browser_unavailable',
@@ -270,6 +289,22 @@ export class Daemon {
     this.router.watchTabs(tabs);
     // Tabs watched before a relaunch or reconnect are watched again on this run, as far as they still exist.
     void this.#pictures.useRun({ connection: run.connection, tabs });
+  }
+
+  /**
+   * Reads the dashboards' records again and has the browser's guard follow their ports; returns them. Asked by the
+   * folder's watcher, by each supervisor that starts a dashboard (`tabmux/dashboards.refresh`), and at start. The
+   * ports come only from the records in the runtime dir, never from the caller.
+   */
+  refreshDashboards(): Promise<number[]> {
+    const read = this.#dashboardsRead.then(async () => {
+      const ports = await this.#dashboards.ports();
+      this.#dashboardPorts = new Set(ports);
+      await this.#guard?.followPorts();
+      return ports;
+    });
+    this.#dashboardsRead = read.catch(() => undefined);
+    return read;
   }
 
   #onBrowserState(state: BrowserState, lastError: string | null): void {
@@ -357,6 +392,7 @@ export class Daemon {
     // The socket goes first (only the one this daemon published), so a client that comes now finds no daemon rather
     // than one that refuses it; the pid file stays until the end, so no other daemon starts on this Chrome meanwhile.
     await this.#server?.close().catch(() => undefined);
+    this.#dashboardsWatch?.close();
     // Pictures asked for by the last calls are taken while the browser is still there (each within seconds).
     await this.#activity?.recorder.picturesTaken();
     await this.#pictures.close().catch(() => undefined);

@@ -166,7 +166,7 @@ describe('dashboard server', () => {
   beforeAll(async () => {
     rendererDir = mkdtempSync(join(tmpdir(), 'tmx-ui-'));
     writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>tabmux</title>');
-    server = await DashboardServer.start({ service: new SupervisorService(supervisor), rendererDir, port: 0 });
+    server = await DashboardServer.start({ service: new SupervisorService(supervisor), paths, rendererDir, port: 0 });
   });
 
   afterAll(async () => {

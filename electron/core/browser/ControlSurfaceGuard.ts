@@ -10,6 +10,8 @@ export interface GuardOptions {
    * sent back only if this says it is an agent's. Requests are policed in every tab either way.
    */
   isAgentPage?: (pageTargetId: string) => boolean;
+  /** The ports of tabmux's dashboards, as the policy refuses them; `followPorts` brings the interception in line. */
+  dashboardPorts?: () => ReadonlySet<number>;
 }
 
 export interface GuardEvents {
@@ -22,7 +24,9 @@ export interface GuardEvents {
  * a script's fetch, a worker. Two layers on the daemon's own CDP connection:
  * - requests: `Fetch.enable` on the browser session pauses matching requests of every target (existing tabs, popups
  *   from their first request, frames, workers, redirect hops, CORS preflights); the policy fails the refused ones.
- *   Only requests to the DevTools port and `file:` URLs are paused, so the web at large pays nothing.
+ *   Only requests to the DevTools port, to tabmux's dashboards' ports and `file:` URLs are paused, so the web at
+ *   large pays nothing. (Chrome does not pause WebSocket handshakes; the DevTools endpoint and the dashboards refuse
+ *   those from foreign origins themselves, and no tab can load a page at their origins.)
  * - navigations the network stack never sees (`chrome://`, `devtools://`): a tab that lands on one is sent back to
  *   `about:blank` at once. Agents' own navigations are refused before they reach upstream; this is the backstop.
  * Chrome drops the interception when this connection goes, so the connection's loss must stop the browser.
@@ -33,33 +37,69 @@ export class ControlSurfaceGuard {
   readonly #events: GuardEvents;
   readonly #resetting = new Set<string>();
   readonly #polices: (pageTargetId: string) => boolean;
+  readonly #port: number | null;
+  readonly #dashboardPorts: () => ReadonlySet<number>;
+  /** The patterns Chrome pauses requests for now, as last sent; changes are sent one at a time, in order. */
+  #sent = '';
+  #sending: Promise<void> = Promise.resolve();
 
-  private constructor(connection: CdpConnection, policy: UrlPolicy, events: GuardEvents, options: GuardOptions) {
+  private constructor(connection: CdpConnection, policy: UrlPolicy, port: number | null, events: GuardEvents, options: GuardOptions) {
     this.#connection = connection;
     this.#policy = policy;
+    this.#port = port;
     this.#events = events;
     this.#polices = options.isAgentPage ?? (() => true);
+    this.#dashboardPorts = options.dashboardPorts ?? (() => new Set());
   }
 
   static async install(connection: CdpConnection, policy: UrlPolicy, port: number | null, events: GuardEvents = {}, options: GuardOptions = {}): Promise<ControlSurfaceGuard> {
-    const guard = new ControlSurfaceGuard(connection, policy, events, options);
+    const guard = new ControlSurfaceGuard(connection, policy, port, events, options);
     connection.on('Fetch.requestPaused', (event: Protocol.Fetch.RequestPausedEvent) => guard.#onRequest(event));
     connection.on('Target.targetCreated', (event: Protocol.Target.TargetCreatedEvent) => guard.#onTarget(event.targetInfo));
     connection.on('Target.targetInfoChanged', (event: Protocol.Target.TargetInfoChangedEvent) => guard.#onTarget(event.targetInfo));
-    const patterns: Protocol.Fetch.RequestPattern[] = [
-      { urlPattern: 'file:*', requestStage: 'Request' },
-      { urlPattern: 'FILE:*', requestStage: 'Request' },
-    ];
-    if (port !== null) {
-      patterns.push({ urlPattern: `*:${port}/*`, requestStage: 'Request' }, { urlPattern: `*:${port}`, requestStage: 'Request' });
-    }
-    await connection.send('Fetch.enable', { patterns });
+    await guard.followPorts();
     await connection.send('Target.setDiscoverTargets', { discover: true, filter: DISCOVERED_TARGETS });
     const { targetInfos } = await connection.send('Target.getTargets', { filter: DISCOVERED_TARGETS });
     for (const info of targetInfos) {
       guard.#onTarget(info);
     }
     return guard;
+  }
+
+  /**
+   * Pauses requests to the ports the policy refuses now (the DevTools port and every dashboard's): called again
+   * whenever a dashboard starts or stops. `Fetch.enable` replaces the patterns as a whole; a request made before a
+   * new port's pattern is in place is not paused, which is why a dashboard tells the daemons before it prints its link.
+   */
+  followPorts(): Promise<void> {
+    const sending = this.#sending.then(async () => {
+      const patterns = this.#patterns();
+      const key = JSON.stringify(patterns);
+      if (key !== this.#sent) {
+        await this.#connection.send('Fetch.enable', { patterns });
+        this.#sent = key;
+      }
+    });
+    // A failed send fails its caller; the next change sends the patterns again.
+    this.#sending = sending.catch(() => undefined);
+    return sending;
+  }
+
+  #patterns(): Protocol.Fetch.RequestPattern[] {
+    const patterns: Protocol.Fetch.RequestPattern[] = [
+      { urlPattern: 'file:*', requestStage: 'Request' },
+      { urlPattern: 'FILE:*', requestStage: 'Request' },
+    ];
+    const ports = [...(this.#port === null ? [] : [this.#port]), ...[...this.#dashboardPorts()].sort((a, b) => a - b)];
+    for (const port of ports) {
+      patterns.push({ urlPattern: `*:${port}/*`, requestStage: 'Request' }, { urlPattern: `*:${port}`, requestStage: 'Request' });
+      // Chrome drops a scheme's default port from the URL: a server on port 80 or 443 is every URL of that scheme.
+      const scheme = port === 80 ? 'http' : port === 443 ? 'https' : undefined;
+      if (scheme !== undefined) {
+        patterns.push({ urlPattern: `${scheme}://*`, requestStage: 'Request' });
+      }
+    }
+    return patterns;
   }
 
   #onRequest(event: Protocol.Fetch.RequestPausedEvent): void {

@@ -54,4 +54,18 @@ describe('createUrlPolicy', () => {
       expect(policy.navigationRefusal(url), url).toBeUndefined();
     }
   });
+
+  it("refuses tabmux's dashboards, as they come and go, under every spelling of the host", () => {
+    const dashboards = new Set([47_001]);
+    const guarded = createUrlPolicy({ debuggingPort: 45_123, protectedRoots: [config], dashboardPorts: () => dashboards });
+    for (const url of ['http://127.0.0.1:47001/', 'http://127.1:47001/#token=x', 'http://0x7f000001:47001/assets/a.js', 'http://localhost.:47001/', 'ws://[::1]:47001/ws', 'view-source:http://127.0.0.1:47001/']) {
+      expect(guarded.navigationRefusal(url), url).toBeDefined();
+    }
+    expect(guarded.requestRefusal('http://127.0.0.1:47002/')).toBeUndefined();
+    dashboards.add(80);
+    expect(guarded.requestRefusal('http://localhost/')).toBeDefined();
+    expect(guarded.requestRefusal('https://localhost/')).toBeUndefined();
+    dashboards.clear();
+    expect(guarded.requestRefusal('http://127.0.0.1:47001/')).toBeUndefined();
+  });
 });

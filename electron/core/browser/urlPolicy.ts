@@ -4,8 +4,9 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 /**
  * Which URLs a tab may load. The browser's control surface is out of reach: its DevTools port (on any spelling of
  * a host: `127.1`, `0x7f000001`, `localhost.`...), its WebUI and DevTools pages (`chrome://inspect` lists and closes
- * every tab), and tabmux's own folders through `file://` (the config, the user-data-dirs with their
- * `DevToolsActivePort`, the runtime dir). Everything else on the web and on disk stays reachable.
+ * every tab), tabmux's dashboards (their WebSocket steers every session), and tabmux's own folders through `file://`
+ * (the config, the user-data-dirs with their `DevToolsActivePort`, the runtime dir). Everything else on the web and
+ * on disk stays reachable.
  */
 export interface UrlPolicy {
   /** Why a request (what the network stack sees: http(s), file) is refused, or undefined when it may go. */
@@ -19,10 +20,16 @@ export interface UrlPolicyOptions {
   debuggingPort: number | null;
   /** Folders no tab may read through `file://`. */
   protectedRoots: readonly string[];
+  /**
+   * The ports tabmux's dashboards listen on now (see DashboardRegistry); read at each decision, since dashboards
+   * come and go while the browser runs. A page at a dashboard's origin could use its WebSocket.
+   */
+  dashboardPorts?: () => ReadonlySet<number>;
 }
 
 /** Schemes a tab may navigate to; `chrome:`, `devtools:`, `chrome-untrusted:` and the like are the browser's own. */
 const NAVIGABLE = new Set(['http:', 'https:', 'about:', 'data:', 'blob:', 'file:', 'chrome-error:']);
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'ws:': '80', 'https:': '443', 'wss:': '443' };
 /** Browser pages that show nothing of other tabs and that Chrome itself opens. */
 const HARMLESS = new Set(['about:blank', 'about:srcdoc', 'chrome://newtab/', 'chrome://new-tab-page/']);
 
@@ -73,8 +80,13 @@ export function createUrlPolicy(options: UrlPolicyOptions): UrlPolicy {
       return roots.some((root) => inside(root, real)) ? `${path} is in tabmux's own files` : undefined;
     }
     // The port is random and on loopback: any host name that reaches it is the browser's own endpoint.
-    if (port !== null && url.port === port && (url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'ws:' || url.protocol === 'wss:')) {
+    const web = url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'ws:' || url.protocol === 'wss:';
+    if (port !== null && url.port === port && web) {
       return "the browser's DevTools endpoint";
+    }
+    // Like the DevTools port, on any host spelling; a dashboard on a scheme's default port has no port in the URL.
+    if (web && options.dashboardPorts?.().has(Number(url.port || DEFAULT_PORTS[url.protocol]))) {
+      return "tabmux's dashboard";
     }
     return undefined;
   };

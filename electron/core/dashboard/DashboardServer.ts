@@ -5,13 +5,17 @@ import { WebSocketServer } from 'ws';
 import { contentSecurityPolicy } from '../../../shared/contentSecurityPolicy.js';
 import { TabmuxError } from '../../../shared/errors.js';
 import { Logger } from '../Logger.js';
+import type { TabmuxPaths } from '../paths.js';
 import type { SupervisorService } from '../supervisor/SupervisorService.js';
+import { DashboardRegistry } from './DashboardRegistry.js';
 import { allowedHosts, checkRequest, cookieName } from './requestGuard.js';
 import { serveRpcSocket } from './serveRpcSocket.js';
 import { readStaticFile } from './staticFiles.js';
 
 export interface DashboardServerOptions {
   service: SupervisorService;
+  /** Where the dashboard records its address, so the daemons keep their browsers' tabs away from it. */
+  paths: TabmuxPaths;
   /** The built renderer (dist/renderer). */
   rendererDir: string;
   /** 0 picks a free port. */
@@ -27,18 +31,22 @@ const MAX_MESSAGE_BYTES = 1024 * 1024;
 /**
  * The web dashboard: the renderer's files and its JSON-RPC WebSocket on 127.0.0.1 only. Every request needs the
  * token, given in the link's query on the first load and kept in a same-site cookie after that, because the page's
- * scripts and styles are fetched without it.
+ * scripts and styles are fetched without it. While it serves, its address is recorded for the daemons, which keep
+ * every tab of their browsers away from it.
  */
 export class DashboardServer {
   readonly token: string;
   readonly #options: DashboardServerOptions;
   readonly #http: Server;
   readonly #wss: WebSocketServer;
+  readonly #logger: Logger;
   #port = 0;
+  #unregister: (() => Promise<void>) | undefined;
 
   private constructor(options: DashboardServerOptions) {
     this.#options = options;
     this.token = options.token ?? randomBytes(32).toString('base64url');
+    this.#logger = options.logger ?? Logger.silent();
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
     this.#http = createServer((request, response) => void this.#serve(request, response));
     this.#http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.#upgrade(request, socket, head));
@@ -58,6 +66,16 @@ export class DashboardServer {
     });
     const address = server.#http.address();
     server.#port = typeof address === 'object' && address !== null ? address.port : 0;
+    try {
+      server.#unregister = await new DashboardRegistry(options.paths).register(server.#port);
+    } catch (error) {
+      await server.close();
+      const cause = TabmuxError.from(error);
+      // Unrecorded, no daemon would keep its tabs away from the dashboard: it is not served at all.
+      throw new TabmuxError(cause.code, `could not record the dashboard's address for the daemons: ${cause.message}`, { cause: error });
+    }
+    // Before anyone has the link: every running daemon keeps its tabs away from this port first.
+    await options.service.dashboardsChanged();
     return server;
   }
 
@@ -77,6 +95,12 @@ export class DashboardServer {
     this.#wss.close();
     this.#http.closeAllConnections();
     await new Promise<void>((resolve) => this.#http.close(() => resolve()));
+    const unregister = this.#unregister;
+    this.#unregister = undefined;
+    if (unregister) {
+      await unregister().catch((error: unknown) => this.#logger.warn(`could not remove the dashboard's record: ${TabmuxError.from(error).message}`));
+      await this.#options.service.dashboardsChanged();
+    }
   }
 
   async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -118,7 +142,7 @@ export class DashboardServer {
       socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
-    this.#wss.handleUpgrade(request, socket, head, (ws) => serveRpcSocket(ws, this.#options.service, this.#options.logger ?? Logger.silent()));
+    this.#wss.handleUpgrade(request, socket, head, (ws) => serveRpcSocket(ws, this.#options.service, this.#logger));
   }
 
   #securityHeaders(): Record<string, string> {

@@ -15,6 +15,9 @@ import { profileStateOf } from './profileStateOf.js';
 import { newSlot, view, type Slot } from './Slot.js';
 import { RestartPolicy, type RestartPolicyOptions } from './RestartPolicy.js';
 
+/** How long a dashboard waits for each daemon to take its address before it prints its link anyway. */
+const ANNOUNCE_TIMEOUT_MS = 5_000;
+
 export interface SupervisorOptions {
   paths: TabmuxPaths;
   /** The program that runs daemons; the tray app passes its own binary, which runs as Node with ELECTRON_RUN_AS_NODE. */
@@ -160,6 +163,31 @@ export class Supervisor {
         watch.refreshTabsSoon();
       }
     }
+  }
+
+  /**
+   * A dashboard this process serves started or stopped: every daemon watched now reads the dashboards' records again
+   * and answers once its browser's tabs are kept away from them, so a new dashboard is out of the agents' reach before
+   * anyone has its link. Daemons started later read the records as they start, and each follows their folder too.
+   * A daemon that does not answer in time (or an older one without the method) is left to that.
+   */
+  async announceDashboards(): Promise<void> {
+    const watches = [...this.#slots.values()].flatMap((slot) => (slot.watch && !slot.watch.closed ? [slot.watch] : []));
+    await Promise.all(
+      watches.map(async (watch) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, ANNOUNCE_TIMEOUT_MS);
+        });
+        try {
+          await Promise.race([watch.client.request('tabmux/dashboards.refresh', {}).then(() => undefined), late]);
+        } catch (error) {
+          this.#logger.warn(`profile ${watch.status.profile} did not take the dashboards' addresses: ${TabmuxError.from(error).message}`);
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
   }
 
   /** Stops watching; daemons keep running unless `stopDaemons` is set (the user chose to stop them on quit). */

@@ -22,6 +22,11 @@ export class SupervisorService {
     return this.#supervisor.onEvent(listener);
   }
 
+  /** A dashboard started or stopped: the daemons re-read where dashboards listen (see `Supervisor.announceDashboards`). */
+  dashboardsChanged(): Promise<void> {
+    return this.#supervisor.announceDashboards();
+  }
+
   /** A UI connection went away: its pictures stop. */
   dropViewer(viewerId: string): Promise<void> {
     return this.#supervisor.pictures.dropViewer(viewerId);
