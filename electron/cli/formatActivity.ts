@@ -1,15 +1,5 @@
 import type { ActivityEntry } from '../../shared/activity.js';
 
-/** Page text can hold terminal escapes: control characters are shown as `?` so they never reach the terminal. */
-function printable(text: string): string {
-  let out = '';
-  for (const char of text) {
-    const code = char.charCodeAt(0);
-    out += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? (char === '\n' ? '⏎' : '?') : char;
-  }
-  return out;
-}
-
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
@@ -29,5 +19,6 @@ export function formatActivityLine(entry: ActivityEntry): string {
   if (answer !== '') {
     parts.push(`— ${clip(answer, 120)}`);
   }
-  return printable(parts.join('  '));
+  // One line per call; other terminal controls are escaped where the CLI prints (runCommand).
+  return parts.join('  ').replaceAll('\n', '⏎');
 }

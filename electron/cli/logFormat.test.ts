@@ -30,15 +30,15 @@ describe('formatActivityLine', () => {
     at: Date.parse('2026-11-23T12:00:00Z'),
     durationMs: 42,
     outcome: 'rejected',
-    error: { code: 'stale_token', message: 'uid token is from an older snapshot\u001b[31m' },
+    error: { code: 'stale_token', message: 'uid token is from an older snapshot\nsecond line' },
     summary: '',
     pageBefore: null,
     pageAfter: { pageId: 1, url: 'https://a.example/' },
     opened: [{ pageId: 2, url: 'https://popup.example/' }],
   };
-  it('puts one call on one line, without terminal control characters', () => {
+  it('puts one call on one line', () => {
     expect(formatActivityLine(entry)).toBe(
-      '2026-11-23T12:00:00.000Z  sess-00000000000000aa (bot)  click  rejected:stale_token  42ms  {"uid":"u:1:2:3"}  @ https://a.example/  +page 2 https://popup.example/  — uid token is from an older snapshot?[31m',
+      '2026-11-23T12:00:00.000Z  sess-00000000000000aa (bot)  click  rejected:stale_token  42ms  {"uid":"u:1:2:3"}  @ https://a.example/  +page 2 https://popup.example/  — uid token is from an older snapshot⏎second line',
     );
   });
 });

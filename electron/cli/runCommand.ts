@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { TabmuxError } from '../../shared/errors.js';
+import { terminalSafe } from '../../shared/terminalText.js';
 import { resolvePaths } from '../core/paths.js';
 import { DEFAULT_PROFILE, validateProfileName } from '../core/validateProfileName.js';
 import type { Command } from './Command.js';
@@ -21,6 +22,16 @@ export const defaultIo: CliIo = {
   stderr: (text) => process.stderr.write(`${text}\n`),
 };
 
+/**
+ * What every command prints passes here. Text a page wrote (answers, titles, console messages) and names an agent
+ * chose (session labels) may hold terminal controls; they are written as escapes whether the stream is a terminal or
+ * a pipe, which often ends at one (`| grep`, `| less -R`). JSON stays exact (see `terminalSafe`), so `--json` is the
+ * way to page text byte for byte.
+ */
+function terminalIo(io: CliIo): CliIo {
+  return { stdout: (text) => io.stdout(terminalSafe(text)), stderr: (text) => io.stderr(terminalSafe(text)) };
+}
+
 function findCommand(args: readonly string[], commands: readonly Command[]): { command: Command; rest: string[] } | undefined {
   let best: Command | undefined;
   for (const command of commands) {
@@ -36,7 +47,8 @@ function findCommand(args: readonly string[], commands: readonly Command[]): { c
  * 1 failure, 2 usage error, 3 daemon not running (status). The table is a parameter so that an entry point that
  * serves one command can load that command alone.
  */
-export async function runCommand(argv: readonly string[], commands: readonly Command[], entryPoints: EntryPoints, io: CliIo = defaultIo): Promise<number> {
+export async function runCommand(argv: readonly string[], commands: readonly Command[], entryPoints: EntryPoints, given: CliIo = defaultIo): Promise<number> {
+  const io = terminalIo(given);
   const found = findCommand(argv, commands);
   if (!found) {
     io.stderr(`tabmux: unknown command "${argv.filter((arg) => !arg.startsWith('-')).slice(0, 2).join(' ')}"; run tabmux --help`);

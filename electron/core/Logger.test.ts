@@ -33,3 +33,11 @@ describe('a log written to a stream', () => {
     expect(pipe.listenerCount('error')).toBe(1);
   });
 });
+
+describe('a log line', () => {
+  it('shows terminal controls in its message as escapes', () => {
+    const lines: string[] = [];
+    new Logger('bridge', (line) => lines.push(line), 'info').info('session sess-1 created (\u001b]0;owned\u0007\u009b2J\u202e)\nnext');
+    expect(lines[0]).toMatch(/ INFO \[bridge\] session sess-1 created \(\\u001b\]0;owned\\u0007\\u009b2J\\u202e\)\nnext\n$/);
+  });
+});

@@ -1,3 +1,5 @@
+import { terminalSafe } from '../../shared/terminalText.js';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -48,7 +50,8 @@ export class Logger {
       return;
     }
     try {
-      this.sink(`${new Date().toISOString()} ${level.toUpperCase()} [${this.scope}] ${message}\n`);
+      // Messages carry names agents chose (session labels) and what pages and workers wrote; the log is read in terminals.
+      this.sink(`${new Date().toISOString()} ${level.toUpperCase()} [${this.scope}] ${terminalSafe(message)}\n`);
     } catch {
       // Logging must never take the process down (a full disk, a closed stderr).
     }
