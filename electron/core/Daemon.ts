@@ -7,6 +7,8 @@ import { browserForProfile } from './browser/browserForProfile.js';
 import { ControlSurfaceGuard } from './browser/ControlSurfaceGuard.js';
 import type { BrowserEndpoint, BrowserRun, BrowserState, ProfileBrowser } from './browser/ProfileBrowser.js';
 import { stopLeftoverChrome } from './browser/stopLeftoverChrome.js';
+import { findOrphanChrome } from './browser/findOrphanChrome.js';
+import { LaunchedBrowser } from './browser/LaunchedBrowser.js';
 import { createUrlPolicy, type UrlPolicy } from './browser/urlPolicy.js';
 import { ControlService } from './ControlService.js';
 import { DashboardRegistry } from './dashboard/DashboardRegistry.js';
@@ -407,26 +409,40 @@ export class Daemon {
   }
 
   /**
-   * A daemon that died (SIGKILL, a crash) left its Chrome, which still holds the user-data-dir until its watchdog
-   * notices, and its socket, which refuses every client. Both go before this daemon starts its own.
+   * A daemon that died (SIGKILL, a crash) left its Chrome, which its watchdog keeps running for the grace period, and
+   * its socket, which refuses every client. This daemon adopts that Chrome, tabs and all, when it checks out as this
+   * profile's (findOrphanChrome); any other leftover Chrome, which would hold the user-data-dir, is stopped. The
+   * socket goes before this daemon publishes its own.
    */
   async #cleanUpAfterDeadDaemons(): Promise<void> {
+    const { logger } = this.#options;
     // The socket first: until it goes, clients find one that refuses them and wait, rather than a missing one.
     await clearStaleSocket(this.#socketPath);
+    const browser = this.#browser instanceof LaunchedBrowser ? this.#browser : undefined;
+    let adopted = false;
     for (const record of this.#replaced) {
       const previous = daemonPidFileSchema.safeParse(record);
-      this.#options.logger.warn(`took the profile over from a daemon that is gone${previous.success ? ` (pid ${previous.data.pid})` : ''}`);
-      if (previous.success && previous.data.chromePid !== null) {
-        await stopLeftoverChrome(previous.data.chromePid, previous.data.userDataDir, this.#options.logger);
+      logger.warn(`took the profile over from a daemon that is gone${previous.success ? ` (pid ${previous.data.pid})` : ''}`);
+      if (!previous.success || previous.data.chromePid === null) {
+        continue;
+      }
+      const { chromePid, userDataDir, chromePort, watchdogPid } = previous.data;
+      const orphan = browser && !adopted ? await findOrphanChrome({ chromePid, userDataDir, chromePort: chromePort ?? undefined, watchdogPid }, profileUserDataDir(this.#options.paths, this.profile), logger) : undefined;
+      if (browser && orphan) {
+        logger.info(`adopting Chrome pid ${orphan.pid} (port ${orphan.port}) from the daemon that is gone`);
+        browser.adopt(orphan);
+        adopted = true;
+      } else {
+        await stopLeftoverChrome(chromePid, userDataDir, logger);
       }
     }
   }
 
   async #writeDaemonPidFile(): Promise<void> {
     const { paths, profile } = this.#options;
-    const browser = this.#browser.info();
-    // Only a Chrome tabmux launched is ever recorded, so a later daemon never stops a browser it does not own.
-    await this.#claim.update(pidRecord(paths, profile.name, browser.kind === 'launched' ? browser.pid : null, this.startedAt));
+    // Only a Chrome tabmux launched is ever recorded, so a later daemon never adopts or stops a browser it does not own.
+    const chrome = this.#browser instanceof LaunchedBrowser ? this.#browser.record() : { chromePid: null, chromePort: null, watchdogPid: null };
+    await this.#claim.update({ ...pidRecord(paths, profile.name, chrome.chromePid, this.startedAt), chromePort: chrome.chromePort, watchdogPid: chrome.watchdogPid });
   }
 }
 

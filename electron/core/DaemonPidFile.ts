@@ -3,14 +3,18 @@ import '../../shared/zodMessages.js';
 import { readFileNoFollow } from './secureFs.js';
 
 /**
- * What a running daemon keeps in its profile's pid file: its own pid, its Chrome's (so a successor can clean up
- * after a daemon that was killed), the user-data-dir that Chrome uses, and when the daemon started. The file is also
- * the daemon's claim on the profile (process/ClaimFile.ts), which adds the daemon's process identity and a claim id.
+ * What a running daemon keeps in its profile's pid file: its own pid, its Chrome's (so a successor can adopt it, or
+ * clean up, after a daemon that was killed), the user-data-dir that Chrome uses, and when the daemon started. The
+ * file is also the daemon's claim on the profile (process/ClaimFile.ts), which adds the daemon's process identity and
+ * a claim id.
  */
 export const daemonPidFileSchema = z.object({
   pid: z.int(),
   chromePid: z.nullable(z.int()),
   userDataDir: z.string(),
+  /** Chrome's DevTools port and the pid of its watchdog, so a successor can adopt that Chrome (findOrphanChrome). */
+  chromePort: z.optional(z.nullable(z.int())),
+  watchdogPid: z.optional(z.nullable(z.int())),
   startedAt: z.number(),
 });
 

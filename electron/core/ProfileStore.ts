@@ -32,6 +32,8 @@ export const profileConfigSchema = z.object({
   reapIntervalMs: z.optional(positiveInt),
   callTimeoutMs: z.optional(positiveInt),
   workerIdleMs: z.optional(positiveInt),
+  /** How long a launched Chrome outlives a daemon that died, for the next daemon to adopt it; 0 closes it at once. */
+  orphanGraceMs: z.optional(z.int().check(z.minimum(0))),
   toolTimeoutsMs: z.optional(z.record(z.string(), positiveInt)),
   /** The activity log: on unless false. */
   activityLog: z.optional(z.boolean()),

@@ -12,6 +12,20 @@ function positiveInt(value: string | undefined): number | undefined {
   return Number.isInteger(parsed) && parsed > 0 ? parsed : undefined;
 }
 
+/** Default for how long a launched Chrome outlives a daemon that died: long enough for a restart after a crash. */
+export const DEFAULT_ORPHAN_GRACE_MS = 90_000;
+
+/**
+ * How long a launched Chrome outlives a daemon that died without closing it, so the next daemon adopts it with
+ * every tab: `TABMUX_ORPHAN_GRACE_MS` over the profile's `orphanGraceMs` over the default; 0 closes it at once.
+ */
+export function orphanGraceMs(config: ProfileConfig, env: Env = process.env): number {
+  const fromEnv = env['TABMUX_ORPHAN_GRACE_MS'];
+  const parsed = fromEnv === undefined || fromEnv === '' ? undefined : Number(fromEnv);
+  const valid = parsed !== undefined && Number.isInteger(parsed) && parsed >= 0 ? parsed : undefined;
+  return valid ?? config.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS;
+}
+
 /** Router settings: environment over profile config over defaults. */
 export function routerSettings(config: ProfileConfig, env: Env = process.env): RouterSettings {
   return {

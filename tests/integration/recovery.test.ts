@@ -87,7 +87,8 @@ describe('crash recovery', () => {
 describe('no orphans', () => {
   it('a daemon killed with SIGKILL leaves nothing running forever; the next start cleans up', async () => {
     const { env, home, cleanup } = makeTestHome();
-    const cliEnv = { ...process.env, ...env, TABMUX_HEADLESS: '1' };
+    // A short grace period: Chrome outlives the daemon only that long when no successor adopts it.
+    const cliEnv = { ...process.env, ...env, TABMUX_HEADLESS: '1', TABMUX_ORPHAN_GRACE_MS: '1000' };
     try {
       await run(process.execPath, [CLI, 'daemon', 'start'], { env: cliEnv });
       const status = JSON.parse((await run(process.execPath, [CLI, 'daemon', 'status', '--json'], { env: cliEnv })).stdout) as {
@@ -96,7 +97,7 @@ describe('no orphans', () => {
         upstream: { pid: number };
       };
       process.kill(status.pid, 'SIGKILL');
-      // Upstream exits on its own when its stdin (the dead daemon) closes; Chrome's watchdog takes Chrome down.
+      // Upstream exits on its own when its stdin (the dead daemon) closes; Chrome's watchdog closes Chrome after the grace period.
       await waitUntil(() => !isProcessAlive(status.upstream.pid), 'upstream to exit');
       await waitUntil(() => !isProcessAlive(status.chrome.pid), 'the watchdog to stop Chrome');
       expect(existsSync(join(home, 'run', 'default.sock'))).toBe(true);

@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspectProcess, procStartTime } from '../process/processState.js';
-import { WATCHDOG_DAEMON_RUNS } from './ChromeProcess.js';
+import { WATCHDOG_DAEMON_RUNS } from './ChromeWatchdog.js';
 
 /** Runs the watchdog's check on a pid (and a recorded start time) the way the watchdog's shell does. */
 function daemonRuns(pid: number, startTime: string): boolean {

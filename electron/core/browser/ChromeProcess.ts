@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import type { Logger } from '../Logger.js';
 import type { CdpConnection } from './CdpConnection.js';
 import { isNodeError } from '../secureFs.js';
-import { procStartTime } from '../process/processState.js';
+import { startWatchdog } from './ChromeWatchdog.js';
 import { isProcessAlive, killProcessGroup } from '../processes.js';
 
 export interface ChromeLaunchOptions {
@@ -18,6 +18,17 @@ export interface ChromeLaunchOptions {
   startTimeoutMs?: number;
   /** Called once Chrome's process is spawned, while it starts: work that can overlap its start goes here. */
   onSpawned?: () => void;
+  /** How long Chrome outlives a daemon that died before its watchdog closes it (see startWatchdog); 0 by default. */
+  orphanGraceMs?: number;
+}
+
+/** A running Chrome a daemon that died left behind, already checked to be this profile's (see findOrphanChrome). */
+export interface OrphanChrome {
+  pid: number;
+  userDataDir: string;
+  port: number;
+  /** The browser target's WebSocket path (`/devtools/browser/<id>`). */
+  path: string;
 }
 
 export interface ChromeExit {
@@ -40,6 +51,8 @@ const BASE_ARGS = [
 
 /** How long a closing Chrome may take to write its profile and exit before what is left is killed. */
 export const CLOSE_GRACE_MS = 10_000;
+/** How often an adopted Chrome (not this process's child, so no exit event) is checked for having exited. */
+const ADOPTED_EXIT_POLL_MS = 250;
 
 /**
  * One Chrome launched on a profile's own user-data-dir with a DevTools port on loopback. Chrome runs in its own
@@ -52,17 +65,42 @@ export class ChromeProcess {
   /** The browser target's WebSocket endpoint (what the daemon's own CDP connection opens). */
   readonly webSocketUrl: string;
   readonly exited: Promise<ChromeExit>;
+  /** The shell that closes this Chrome once its daemon is gone for the grace period; undefined on Windows. */
+  readonly watchdogPid: number | undefined;
+  /** Whether this Chrome was left by a daemon that died and taken over by this one. */
+  readonly adopted: boolean;
   #exit: ChromeExit | undefined;
 
-  private constructor(child: ChildProcess, active: ActivePort, exited: Promise<ChromeExit>) {
-    this.pid = child.pid ?? -1;
+  private constructor(pid: number, active: ActivePort, exited: Promise<ChromeExit>, watchdogPid: number | undefined, adopted: boolean) {
+    this.pid = pid;
     this.port = active.port;
     this.browserUrl = `http://127.0.0.1:${active.port}`;
     this.webSocketUrl = `ws://127.0.0.1:${active.port}${active.path}`;
     this.exited = exited;
+    this.watchdogPid = watchdogPid;
+    this.adopted = adopted;
     void exited.then((exit) => {
       this.#exit = exit;
     });
+  }
+
+  /**
+   * Takes over a Chrome a daemon that died left running (checked by findOrphanChrome, its old watchdog already
+   * stopped): it gets this daemon's watchdog. It is not this process's child, so its exit is noticed by polling.
+   */
+  static adopt(orphan: OrphanChrome, orphanGraceMs: number): ChromeProcess {
+    const exited = new Promise<ChromeExit>((resolve) => {
+      const timer = setInterval(() => {
+        if (!isProcessAlive(orphan.pid)) {
+          clearInterval(timer);
+          resolve({ code: null, signal: null });
+        }
+      }, ADOPTED_EXIT_POLL_MS);
+      timer.unref();
+    });
+    const watchdog = startWatchdog({ chromePid: orphan.pid, userDataDir: orphan.userDataDir, orphanGraceMs, closeGraceMs: CLOSE_GRACE_MS });
+    void exited.then(() => watchdog?.kill('SIGKILL'));
+    return new ChromeProcess(orphan.pid, orphan, exited, watchdog?.pid, true);
   }
 
   get running(): boolean {
@@ -111,13 +149,13 @@ export class ChromeProcess {
       early = exit;
     });
 
-    const watchdog = startWatchdog(child.pid);
+    const watchdog = startWatchdog({ chromePid: child.pid, userDataDir, orphanGraceMs: options.orphanGraceMs ?? 0, closeGraceMs: CLOSE_GRACE_MS });
     void exited.then(() => watchdog?.kill('SIGKILL'));
     const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
     while (Date.now() < deadline) {
       const active = await readActivePort(portFile);
-      if (active !== undefined) {
-        return new ChromeProcess(child, active, exited);
+      if (active !== undefined && child.pid !== undefined) {
+        return new ChromeProcess(child.pid, active, exited, watchdog?.pid, false);
       }
       if (early) {
         throw chromeExitError(early, stderrTail, userDataDir);
@@ -160,48 +198,14 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-/**
- * Whether the daemon ($1) still runs, for the watchdog. Where /proc exists, a zombie (state Z or X) is gone, and so
- * is a process that started at another time than $2 (clock ticks since boot, the 20th field after the name): a
- * daemon whose parent never reaps it stays a zombie forever, and its pid can be reused. Elsewhere, `kill -0`. Only
- * shell builtins run here, so checking once a second costs no process beyond `sleep`.
- */
-export const WATCHDOG_DAEMON_RUNS = [
-  'daemon_runs() {',
-  '  [ -r "/proc/$1/stat" ] || { kill -0 "$1" 2>/dev/null; return; }',
-  '  want=$2',
-  '  read -r stat 2>/dev/null < "/proc/$1/stat" || return 1',
-  '  set -- ${stat##*") "}',
-  '  case "$1" in Z|X|x) return 1 ;; esac',
-  '  [ -z "$want" ] || [ "${20}" = "$want" ]',
-  '}',
-].join('\n');
-
-/**
- * Chrome runs in its own process group, so it would outlive a daemon killed with SIGKILL. A tiny shell watchdog
- * (no Node, ~1 MB) kills Chrome's group once the daemon is gone (see WATCHDOG_DAEMON_RUNS); it is itself killed when
- * Chrome exits first, so it never signals a recycled process group.
- */
-function startWatchdog(chromePid: number | undefined): ChildProcess | undefined {
-  if (process.platform === 'win32' || chromePid === undefined) {
-    return undefined;
-  }
-  const startTime = procStartTime(process.pid) ?? '';
-  const script = `${WATCHDOG_DAEMON_RUNS}\nwhile daemon_runs "$1" "$3"; do sleep 1; done; kill -9 "-$2" 2>/dev/null`;
-  const watchdog = spawn('/bin/sh', ['-c', script, 'tabmux-chrome-watchdog', String(process.pid), String(chromePid), startTime], { detached: true, stdio: 'ignore' });
-  watchdog.on('error', () => undefined);
-  watchdog.unref();
-  return watchdog;
-}
-
-interface ActivePort {
+export interface ActivePort {
   port: number;
   /** The browser target's WebSocket path (`/devtools/browser/<id>`). */
   path: string;
 }
 
 /** Chrome writes `DevToolsActivePort` as two lines, the port and the browser's WebSocket path, once it listens. */
-async function readActivePort(portFile: string): Promise<ActivePort | undefined> {
+export async function readActivePort(portFile: string): Promise<ActivePort | undefined> {
   try {
     const [first, second] = (await fs.readFile(portFile, 'utf8')).split('\n');
     const port = Number.parseInt(first ?? '', 10);

@@ -5,7 +5,7 @@ import type { LaunchedBrowserInfo } from '../../../shared/model.js';
 import { Backoff } from '../Backoff.js';
 import type { Logger } from '../Logger.js';
 import { loadCdpModules, onDisconnected, openCdpConnection } from './CdpConnection.js';
-import { ChromeProcess } from './ChromeProcess.js';
+import { ChromeProcess, type OrphanChrome } from './ChromeProcess.js';
 import { findChrome } from './findChrome.js';
 import type { BrowserEndpoint, BrowserState, ProfileBrowser, ProfileBrowserEvents, ProfileBrowserHooks } from './ProfileBrowser.js';
 
@@ -16,6 +16,15 @@ export interface LaunchedBrowserOptions extends ProfileBrowserHooks {
   headless: boolean;
   extraArgs: readonly string[];
   logger: Logger;
+  /** How long this Chrome outlives a daemon that dies without closing it, for the next daemon to adopt it. */
+  orphanGraceMs: number;
+}
+
+/** What a successor needs to adopt this Chrome, for the daemon's pid file. */
+export interface ChromeRecord {
+  chromePid: number | null;
+  chromePort: number | null;
+  watchdogPid: number | null;
 }
 
 interface Run {
@@ -45,10 +54,33 @@ export class LaunchedBrowser extends EventEmitter<ProfileBrowserEvents> implemen
   #launching: Promise<Run> | undefined;
   #closing: Promise<void> | undefined;
   #wake: (() => void) | undefined;
+  /** A Chrome a dead daemon left, to take over on the first launch instead of starting another (see adopt). */
+  #orphan: OrphanChrome | undefined;
 
   constructor(options: LaunchedBrowserOptions) {
     super();
     this.#options = options;
+  }
+
+  /**
+   * Has the first launch take over this Chrome, which a daemon that died left running with its tabs, rather than
+   * start another. Call before start(); a Chrome that cannot be connected to and prepared is closed, and a new one
+   * launched as usual.
+   */
+  adopt(orphan: OrphanChrome): void {
+    this.#orphan = orphan;
+  }
+
+  /** Whether the running Chrome was adopted from a daemon that died. */
+  get adopted(): boolean {
+    return this.#run?.chrome.adopted === true;
+  }
+
+  record(): ChromeRecord {
+    const chrome = this.#run?.chrome;
+    return chrome?.running === true
+      ? { chromePid: chrome.pid, chromePort: chrome.port, watchdogPid: chrome.watchdogPid ?? null }
+      : { chromePid: null, chromePort: null, watchdogPid: null };
   }
 
   async start(): Promise<void> {
@@ -122,11 +154,26 @@ export class LaunchedBrowser extends EventEmitter<ProfileBrowserEvents> implemen
   }
 
   async #launchOnce(): Promise<Run> {
-    const { logger, userDataDir, headless, extraArgs, prepare } = this.#options;
+    const orphan = this.#orphan;
+    this.#orphan = undefined;
+    if (orphan) {
+      try {
+        return await this.#prepareRun(ChromeProcess.adopt(orphan, this.#options.orphanGraceMs));
+      } catch (error) {
+        this.#options.logger.warn(`could not adopt Chrome pid ${orphan.pid} (${TabmuxError.from(error).message}); launching another`);
+      }
+    }
+    const { logger, userDataDir, headless, extraArgs, orphanGraceMs } = this.#options;
     const executable = this.#executable ?? findChrome(this.#options.chrome);
     // The daemon's CDP modules load while Chrome starts in its own processes, not before or after.
     const onSpawned = (): void => void loadCdpModules().catch(() => undefined);
-    const chrome = await ChromeProcess.launch({ executable, userDataDir, headless, extraArgs, logger: logger.child('chrome'), onSpawned });
+    const chrome = await ChromeProcess.launch({ executable, userDataDir, headless, extraArgs, logger: logger.child('chrome'), onSpawned, orphanGraceMs });
+    return this.#prepareRun(chrome);
+  }
+
+  /** Opens the daemon's connection to a started Chrome and prepares it; on any failure the Chrome is closed. */
+  async #prepareRun(chrome: ChromeProcess): Promise<Run> {
+    const { logger, prepare } = this.#options;
     let connection: Connection | undefined;
     try {
       connection = await openCdpConnection(chrome.webSocketUrl, logger.child('cdp'));

@@ -2,7 +2,7 @@ import type { Logger } from '../Logger.js';
 import { join } from 'node:path';
 import { profileDataDir, profileUserDataDir, type TabmuxPaths } from '../paths.js';
 import type { ProfileConfig, ProfileEntry } from '../ProfileStore.js';
-import { chromeExtraArgs, resolveHeadless } from '../settings.js';
+import { chromeExtraArgs, orphanGraceMs, resolveHeadless } from '../settings.js';
 import { ExternalBrowser } from './ExternalBrowser.js';
 import type { ExternalEndpoint } from './externalEndpoint.js';
 import { StartCommand } from './StartCommand.js';
@@ -36,6 +36,7 @@ export function browserForProfile(paths: TabmuxPaths, profile: ProfileEntry, opt
     userDataDir: profileUserDataDir(paths, profile.name),
     headless: resolveHeadless(options.headless, profile.config),
     extraArgs: chromeExtraArgs(profile.config),
+    orphanGraceMs: orphanGraceMs(profile.config),
     logger: options.logger,
     prepare: options.prepare,
   });

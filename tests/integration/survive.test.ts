@@ -1,0 +1,122 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DaemonStatus } from '../../shared/model.js';
+import { isProcessAlive } from '../../electron/core/processes.js';
+import { cliDriver } from '../helpers/cliDriver.js';
+import { html } from '../helpers/daemonFixture.js';
+import type { CliResult } from '../helpers/runCli.js';
+import { makeTestHome } from '../helpers/testHome.js';
+import { waitUntil } from '../helpers/waitFor.js';
+
+/**
+ * Chrome outlives a daemon that dies: a daemon killed with SIGKILL leaves its Chrome running for the grace period,
+ * and the next daemon adopts it, tabs and all; a Chrome nobody adopts is closed once the grace period is over, the
+ * way a user quits it. Real processes (the compiled CLI), a real Chromium and the real upstream; Linux-only, as what
+ * runs is read from /proc.
+ */
+
+const linux = process.platform === 'linux';
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface PageTarget {
+  id: string;
+  type: string;
+  title: string;
+}
+
+/** The browser's page targets, from its own DevTools endpoint (not from anything tabmux or a page says). */
+async function pageTargets(port: number | null): Promise<PageTarget[]> {
+  const response = await fetch(`http://127.0.0.1:${String(port)}/json/list`);
+  const targets = (await response.json()) as PageTarget[];
+  return targets.filter((target) => target.type === 'page');
+}
+
+function expectOk(run: CliResult, what: string): void {
+  expect(run.code, `${what} exited ${String(run.code)}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
+}
+
+async function stopAll(tabmux: ReturnType<typeof cliDriver>['tabmux'], pids: Set<number>): Promise<void> {
+  await tabmux(['daemon', 'stop']);
+  for (const pid of pids) {
+    if (isProcessAlive(pid)) {
+      process.kill(-pid, 'SIGKILL');
+    }
+  }
+}
+
+describe.runIf(linux)('a daemon killed with SIGKILL', () => {
+  const { home, cleanup } = makeTestHome();
+  const { tabmux, json, newSession, ok } = cliDriver(home);
+  const chromes = new Set<number>();
+
+  afterAll(async () => {
+    await stopAll(tabmux, chromes);
+    cleanup();
+  });
+
+  it.each([0, 100, 1000])('leaves its Chrome to a daemon started %i ms later, which adopts it with its tabs', async (delay) => {
+    const before = await json<DaemonStatus>(['daemon', 'start']);
+    const chromePid = before.chrome.pid;
+    expect(chromePid).not.toBeNull();
+    chromes.add(chromePid ?? -1);
+    const session = await newSession();
+    const title = `Kept${delay}`;
+    await ok(['mcp', 'call', '--session', session, 'navigate_page', JSON.stringify({ url: html(`<input value="typed ${delay}">`, title) })]);
+    const tab = (await pageTargets(before.chrome.port)).find((target) => target.title === title);
+    expect(tab).toBeDefined();
+
+    process.kill(before.pid, 'SIGKILL');
+    await waitUntil(() => !isProcessAlive(before.pid), 'the killed daemon to be gone');
+    await sleep(delay);
+    const again = await tabmux(['daemon', 'start', '--json']);
+    expectOk(again, `daemon start ${delay} ms after SIGKILL`);
+    const fresh = JSON.parse(again.stdout) as DaemonStatus & { started: boolean };
+    expect(fresh).toMatchObject({ started: true, state: 'ready' });
+    expect(fresh.pid).not.toBe(before.pid);
+    expect(fresh.chrome.pid).toBe(chromePid);
+    expect((await pageTargets(fresh.chrome.port)).map((target) => target.id)).toContain(tab?.id);
+    expectOk(await tabmux(['mcp', 'call', '--new-session', 'list_pages']), 'a call on the daemon that adopted Chrome');
+  });
+});
+
+describe.runIf(linux)('a Chrome nobody adopts', () => {
+  const { home, cleanup } = makeTestHome();
+  const { tabmux, json, newSession, ok } = cliDriver(home);
+  const chromes = new Set<number>();
+  let server: Server;
+  let origin: string;
+
+  beforeAll(async () => {
+    server = createServer((_request, response) => response.end('<!doctype html><title>Cookie</title>'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/`;
+  });
+
+  afterAll(async () => {
+    await stopAll(tabmux, chromes);
+    await new Promise((resolve) => server.close(resolve));
+    cleanup();
+  });
+
+  it('is closed once the grace period is over, the way a user quits it: a cookie set just before is kept', async () => {
+    const grace = { TABMUX_ORPHAN_GRACE_MS: '1000' };
+    const before = JSON.parse(await ok(['daemon', 'start', '--json'], grace)) as DaemonStatus;
+    const chromePid = before.chrome.pid ?? -1;
+    chromes.add(chromePid);
+    const session = await newSession();
+    await ok(['mcp', 'call', '--session', session, 'navigate_page', JSON.stringify({ url: origin })]);
+    await ok(['mcp', 'call', '--session', session, 'evaluate_script', JSON.stringify({ function: '() => { document.cookie = "kept=yes; max-age=86400"; return document.cookie; }' })]);
+
+    process.kill(before.pid, 'SIGKILL');
+    await waitUntil(() => !isProcessAlive(chromePid), 'the orphaned Chrome to be closed after the grace period', 30_000);
+
+    const fresh = await json<DaemonStatus>(['daemon', 'start']);
+    chromes.add(fresh.chrome.pid ?? -1);
+    expect(fresh.chrome.pid).not.toBe(chromePid);
+    const other = await newSession();
+    await ok(['mcp', 'call', '--session', other, 'navigate_page', JSON.stringify({ url: origin })]);
+    const cookie = await ok(['mcp', 'call', '--session', other, 'evaluate_script', JSON.stringify({ function: '() => document.cookie' })]);
+    expect(cookie).toContain('kept=yes');
+  });
+});
