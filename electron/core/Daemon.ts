@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import { TabmuxError } from '../../shared/errors.js';
 import type { DaemonState, DaemonStatus } from '../../shared/model.js';
 import { PROTOCOL_VERSION } from '../../shared/protocol.js';
+import { BrowserContexts } from './browser/BrowserContexts.js';
 import { BrowserTabs } from './browser/BrowserTabs.js';
 import { browserForProfile } from './browser/browserForProfile.js';
 import { ControlSurfaceGuard } from './browser/ControlSurfaceGuard.js';
@@ -288,7 +289,7 @@ export class Daemon {
     this.#policy = policy;
     // Who opened which tab, and which tabs closed, come from the browser itself.
     const tabs = await BrowserTabs.watch(run.connection);
-    this.router.watchTabs(tabs);
+    this.router.watchTabs(tabs, new BrowserContexts(run.connection));
     // Tabs watched before a relaunch or reconnect are watched again on this run, as far as they still exist.
     void this.#pictures.useRun({ connection: run.connection, tabs });
   }

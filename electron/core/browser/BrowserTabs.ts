@@ -22,6 +22,8 @@ export interface BrowserTab {
   title: string;
   /** The JavaScript dialog its page shows and waits on, if any. */
   dialog: TabDialog | null;
+  /** The browser context the tab is in: the default one, or one the daemon made for a session's isolated context. */
+  browserContextId?: string | undefined;
   /**
    * Whether the page answered the daemon's connection since it attached. A page that has not is stuck or still
    * starting: a dialog opened before the daemon attached, or a busy page, blocks the page's renderer, and so anything
@@ -94,7 +96,16 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     if (!session) {
       return;
     }
-    const tab: BrowserTab = { tabId: info.targetId, pageTargetId: null, openerTabId: null, url: info.url, title: info.title, dialog: null, answers: false };
+    const tab: BrowserTab = {
+      tabId: info.targetId,
+      pageTargetId: null,
+      openerTabId: null,
+      url: info.url,
+      title: info.title,
+      dialog: null,
+      answers: false,
+      browserContextId: info.browserContextId,
+    };
     this.#tabs.set(tab.tabId, tab);
     session.on('Target.attachedToTarget', (child: Protocol.Target.AttachedToTargetEvent) => this.#onPageAttached(tab, child));
     session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }).catch(() => undefined);
@@ -348,9 +359,9 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     return run;
   }
 
-  async #place({ url, nextTo, background }: TabPlacement): Promise<string> {
+  async #place({ url, nextTo, background, browserContextId }: TabPlacement): Promise<string> {
     if (nextTo === null) {
-      return this.#create(url, true, background);
+      return this.#create(url, true, background, browserContextId);
     }
     const anchor = this.#tabs.get(nextTo);
     const windowId = await this.windowOf(nextTo);
@@ -362,7 +373,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
         await this.#reactivate(windowId);
       }
       await this.#connection.send('Target.activateTarget', { targetId: anchor.pageTargetId ?? anchor.tabId });
-      const tabId = await this.#create(url, false, background);
+      const tabId = await this.#create(url, false, background, browserContextId);
       if ((await this.windowOf(tabId)) === windowId) {
         return tabId;
       }
@@ -371,8 +382,8 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     throw new TabmuxError('upstream_failed', "the new tab kept opening outside the session's window (another window became active meanwhile); try again");
   }
 
-  async #create(url: string, newWindow: boolean, background: boolean): Promise<string> {
-    const { targetId } = await this.#connection.send('Target.createTarget', { url, newWindow, background });
+  async #create(url: string, newWindow: boolean, background: boolean, browserContextId: string | undefined): Promise<string> {
+    const { targetId } = await this.#connection.send('Target.createTarget', { url, newWindow, background, ...(browserContextId === undefined ? {} : { browserContextId }) });
     const tab = await this.#whenPageOpened(targetId);
     if (!tab) {
       await this.close(targetId);

@@ -22,6 +22,7 @@ import { formatToken, translateInputUids } from './uidTokens.js';
 import { capOwnWait } from './ownWaitCap.js';
 import { movePages } from './remapPages.js';
 import { resizeInPage } from './resizeInPage.js';
+import { contextName } from './sessionContexts.js';
 import type { Isolation } from './RouterSettings.js';
 
 export interface CallOptions {
@@ -277,7 +278,16 @@ export class AgentTools {
   }
 
   #context(session: Session, worker: Worker, page: RewriteContext['page'], tool: string): RewriteContext {
-    return { session, worker, page, tool, sessionById: this.#sessionById };
+    return { session, worker, page, tool, sessionById: this.#sessionById, contextName: (pageId) => this.#contextOf(session, pageId) };
+  }
+
+  /** The name of the session's isolated context a page of its is in, from the browser's context id of its tab. */
+  #contextOf(session: Session, pageId: number): string | null {
+    const tabId = session.pages.get(pageId)?.tabId;
+    if (tabId === undefined || tabId === null || session.contexts.size === 0) {
+      return null;
+    }
+    return contextName(session, this.options.tabs.browserTabs().find((tab) => tab.tabId === tabId)?.browserContextId);
   }
 }
 

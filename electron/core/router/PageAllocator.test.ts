@@ -30,8 +30,16 @@ describe('PageAllocator', () => {
 
   it('hands an agent\'s own new_page arguments to upstream, its background included', async () => {
     const { upstream, worker, session, pages } = setup();
-    await pages.open(session, worker, { url: 'about:blank', background: true, agentArgs: { url: 'ignored', background: false, isolatedContext: 'ctx' } });
-    expect(upstream.calls.find((call) => call.name === 'new_page')?.args).toEqual({ url: 'about:blank', background: false, isolatedContext: 'ctx' });
+    await pages.open(session, worker, { url: 'about:blank', background: true, agentArgs: { url: 'ignored', background: false, timeout: 5000 } });
+    expect(upstream.calls.find((call) => call.name === 'new_page')?.args).toEqual({ url: 'about:blank', background: false, timeout: 5000 });
+  });
+
+  it("never hands an isolatedContext to upstream, whose named contexts are one worker's and outlive sessions", async () => {
+    const { upstream, worker, session, pages } = setup();
+    await expect(pages.open(session, worker, { url: 'about:blank', background: true, agentArgs: { isolatedContext: 'ctx' } })).rejects.toMatchObject({ code: 'browser_unavailable' });
+    await expect(pages.open(session, worker, { url: 'about:blank', background: true, agentArgs: { isolatedContext: 42 } })).rejects.toMatchObject({ code: 'invalid_params' });
+    expect(upstream.calls.some((call) => call.name === 'new_page')).toBe(false);
+    expect(session.contexts.size).toBe(0);
   });
 
   it('closes the tab a failed navigation leaves behind and gives the session nothing', async () => {

@@ -3,6 +3,7 @@ import type { TabInfo } from '../../../shared/model.js';
 import type { ToolResult } from '../../../shared/protocol.js';
 import { textOf } from '../../../shared/toolResult.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
+import type { ContextSource } from './sessionContexts.js';
 import type { WindowTabs } from './WindowTabs.js';
 import type { Worker } from './Worker.js';
 import { listPages, syncPages } from './pageSync.js';
@@ -36,6 +37,17 @@ export interface WindowIsolation {
   pageIdOfTab: (worker: Worker, tabId: string) => Promise<number | undefined>;
 }
 
+/**
+ * Isolated contexts: browser contexts the daemon makes for a session (never upstream's, whose names are one worker's
+ * and outlive sessions), and tabs opened in them through the browser, then found in the worker.
+ */
+export interface ContextIsolation {
+  /** The browser's own connection; undefined while it reconnects (an isolated context cannot be opened then). */
+  browser: () => { tabs: WindowTabs; contexts: ContextSource } | undefined;
+  /** The worker's page id of a Chrome tab, once the worker lists it. */
+  pageIdOfTab: (worker: Worker, tabId: string) => Promise<number | undefined>;
+}
+
 /** How often, and how far apart, a worker is asked for a tab the browser just opened before giving up on it. */
 const FIND_ATTEMPTS = 100;
 const FIND_PAUSE_MS = 50;
@@ -60,6 +72,7 @@ export class PageAllocator {
   constructor(
     private readonly sessionById: SessionLookup,
     private readonly windows?: WindowIsolation,
+    private readonly contexts?: ContextIsolation,
   ) {}
 
   /** The one way a session gets a new page: opens it, gives it to the session and makes it current. */
@@ -135,10 +148,14 @@ export class PageAllocator {
    * nothing else: other sessions' new tabs are theirs.
    */
   async #create(worker: Worker, args: Record<string, unknown>, session?: Session): Promise<Created> {
-    const browser = this.windows?.browser();
-    // An isolated context is a browser context of upstream's own, which only its `new_page` can open a tab in.
-    if (browser && args['isolatedContext'] === undefined) {
-      return this.#createInWindow(worker, session, browser, args);
+    if (args['isolatedContext'] !== undefined) {
+      return this.#createInContext(worker, session, args);
+    }
+    const windows = this.windows;
+    const browser = windows?.browser();
+    if (windows && browser) {
+      const nextTo = session ? await this.#windowAnchor(session, browser) : null;
+      return this.#createThroughBrowser(worker, browser, args, (background) => browser.openTab({ url: 'about:blank', nextTo, background }), windows.pageIdOfTab);
     }
     const before = new Set((await listPages(worker, this.sessionById)).map((page) => page.id));
     const result = await worker.call('new_page', args);
@@ -152,16 +169,48 @@ export class PageAllocator {
   }
 
   /**
-   * Opens a session's tab in its window through the browser (a new window for its first; a human's tab gets a new window
-   * too, so it never joins a session's window, which is the browser's last active one), finds it in the worker, and
-   * navigates it there with upstream's `navigate_page`, whose answer lists the pages as `new_page`'s does. A failed
-   * navigation closes the tab again, as a failed `new_page` leaves the session nothing.
+   * A tab in one of the session's isolated contexts. The context is the daemon's, made on first use of the name and
+   * disposed with the session: the name means something to this session only, on whichever worker it runs, and
+   * upstream (whose named contexts are per worker and never closed) never sees it. The tab opens in a window of its
+   * context (a context's tabs cannot share a window with the default one's).
    */
-  async #createInWindow(worker: Worker, session: Session | undefined, browser: WindowTabs, args: Record<string, unknown>): Promise<Created> {
+  async #createInContext(worker: Worker, session: Session | undefined, args: Record<string, unknown>): Promise<Created> {
+    const name = args['isolatedContext'];
+    if (typeof name !== 'string' || name === '') {
+      throw new TabmuxError('invalid_params', 'isolatedContext must be a non-empty name (pages opened with the same name share cookies and storage)');
+    }
+    const contexts = this.contexts;
+    const browser = contexts?.browser();
+    if (!session || !contexts || !browser) {
+      throw new TabmuxError('browser_unavailable', "an isolated context needs the daemon's own connection to the browser, which is not there right now; try again shortly");
+    }
+    let browserContextId = session.contexts.get(name);
+    if (browserContextId === undefined) {
+      browserContextId = await browser.contexts.create();
+      session.contexts.set(name, browserContextId);
+    }
+    const inContext = browserContextId;
+    const rest = { ...args };
+    delete rest['isolatedContext'];
+    return this.#createThroughBrowser(worker, browser.tabs, rest, (background) => browser.tabs.openTab({ url: 'about:blank', nextTo: null, background, browserContextId: inContext }), contexts.pageIdOfTab);
+  }
+
+  /**
+   * Opens a tab through the browser (`open`: in the session's window, or in a window of its own, or in an isolated
+   * context), finds it in the worker, and navigates it there with upstream's `navigate_page`, whose answer lists the
+   * pages as `new_page`'s does. A failed navigation closes the tab again, as a failed `new_page` leaves the session
+   * nothing. A human's tab gets a new window too, so it never joins a session's window (the browser's last active one).
+   */
+  async #createThroughBrowser(
+    worker: Worker,
+    browser: WindowTabs,
+    args: Record<string, unknown>,
+    open: (background: boolean) => Promise<string>,
+    pageIdOfTab: (worker: Worker, tabId: string) => Promise<number | undefined>,
+  ): Promise<Created> {
     const url = typeof args['url'] === 'string' ? args['url'] : 'about:blank';
-    const nextTo = session ? await this.#windowAnchor(session, browser) : null;
-    const tabId = await browser.openTab({ url: 'about:blank', nextTo, background: args['background'] !== false });
-    const pageId = await this.#find(worker, tabId).catch(async (error: unknown) => {
+    const tabId = await open(args['background'] !== false);
+    const pageId = await this.#find(worker, tabId, pageIdOfTab).catch(async (error: unknown) => {
       // The worker got stuck looking (it is replaced): the tab would belong to nobody.
       await browser.close(tabId);
       throw error;
@@ -195,9 +244,9 @@ export class PageAllocator {
   }
 
   /** The worker's page id of a tab just opened: the worker's browser connection may learn of it a moment later. */
-  async #find(worker: Worker, tabId: string): Promise<number | undefined> {
+  async #find(worker: Worker, tabId: string, pageIdOfTab: (worker: Worker, tabId: string) => Promise<number | undefined>): Promise<number | undefined> {
     for (let attempt = 0; attempt < FIND_ATTEMPTS; attempt++) {
-      const pageId = await this.windows?.pageIdOfTab(worker, tabId);
+      const pageId = await pageIdOfTab(worker, tabId);
       if (pageId !== undefined) {
         return pageId;
       }

@@ -9,7 +9,7 @@ import type { CallObserver } from './CallRecord.js';
 import { ChangeFeed } from './ChangeFeed.js';
 import { ControlCommands } from './ControlCommands.js';
 import { FrontTab } from './FrontTab.js';
-import { PageAllocator, type WindowIsolation } from './PageAllocator.js';
+import { PageAllocator, type ContextIsolation, type WindowIsolation } from './PageAllocator.js';
 import type { RouterSettings } from './RouterSettings.js';
 import type { Session } from './Session.js';
 import { SessionRegistry } from './SessionRegistry.js';
@@ -20,6 +20,7 @@ import { ToolCatalog, type AgentToolOptions } from './ToolCatalog.js';
 import type { Worker } from './Worker.js';
 import { WorkerPool } from './WorkerPool.js';
 import { remapPages } from './remapPages.js';
+import { disposeContexts, type ContextSource } from './sessionContexts.js';
 
 export { DEFAULT_SETTINGS, type RouterSettings } from './RouterSettings.js';
 
@@ -61,6 +62,8 @@ export class Router {
   readonly #control: ControlCommands;
   readonly #takeover = new Takeover();
   #catalog: ToolCatalog | undefined;
+  /** The browser contexts of sessions' isolated contexts, on the current browser connection. */
+  #contexts: ContextSource | undefined;
   #reaper: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -98,10 +101,19 @@ export class Router {
       browser: () => (this.catalog.upstreamHas('get_tab_id') ? this.#sessionTabs.source : undefined),
       pageIdOfTab: async (worker, tabId) => (await tabs.pageIdsByTab(worker)).get(tabId),
     };
-    this.#pages = new PageAllocator(sessionById, settings.isolation === 'window' ? windows : undefined);
+    const contexts: ContextIsolation = {
+      browser: () => {
+        const source = windows.browser();
+        const made = this.#contexts;
+        return source && made ? { tabs: source, contexts: made } : undefined;
+      },
+      pageIdOfTab: windows.pageIdOfTab,
+    };
+    this.#pages = new PageAllocator(sessionById, settings.isolation === 'window' ? windows : undefined, contexts);
     this.#sessionTabs = new SessionTabs({ tabs: this.#tabs, pool: this.#pool, pages: this.#pages, logger, changed: (session) => this.#changed(session) });
     const abandoned = async (session: Session, worker: Worker): Promise<void> => {
       await this.#sessionTabs.closeAll(session, worker, true);
+      await disposeContexts(session, this.#contexts, logger);
     };
     const parts = { sessions, pool: this.#pool, pages: this.#pages, tabs: this.#tabs, abandoned, front: new FrontTab() };
     this.#agents = new AgentTools({
@@ -208,6 +220,10 @@ export class Router {
       await this.#stopTrace(session, worker);
     }
     const closedPages = this.#closed ? [] : await this.#sessionTabs.closeAll(session, worker, false);
+    if (!this.#closed) {
+      // Its isolated contexts go with it, whatever tabs are left in them: nobody else may ever use their cookies.
+      await disposeContexts(session, this.#contexts, this.#logger);
+    }
     this.#logger.info(`session ${id} ${reason}; closed pages [${closedPages.join(', ')}]`);
     this.#feed.emit({ type: 'session.closed', profile: this.#profile, sessionId: id, reason });
     this.#feed.queueChanged();
@@ -269,9 +285,13 @@ export class Router {
 
   // ---- status and lifecycle ------------------------------------------------------------------------------
 
-  /** Follows the browser's own view of its tabs (openers, closings); called again for each new browser connection. */
-  watchTabs(source: TabSource | undefined): void {
+  /**
+   * Follows the browser's own view of its tabs (openers, closings) and its contexts; called again for each new browser
+   * connection.
+   */
+  watchTabs(source: TabSource | undefined, contexts?: ContextSource): void {
     this.#sessionTabs.watch(source);
+    this.#contexts = source ? contexts : undefined;
   }
 
   /**
@@ -325,6 +345,8 @@ export class Router {
    */
   async browserLost(reason: string): Promise<void> {
     for (const session of this.#sessions.all()) {
+      // Its isolated contexts went with the browser (or with the connection they were made on).
+      session.contexts.clear();
       if (session.pages.size > 0) {
         const lost = session.dropAllPages();
         session.notes.push(`Note: Chrome restarted (${reason}); your page(s) ${lost.join(', ')} were lost. Page-scoped tools open a fresh tab. Take a new snapshot before using uids.`);

@@ -35,6 +35,11 @@ export class Session {
    * reported them; they become pages of the session once its worker sees them, and close with it either way.
    */
   readonly pendingTabs = new Set<string>();
+  /**
+   * The session's isolated contexts (`new_page` with `isolatedContext`): the agent's name -> the browser context the
+   * daemon made for it. They are the session's alone and are disposed when it ends.
+   */
+  readonly contexts = new Map<string, string>();
   /** While the session moves to another worker (see `WorkerPool.moveOffBusy`): done once it serves from there. */
   moving: Promise<void> | null = null;
 

@@ -4,6 +4,8 @@ export interface TabPlacement {
   /** Tab id of a tab whose window the new tab joins; null opens it in a new window of its own. */
   nextTo: string | null;
   background: boolean;
+  /** The browser context to open it in (a session's isolated context); the default one when absent. */
+  browserContextId?: string | undefined;
 }
 
 /**

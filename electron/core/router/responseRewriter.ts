@@ -15,6 +15,8 @@ export interface RewriteContext {
   tool: string;
   /** list_pages with includeUnowned: the pages (in this worker's ids) that no session on any worker owns. */
   unowned?: ReadonlySet<number>;
+  /** The name the session gave the isolated context a page of its is in; null for the default context. */
+  contextName?: ((pageId: number) => string | null) | undefined;
   sessionById: SessionLookup;
 }
 
@@ -70,7 +72,7 @@ function rewriteReply(reply: UpstreamReply, isError: boolean, context: RewriteCo
   let pages: string | undefined;
   if (reply.pages) {
     syncPages(worker, reply.pages, context.sessionById);
-    pages = pagesBlock(renderPages(session, worker, reply.pages, context.unowned));
+    pages = pagesBlock(renderPages(session, worker, reply.pages, context.unowned, context.contextName));
   }
   let snapshot: string | undefined;
   if (reply.snapshot && page) {
@@ -81,14 +83,24 @@ function rewriteReply(reply: UpstreamReply, isError: boolean, context: RewriteCo
   return joinReply([reply.head, pages, snapshot]);
 }
 
-export function renderPages(session: Session, worker: Worker, listed: readonly ListedPage[], unowned: ReadonlySet<number> | undefined): string[] {
+/**
+ * The session's pages (and, on request, unowned ones) as page lines. An `isolatedContext` label is the name the session
+ * gave that context, never upstream's: upstream names contexts per worker, and its names may be another session's.
+ */
+export function renderPages(
+  session: Session,
+  worker: Worker,
+  listed: readonly ListedPage[],
+  unowned: ReadonlySet<number> | undefined,
+  contextName?: (pageId: number) => string | null,
+): string[] {
   const lines: string[] = [];
   for (const page of listed) {
     const owner = worker.owners.get(page.id);
     if (owner === session.id) {
-      lines.push(formatPageLine(page, page.id === session.currentPageId));
+      lines.push(formatPageLine({ ...page, isolatedContext: contextName?.(page.id) ?? null }, page.id === session.currentPageId));
     } else if (owner === undefined && unowned?.has(page.id)) {
-      lines.push(formatPageLine(page, false, ' (unowned)'));
+      lines.push(formatPageLine({ ...page, isolatedContext: null }, false, ' (unowned)'));
     }
   }
   if (lines.length === 0) {
