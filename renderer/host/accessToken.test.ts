@@ -33,6 +33,13 @@ describe('takeAccessToken', () => {
     expect(takeAccessToken({ hash: '', search: '', href: 'http://127.0.0.1:7000/' }, history, storage)).toBe('kept');
     expect(takeAccessToken({ hash: '', search: '', href: 'http://127.0.0.1:7000/' }, history, null)).toBeNull();
   });
+
+  it('leaves the token in the address when the tab has no storage, so a reload still works', () => {
+    const replaced: string[] = [];
+    const history = { state: null, replaceState: (_state: unknown, _unused: string, url?: string | URL | null) => void replaced.push(String(url)) };
+    expect(takeAccessToken({ hash: '#token=abc', search: '', href: 'http://127.0.0.1:7000/#token=abc' }, history, null)).toBe('abc');
+    expect(replaced).toEqual([]);
+  });
 });
 
 describe('webSocketUrl', () => {

@@ -1,6 +1,8 @@
 /**
- * The dashboard server prints a link carrying a random token (`#token=...` or `?token=...`). The token is kept in
- * sessionStorage so a reload still works, and removed from the address bar so it does not end up in screenshots.
+ * The dashboard server prints a link carrying a random token (`#token=...`; `?token=...` from older links). The token
+ * is kept in this tab's sessionStorage so a reload still works, and removed from the address bar so it does not end
+ * up in screenshots. It is sent explicitly with the WebSocket handshake, never kept in a cookie: a cookie belongs to
+ * every tab of the browser, and agents may drive other tabs of that very browser.
  */
 
 const STORAGE_KEY = 'tabmux.token';
@@ -25,7 +27,11 @@ export function takeAccessToken(
   if (!token) {
     return storage?.getItem(STORAGE_KEY) ?? null;
   }
-  storage?.setItem(STORAGE_KEY, token);
+  if (!storage) {
+    // Nowhere to keep it: the address keeps it, so a reload still works.
+    return token;
+  }
+  storage.setItem(STORAGE_KEY, token);
   const url = new URL(location.href);
   url.hash = '';
   url.searchParams.delete('token');

@@ -13,6 +13,12 @@ export function pickHost(win: Window): Host {
     return new UnavailableHost('This page was opened from disk. Use the tabmux tray app, or run "tabmux dashboard" and open the link it prints.');
   }
   const token = takeAccessToken(win.location, win.history, safeSessionStorage(win));
+  if (token === null) {
+    // The server answers nothing without it; a socket would only be refused, again and again.
+    return new UnavailableHost(
+      'This tab has no access token. Open the full link "tabmux dashboard" printed (it ends in #token=...): the token is kept in the tab that opened it, not shared with other tabs.',
+    );
+  }
   return new WebSocketHost({ url: webSocketUrl(win.location, token) });
 }
 

@@ -113,3 +113,23 @@ test("debug mode shows upstream's selected page next to the session's current pa
   await page.getByTestId('debug-panel').scrollIntoViewIfNeeded();
   await snap(page, testInfo, 'debug-mode');
 });
+
+test('the access token stays in the tab that opened the link: a reload keeps working, another tab of the same browser gets nothing', async ({ page, context, stack }, testInfo) => {
+  const link = new URL(stack.url);
+  // The token rides in the fragment, which the browser never sends to the server.
+  expect(link.hash).toMatch(/^#token=./);
+  expect(link.search).toBe('');
+  await openDashboard(page, stack.url);
+  expect(page.url()).not.toContain('token');
+  await page.reload();
+  await expect(page.getByTestId('profile-item-default')).toHaveAttribute('data-state', 'ready');
+  await expect(page.getByTestId(`session-row-${sessionId}`)).toBeVisible();
+
+  // Same browser, same cookies and origin, but not the tab the link was opened in.
+  const other = await context.newPage();
+  await other.goto(`${link.origin}/`);
+  await expect(other.getByText(/This tab has no access token/).first()).toBeVisible();
+  await expect(other.getByTestId('profile-item-default')).toHaveCount(0);
+  await snap(other, testInfo, 'no-token');
+  await other.close();
+});

@@ -196,25 +196,26 @@ describe('dashboard server', () => {
     });
   }
 
-  it('refuses requests without the token, with a wrong token, from a foreign Origin or with a bad Host', async () => {
+  it('refuses a socket without the token, with a wrong token or only a cookie, and any request from a foreign Origin or with a bad Host', async () => {
     const token = encodeURIComponent(server.token);
-    expect((await get('/')).status).toBe(403);
-    expect((await get('/?token=wrong')).status).toBe(403);
-    expect((await get(`/?token=${token}`, { origin: 'http://evil.example' })).status).toBe(403);
-    expect((await get(`/?token=${token}`, { host: `rebound.example:${server.port}` })).status).toBe(403);
+    expect((await get('/', { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await get('/', { host: `rebound.example:${server.port}` })).status).toBe(403);
     await expect(openSocket('')).rejects.toThrow(/403/);
     await expect(openSocket('?token=wrong')).rejects.toThrow(/403/);
+    await expect(openSocket('', { cookie: `tabmux_token_${server.port}=${server.token}` })).rejects.toThrow(/403/);
     await expect(openSocket(`?token=${token}`, { origin: 'http://evil.example' })).rejects.toThrow(/403/);
+    await expect(openSocket(`?token=${token}`, { host: `rebound.example:${server.port}` })).rejects.toThrow(/403/);
   });
 
-  it('serves the page with a strict CSP and keeps the token in a cookie for the assets', async () => {
-    const page = await get(`/?token=${encodeURIComponent(server.token)}`);
+  it('serves the page, which holds no data, with a strict CSP and no cookie; its link carries the token in the fragment', async () => {
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}/#token=${server.token}`);
+    const page = await get('/');
     expect(page.status).toBe(200);
     expect(page.body).toContain('<title>tabmux</title>');
     expect(String(page.headers['content-security-policy'])).toContain("script-src 'self'");
-    const cookie = String(page.headers['set-cookie']).split(';')[0] ?? '';
-    expect((await get('/index.html', { cookie })).status).toBe(200);
-    expect((await get('/../package.json', { cookie })).status).toBe(404);
+    expect(page.headers['set-cookie']).toBeUndefined();
+    expect((await get(`/?token=${encodeURIComponent(server.token)}`)).headers['set-cookie']).toBeUndefined();
+    expect((await get('/../package.json')).status).toBe(404);
   });
 
   it('answers a snapshot over the WebSocket and pushes events', async () => {

@@ -8,9 +8,16 @@ import { Logger } from '../Logger.js';
 import type { TabmuxPaths } from '../paths.js';
 import type { SupervisorService } from '../supervisor/SupervisorService.js';
 import { DashboardRegistry } from './DashboardRegistry.js';
-import { allowedHosts, checkRequest, cookieName } from './requestGuard.js';
+import { allowedHosts, checkFileRequest, checkSocketRequest } from './requestGuard.js';
 import { serveRpcSocket } from './serveRpcSocket.js';
 import { readStaticFile } from './staticFiles.js';
+
+/** One request the server received, and how it answered (101 for an opened WebSocket). */
+export interface SeenRequest {
+  kind: 'file' | 'socket';
+  path: string;
+  status: number;
+}
 
 export interface DashboardServerOptions {
   service: SupervisorService;
@@ -23,16 +30,18 @@ export interface DashboardServerOptions {
   /** Fixed token for tests; normally a fresh random one per start. */
   token?: string;
   logger?: Logger;
+  /** Every request, as answered (logged at debug level; tests watch it). */
+  onRequest?: (seen: SeenRequest) => void;
 }
 
 const WS_PATH = '/ws';
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 
 /**
- * The web dashboard: the renderer's files and its JSON-RPC WebSocket on 127.0.0.1 only. Every request needs the
- * token, given in the link's query on the first load and kept in a same-site cookie after that, because the page's
- * scripts and styles are fetched without it. While it serves, its address is recorded for the daemons, which keep
- * every tab of their browsers away from it.
+ * The web dashboard: the renderer's files and its JSON-RPC WebSocket on 127.0.0.1 only. The link carries the token
+ * in its fragment, which the browser never sends: the page keeps it in its own tab's storage and presents it when it
+ * opens the WebSocket, the only way to the supervisor (see requestGuard.ts). While it serves, its address is recorded
+ * for the daemons, which keep every tab of their browsers away from it.
  */
 export class DashboardServer {
   readonly token: string;
@@ -83,9 +92,9 @@ export class DashboardServer {
     return this.#port;
   }
 
-  /** The link to open: the token rides in the query so the first page load can present it. */
+  /** The link to open: the token rides in the fragment, which only the page reads (never sent, never logged). */
   get url(): string {
-    return `http://127.0.0.1:${this.#port}/?token=${this.token}`;
+    return `http://127.0.0.1:${this.#port}/#token=${this.token}`;
   }
 
   async close(): Promise<void> {
@@ -104,18 +113,21 @@ export class DashboardServer {
   }
 
   async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const verdict = checkRequest(request, { port: this.#port, token: this.token });
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const verdict = checkFileRequest(request, this.#port);
     if (!verdict.ok) {
+      this.#seen({ kind: 'file', path, status: verdict.status }, verdict.reason);
       response.writeHead(verdict.status, { 'content-type': 'text/plain; charset=utf-8', ...this.#securityHeaders() }).end(`${verdict.reason}\n`);
       return;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
+      this.#seen({ kind: 'file', path, status: 405 });
       response.writeHead(405, { allow: 'GET, HEAD', ...this.#securityHeaders() }).end();
       return;
     }
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     const file = await readStaticFile(this.#options.rendererDir, path);
     if (!file) {
+      this.#seen({ kind: 'file', path, status: 404 });
       const missingBuild = path === '/' || path === '/index.html';
       response
         .writeHead(404, { 'content-type': 'text/plain; charset=utf-8', ...this.#securityHeaders() })
@@ -127,22 +139,27 @@ export class DashboardServer {
       'cache-control': 'no-store',
       ...this.#securityHeaders(),
     };
-    if (verdict.viaQuery) {
-      headers['set-cookie'] = `${cookieName(this.#port)}=${this.token}; HttpOnly; SameSite=Strict; Path=/`;
-    }
+    this.#seen({ kind: 'file', path, status: 200 });
     response.writeHead(200, headers);
     response.end(request.method === 'HEAD' ? undefined : file.body);
   }
 
   #upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    const verdict = checkRequest(request, { port: this.#port, token: this.token });
+    const verdict = checkSocketRequest(request, { port: this.#port, token: this.token });
     if (!verdict.ok || path !== WS_PATH) {
       const status = verdict.ok ? '404 Not Found' : '403 Forbidden';
+      this.#seen({ kind: 'socket', path, status: verdict.ok ? 404 : 403 }, verdict.ok ? undefined : verdict.reason);
       socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
+    this.#seen({ kind: 'socket', path, status: 101 });
     this.#wss.handleUpgrade(request, socket, head, (ws) => serveRpcSocket(ws, this.#options.service, this.#logger));
+  }
+
+  #seen(seen: SeenRequest, reason?: string): void {
+    this.#logger.debug(`${seen.kind} ${seen.path}: ${seen.status}${reason === undefined ? '' : ` (${reason})`}`);
+    this.#options.onRequest?.(seen);
   }
 
   #securityHeaders(): Record<string, string> {
