@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
 import { TabmuxError } from '../../shared/errors.js';
 import type { DaemonState, DaemonStatus } from '../../shared/model.js';
 import { PROTOCOL_VERSION } from '../../shared/protocol.js';
@@ -21,6 +22,7 @@ import { daemonPidFileSchema } from './DaemonPidFile.js';
 import { ClaimFile } from './process/ClaimFile.js';
 import type { ProfileEntry } from './ProfileStore.js';
 import { Router } from './router/Router.js';
+import { readSessionJournal, SessionJournal } from './router/SessionJournal.js';
 import { ensureSecureDir } from './secureFs.js';
 import { activityLogSettings, routerSettings } from './settings.js';
 import { ActivityLogStore } from './activity/ActivityLogStore.js';
@@ -80,6 +82,8 @@ export class Daemon {
   /** The first worker, started while a launched Chrome starts, until the router takes it. */
   #preparedWorker: PreparedUpstream | undefined;
   readonly #stopped: Promise<void>;
+  /** The sessions as they change, for a daemon that adopts this one's Chrome should this one die (see SessionJournal). */
+  readonly #journal: SessionJournal;
   #resolveStopped: () => void = () => undefined;
 
   private constructor(options: DaemonOptions, claimed: { claim: ClaimFile; replaced: unknown[]; startedAt: number }) {
@@ -109,6 +113,7 @@ export class Daemon {
     });
     this.#browser.on('back', () => void this.#writeDaemonPidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`)));
     this.#activity = this.#createActivityLog();
+    this.#journal = new SessionJournal(join(profileDataDir(paths, profile.name), 'sessions.json'), (error) => logger.warn(`session journal: ${TabmuxError.from(error).message}`));
     this.router = new Router({
       observe: this.#activity?.recorder.record,
       profile: profile.name,
@@ -217,6 +222,8 @@ export class Daemon {
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     }
     await this.#cleanUpAfterDeadDaemons();
+    // Read before anything of this daemon's is written: what the daemon that died left.
+    const journaled = await readSessionJournal(this.#journal.path);
     if (this.#browser.kind === 'launched') {
       // Loading upstream is most of a worker's start, and the longest step of the daemon's: it begins first, and
       // launching Chrome, the rest of a worker's start, runs meanwhile.
@@ -232,6 +239,7 @@ export class Daemon {
     // reason not to serve.
     await this.#writeDaemonPidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`));
     await this.router.start();
+    await this.#restoreSessions(journaled);
     const service = new ControlService({
       router: this.router,
       profile: profile.name,
@@ -252,6 +260,24 @@ export class Daemon {
     this.#setState(FROM_BROWSER[this.#browser.state] ?? 'degraded', this.#browser.lastError);
     const browser = this.#browser.info();
     logger.info(`ready on ${this.#socketPath} (${browser.kind === 'launched' ? `Chrome pid ${String(browser.pid)}, port ${String(browser.port)}` : `external browser ${browser.endpoint}`})`);
+  }
+
+  /**
+   * The sessions of the daemon that died come back when this daemon adopted its Chrome, whose tabs they own (on a
+   * new Chrome their tabs are gone, and so are they). From then on the journal follows every change.
+   */
+  async #restoreSessions(journaled: Awaited<ReturnType<typeof readSessionJournal>>): Promise<void> {
+    const { logger } = this.#options;
+    if (this.#browser instanceof LaunchedBrowser && this.#browser.adopted && journaled.length > 0) {
+      const restored = await this.router.restoreSessions(journaled).catch((error: unknown) => {
+        logger.warn(`could not restore the sessions of the daemon that died: ${TabmuxError.from(error).message}`);
+        return [];
+      });
+      logger.info(`restored ${restored.length} of ${journaled.length} session(s) of the daemon that died`);
+    }
+    const write = (): void => this.#journal.schedule(() => this.router.journal());
+    this.router.onEvent(write);
+    write();
   }
 
   /**
@@ -400,6 +426,8 @@ export class Daemon {
     await this.#activity?.recorder.picturesTaken();
     await this.#pictures.close().catch(() => undefined);
     await this.router.close().catch(() => undefined);
+    // Stopping ends the sessions: no later daemon brings them back.
+    await this.#journal.clear().catch((error: unknown) => logger.warn(`could not remove the session journal: ${TabmuxError.from(error).message}`));
     await this.#preparedWorker?.close();
     await this.#activity?.recorder.flush().catch(() => undefined);
     await this.#activity?.store.close().catch(() => undefined);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../shared/model.js';
 import { isProcessAlive } from '../../electron/core/processes.js';
-import { cliDriver } from '../helpers/cliDriver.js';
+import { cliDriver, tokenOf } from '../helpers/cliDriver.js';
 import { html } from '../helpers/daemonFixture.js';
 import type { CliResult } from '../helpers/runCli.js';
 import { makeTestHome } from '../helpers/testHome.js';
@@ -11,7 +11,7 @@ import { waitUntil } from '../helpers/waitFor.js';
 
 /**
  * Chrome outlives a daemon that dies: a daemon killed with SIGKILL leaves its Chrome running for the grace period,
- * and the next daemon adopts it, tabs and all; a Chrome nobody adopts is closed once the grace period is over, the
+ * and the next daemon adopts it, tabs and all, and restores its sessions from their journal; a Chrome nobody adopts is closed once the grace period is over, the
  * way a user quits it. Real processes (the compiled CLI), a real Chromium and the real upstream; Linux-only, as what
  * runs is read from /proc.
  */
@@ -55,14 +55,16 @@ describe.runIf(linux)('a daemon killed with SIGKILL', () => {
     cleanup();
   });
 
-  it.each([0, 100, 1000])('leaves its Chrome to a daemon started %i ms later, which adopts it with its tabs', async (delay) => {
+  it.each([0, 100, 1000])('leaves its Chrome to a daemon started %i ms later, which adopts it with its sessions and tabs', async (delay) => {
     const before = await json<DaemonStatus>(['daemon', 'start']);
     const chromePid = before.chrome.pid;
     expect(chromePid).not.toBeNull();
     chromes.add(chromePid ?? -1);
     const session = await newSession();
     const title = `Kept${delay}`;
-    await ok(['mcp', 'call', '--session', session, 'navigate_page', JSON.stringify({ url: html(`<input value="typed ${delay}">`, title) })]);
+    await ok(['mcp', 'call', '--session', session, 'navigate_page', JSON.stringify({ url: html('<label>Note <input id="field"></label>', title) })]);
+    const typed = `typed before the crash ${delay}`;
+    await ok(['mcp', 'call', '--session', session, 'fill', JSON.stringify({ uid: tokenOf(await ok(['mcp', 'call', '--session', session, 'take_snapshot']), 'textbox', 'Note'), value: typed })]);
     const tab = (await pageTargets(before.chrome.port)).find((target) => target.title === title);
     expect(tab).toBeDefined();
 
@@ -76,7 +78,15 @@ describe.runIf(linux)('a daemon killed with SIGKILL', () => {
     expect(fresh.pid).not.toBe(before.pid);
     expect(fresh.chrome.pid).toBe(chromePid);
     expect((await pageTargets(fresh.chrome.port)).map((target) => target.id)).toContain(tab?.id);
-    expectOk(await tabmux(['mcp', 'call', '--new-session', 'list_pages']), 'a call on the daemon that adopted Chrome');
+    expect(fresh.sessions.map((s) => s.id)).toContain(session);
+
+    // The same session goes on in the same tab, with what was typed there; it is told its uid tokens are stale.
+    const value = await ok(['mcp', 'call', '--session', session, 'evaluate_script', JSON.stringify({ function: '() => [document.title, document.getElementById("field").value]' })]);
+    expect(value).toContain(title);
+    expect(value).toContain(typed);
+    expect(value).toMatch(/daemon restarted/);
+    expect(value).toMatch(/snapshot/);
+    expectOk(await tabmux(['session', 'close', '--session', session]), 'closing the restored session');
   });
 });
 

@@ -19,7 +19,9 @@ import { Takeover } from './Takeover.js';
 import { ToolCatalog, type AgentToolOptions } from './ToolCatalog.js';
 import type { Worker } from './Worker.js';
 import { WorkerPool } from './WorkerPool.js';
-import { remapPages } from './remapPages.js';
+import { remapPages, renumber } from './remapPages.js';
+import { fillFromJournal, journalOf } from './journaledSessions.js';
+import type { JournaledSession } from './SessionJournal.js';
 import { disposeContexts, type ContextSource } from './sessionContexts.js';
 
 export { DEFAULT_SETTINGS, type RouterSettings } from './RouterSettings.js';
@@ -172,6 +174,41 @@ export class Router {
     const session = this.#sessions.add(label ?? null, worker.index, id);
     this.#logger.info(`session ${session.id} created${label ? ` (${label})` : ''} on worker ${worker.index}`);
     return this.#changed(session);
+  }
+
+  /** What the session journal keeps of every live session (see SessionJournal). */
+  journal(): JournaledSession[] {
+    return journalOf(this.#sessions.all());
+  }
+
+  /**
+   * Brings back the sessions a daemon that died had, once this daemon adopted its Chrome: the same ids, labels,
+   * pauses and epochs, on the first worker (started by then), with the pages whose tabs still exist found again by
+   * Chrome tab id. A session all of whose tabs are gone is not restored. Each one's next result says the daemon
+   * restarted and that its uid tokens are stale. Runs before anyone is served. Returns the ids restored.
+   */
+  async restoreSessions(records: readonly JournaledSession[]): Promise<string[]> {
+    if (records.length === 0) {
+      return [];
+    }
+    const worker = this.#pool.first;
+    await this.#browserReady();
+    const byTab = await this.#tabs.pageIdsByTab(worker);
+    const restored: string[] = [];
+    for (const record of records) {
+      const kept = record.pages.filter((page) => byTab.has(page.tabId));
+      if (this.#sessions.find(record.id) || (record.pages.length > 0 && kept.length === 0)) {
+        continue;
+      }
+      worker.sessions++;
+      const session = this.#sessions.add(record.label, worker.index, record.id);
+      fillFromJournal(session, record);
+      renumber(session, worker, byTab, 'the tabmux daemon restarted and recovered on its own; your session was kept');
+      this.#logger.info(`session ${session.id} restored with ${session.pages.size} of its ${record.pages.length} page(s)`);
+      this.#changed(session);
+      restored.push(session.id);
+    }
+    return restored;
   }
 
   sessionInfo(id: string): SessionInfo {

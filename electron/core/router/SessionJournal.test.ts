@@ -1,0 +1,71 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseJournal, readSessionJournal, SessionJournal, type JournaledSession } from './SessionJournal.js';
+
+const session = (id: string, tabId: string): JournaledSession => ({
+  id,
+  label: 'agent',
+  createdAt: 1,
+  paused: false,
+  bound: true,
+  epoch: 3,
+  pages: [{ tabId, origin: 'created', url: 'https://example.test/', title: 'Example', lastSelectedAt: 2, current: true }],
+});
+
+describe('SessionJournal', () => {
+  const dirs: string[] = [];
+  const fresh = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    dirs.push(dir);
+    return join(dir, 'sessions.json');
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads back what it wrote, and the latest of several scheduled versions', async () => {
+    const path = fresh();
+    const journal = new SessionJournal(path, (error) => {
+      throw error;
+    });
+    journal.schedule(() => [session('sess-a', 'T1')]);
+    journal.schedule(() => [session('sess-a', 'T1'), session('sess-b', 'T2')]);
+    await journal.flush();
+    expect((await readSessionJournal(path)).map((s) => s.id)).toEqual(['sess-a', 'sess-b']);
+    await journal.clear();
+    expect(await readSessionJournal(path)).toEqual([]);
+  });
+
+  it('reads a journal cut at any byte as none at all, never as wrong sessions', async () => {
+    const path = fresh();
+    await new SessionJournal(path, () => undefined).write([session('sess-a', 'T1')]);
+    const whole = readFileSync(path, 'utf8');
+    for (let cut = 0; cut < whole.length; cut++) {
+      expect(parseJournal(whole.slice(0, cut))).toEqual([]);
+    }
+    expect(parseJournal(whole)).toHaveLength(1);
+    // A body changed under an intact checksum line (a block of another file, say) is refused too.
+    expect(parseJournal(whole.replace('T1', 'T9'))).toEqual([]);
+  });
+
+  it('keeps the last whole version when a later write is torn before its rename', async () => {
+    const path = fresh();
+    const journal = new SessionJournal(path, () => undefined);
+    await journal.write([session('sess-a', 'T1')]);
+    // A daemon killed while writing the next version leaves its staging file half written; the journal is untouched.
+    writeFileSync(`${path}.new-0123456789abcdef`, readFileSync(path, 'utf8').slice(0, 40));
+    expect((await readSessionJournal(path)).map((s) => s.id)).toEqual(['sess-a']);
+    // The next daemon writes over it as usual.
+    await new SessionJournal(path, () => undefined).write([session('sess-b', 'T2')]);
+    expect((await readSessionJournal(path)).map((s) => s.id)).toEqual(['sess-b']);
+    expect(readdirSync(join(path, '..')).filter((name) => name === 'sessions.json')).toHaveLength(1);
+  });
+
+  it('reads a missing journal as none', async () => {
+    expect(await readSessionJournal(join(fresh(), 'nothing-here'))).toEqual([]);
+  });
+});

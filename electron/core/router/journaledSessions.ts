@@ -1,0 +1,38 @@
+import type { Session } from './Session.js';
+import type { JournaledPage, JournaledSession } from './SessionJournal.js';
+
+/** What the session journal keeps of these sessions: pages whose tab is not known yet are left out. */
+export function journalOf(sessions: readonly Session[]): JournaledSession[] {
+  return sessions.map((session) => ({
+    id: session.id,
+    label: session.label,
+    createdAt: session.createdAt,
+    paused: session.paused,
+    bound: session.owned,
+    epoch: session.epoch,
+    pages: [...session.pages.values()].flatMap((page): JournaledPage[] =>
+      page.tabId === null
+        ? []
+        : [{ tabId: page.tabId, origin: page.origin, url: page.url, title: page.title, lastSelectedAt: page.lastSelectedAt, current: page.pageId === session.currentPageId }],
+    ),
+  }));
+}
+
+/**
+ * Fills a restored session from its journal record. Its pages get placeholder ids (below zero, which no worker uses)
+ * until `renumber` gives them the ids its worker knows their tabs by; its epoch continues from where it was, so no
+ * uid token from before names a snapshot taken after.
+ */
+export function fillFromJournal(session: Session, record: JournaledSession): void {
+  session.paused = record.paused;
+  session.epoch = record.epoch;
+  let placeholder = -1;
+  for (const journaled of record.pages) {
+    const page = session.addPage(placeholder--, journaled.origin, journaled.url, journaled.title);
+    page.tabId = journaled.tabId;
+    page.lastSelectedAt = journaled.lastSelectedAt;
+    if (journaled.current) {
+      session.currentPageId = page.pageId;
+    }
+  }
+}
