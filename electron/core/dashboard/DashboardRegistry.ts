@@ -30,7 +30,7 @@ export function dashboardsDir(paths: TabmuxPaths): string {
  * run at once, so the record is a file in the runtime dir, where agents cannot write (their file tools and `file://`
  * stop at tabmux's folders): a daemon reads it when its browser starts, follows the folder while it runs, and is told
  * to read it again by each supervisor that starts a dashboard. A record whose process is gone (a dashboard that
- * crashed) is ignored, so a port reused by another program is not refused for long.
+ * crashed) is ignored from the next read on, so its port, which another program may take, is not refused for good.
  */
 export class DashboardRegistry {
   readonly #paths: TabmuxPaths;
