@@ -380,7 +380,7 @@ describe('tabmux mcp serve', () => {
     expect(failed.text).toMatch(/daemon/);
     const after = await bridge.call('list_pages');
     expect(after.isError).toBe(false);
-    expect(after.text).toMatch(/daemon for profile default was restarted/);
+    expect(after.text).toMatch(/daemon for profile default restarted and its browser did not survive/);
     expect(after.text).not.toContain('Before-Restart');
     const second = await sessionLabelled('survivor');
     expect(second.id).not.toBe(first.id);

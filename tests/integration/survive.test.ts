@@ -1,11 +1,13 @@
 import { createServer, type Server } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../shared/model.js';
 import { isProcessAlive } from '../../electron/core/processes.js';
 import { cliDriver, tokenOf } from '../helpers/cliDriver.js';
-import { html } from '../helpers/daemonFixture.js';
-import type { CliResult } from '../helpers/runCli.js';
+import { html, uidOf } from '../helpers/daemonFixture.js';
+import { cliPath, type CliResult } from '../helpers/runCli.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitUntil } from '../helpers/waitFor.js';
 
@@ -128,5 +130,86 @@ describe.runIf(linux)('a Chrome nobody adopts', () => {
     await ok(['mcp', 'call', '--session', other, 'navigate_page', JSON.stringify({ url: origin })]);
     const cookie = await ok(['mcp', 'call', '--session', other, 'evaluate_script', JSON.stringify({ function: '() => document.cookie' })]);
     expect(cookie).toContain('kept=yes');
+  });
+});
+
+interface Agent {
+  client: Client;
+  call: (name: string, args?: Record<string, unknown>) => Promise<{ text: string; isError: boolean }>;
+}
+
+/** An agent as MCP clients run one: `tabmux mcp serve` on stdio, driven by the SDK client. */
+async function startAgent(name: string, env: Record<string, string>): Promise<Agent> {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !entry[0].startsWith('TABMUX_')));
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath(), 'mcp', 'serve'], env: { ...inherited, ...env }, stderr: 'pipe' });
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    client,
+    call: async (tool, toolArgs = {}) => {
+      const result = await client.callTool({ name: tool, arguments: toolArgs });
+      const content = Array.isArray(result.content) ? result.content : [];
+      const text = content.map((item: unknown) => (typeof item === 'object' && item !== null && 'text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
+      return { text, isError: result.isError === true };
+    },
+  };
+}
+
+describe.runIf(linux)('agents on mcp serve when their daemon is killed', () => {
+  const { home, env, cleanup } = makeTestHome();
+  const { tabmux, json } = cliDriver(home);
+  const chromes = new Set<number>();
+  const agents: Agent[] = [];
+
+  afterAll(async () => {
+    await Promise.all(agents.map((agent) => agent.client.close().catch(() => undefined)));
+    await stopAll(tabmux, chromes);
+    cleanup();
+  });
+
+  it('each reconnects on its own and goes on in its own tab with its typed text; the call in flight fails once, clearly', async () => {
+    const agentEnv = { ...env, TABMUX_HEADLESS: '1' };
+    for (const name of ['agent-a', 'agent-b', 'agent-c']) {
+      agents.push(await startAgent(name, agentEnv));
+    }
+    const typed = (index: number): string => `draft of agent ${index}`;
+    await Promise.all(
+      agents.map(async (agent, index) => {
+        const opened = await agent.call('navigate_page', { url: html('<label>Note <input id="field"></label>', `Agent${index}`) });
+        expect(opened.isError, opened.text).toBe(false);
+        const snapshot = await agent.call('take_snapshot');
+        const filled = await agent.call('fill', { uid: uidOf(snapshot.text, 'textbox', 'Note'), value: typed(index) });
+        expect(filled.isError, filled.text).toBe(false);
+      }),
+    );
+    const before = await json<DaemonStatus>(['daemon', 'status']);
+    chromes.add(before.chrome.pid ?? -1);
+    expect(before.sessions).toHaveLength(3);
+
+    const [first] = agents;
+    if (!first) {
+      throw new Error('no agent');
+    }
+    const inFlight = first.call('wait_for', { text: ['never appears'], timeout: 60_000 });
+    await sleep(300);
+    process.kill(before.pid, 'SIGKILL');
+    const failed = await inFlight;
+    expect(failed.isError).toBe(true);
+    expect(failed.text).toMatch(/may or may not have run/);
+    expect(failed.text).toMatch(/reconnects on its own/);
+    expect(failed.text).not.toMatch(/daemon stop|quit that Chrome/);
+
+    const after = await Promise.all(agents.map((agent) => agent.call('evaluate_script', { function: '() => [document.title, document.getElementById("field").value]' })));
+    after.forEach((result, index) => {
+      expect(result.isError, result.text).toBe(false);
+      expect(result.text).toContain(`Agent${index}`);
+      expect(result.text).toContain(typed(index));
+      expect(result.text).toMatch(/daemon restarted/);
+    });
+    const fresh = await json<DaemonStatus>(['daemon', 'status']);
+    expect(fresh.pid).not.toBe(before.pid);
+    expect(fresh.chrome.pid).toBe(before.chrome.pid);
+    expect(fresh.sessions.map((session) => session.id).sort()).toEqual(before.sessions.map((session) => session.id).sort());
+    expect(fresh.sessions.every((session) => session.owned)).toBe(true);
   });
 });

@@ -95,12 +95,22 @@ export class AgentSessions {
     if (entry && entry.generation === generation) {
       return { entry };
     }
+    if (entry && (await this.#stillThere(client, entry.session))) {
+      // A new connection to a daemon that kept the session (the same daemon, or one that restored it after a restart).
+      entry.generation = generation;
+      return { entry };
+    }
     const created = await this.#create(client, generation, agentId);
     if (!entry) {
       return { entry: created };
     }
-    const note = `Note: the tabmux daemon for profile ${this.profile} was restarted, so session ${agentId} continues in a new tab. Pages and uid tokens from before are gone: navigate again and take a new snapshot.`;
+    const note = `Note: the tabmux daemon for profile ${this.profile} restarted and its browser did not survive, so session ${agentId} continues in a new tab. Pages and uid tokens from before are gone: navigate again and take a new snapshot.`;
     return { entry: created, note };
+  }
+
+  async #stillThere(client: DaemonClient, session: string): Promise<boolean> {
+    const { sessions } = await client.call('tabmux/session.list');
+    return sessions.some((info) => info.id === session);
   }
 
   #create(client: DaemonClient, generation: number, agentId: string): Promise<AgentEntry> {

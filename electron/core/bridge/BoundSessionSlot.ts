@@ -92,7 +92,7 @@ export class BoundSessionSlot {
     if (previous === undefined) {
       return { client, session: info.id };
     }
-    const note = `Note: the tabmux daemon for profile ${profile} was restarted, so this call ran in a new session (${info.id}) with a fresh tab. Pages and uid tokens from before are gone: navigate again and take a new snapshot.`;
+    const note = `Note: the tabmux daemon for profile ${profile} restarted and its browser did not survive, so your session could not be kept: this call ran in a new session (${info.id}) with a fresh tab. Pages and uid tokens from before are gone: navigate again and take a new snapshot.`;
     return { client, session: info.id, note };
   }
 

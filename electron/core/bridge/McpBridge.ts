@@ -210,8 +210,8 @@ export class McpBridge implements ToolBridge {
     }
     const text =
       failure.code === 'daemon_not_running'
-        ? `Error: the tabmux daemon for profile ${this.#options.profile} stopped (${failure.message}), so this call did not complete. ` +
-          'The next call starts it again in a new session with a fresh tab: navigate again and take a new snapshot.'
+        ? `Error: the connection to the tabmux daemon for profile ${this.#options.profile} closed while this call was under way (the daemon restarted or was stopped), so the call may or may not have run. ` +
+          'tabmux reconnects on its own with your next call, to the same session and tabs when they were kept (its result says so if they were not). Check the page with a new snapshot before calling again; uid tokens from before are stale.'
         : `Error: ${failure.message}`;
     return { content: [{ type: 'text', text }], isError: true, _meta: { 'tabmux/error': failure.code } };
   }
