@@ -142,6 +142,18 @@ export interface TabInfo {
   tabId?: string | undefined;
 }
 
+/** Whether the activity log's writes reach the disk; shown to the person (status, dashboard, daemon.log). */
+export interface ActivityLogHealth {
+  /** What fails now (a full disk, a stalled one); null while writes succeed. */
+  error: string | null;
+  /** Since when writes have failed (epoch ms); null while they succeed. */
+  failingSince: number | null;
+  /** Entries kept in memory until the disk takes them. */
+  pending: number;
+  /** Entries given up on since the daemon started: more were waiting than memory keeps. */
+  dropped: number;
+}
+
 export interface DaemonStatus {
   protocolVersion: number;
   version: string;
@@ -160,13 +172,15 @@ export interface DaemonStatus {
   sessions: SessionInfo[];
   queue: QueueEntry[];
   settings: { sessionTtlMs: number; reapIntervalMs: number; callTimeoutMs: number; workers: number; workerIdleMs: number; toolTimeoutsMs: Record<string, number> };
+  /** The activity log's writes; absent when the profile does not record (or the daemon predates this field). */
+  activityLog?: ActivityLogHealth | undefined;
 }
 
 export type SessionCloseReason = 'closed' | 'expired' | 'daemon_stopped';
 
 /** Pushed to subscribers; the UI folds them into its store with a pure `applyEvent`. */
 export type DaemonEvent =
-  | { type: 'daemon'; profile: string; state: DaemonState; lastError: string | null }
+  | { type: 'daemon'; profile: string; state: DaemonState; lastError: string | null; activityLog?: ActivityLogHealth | undefined }
   | { type: 'session.updated'; profile: string; session: SessionInfo }
   | { type: 'session.closed'; profile: string; sessionId: string; reason: SessionCloseReason }
   | { type: 'queue'; profile: string; queue: QueueEntry[] }

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import './zodMessages.js';
 import { activityEntrySchema } from './activity.js';
 import type {
+  ActivityLogHealth,
   BrowserInfo,
   ChromeInfo,
   DaemonEvent,
@@ -139,6 +140,13 @@ export const tabPictureSchema: z.ZodMiniType<TabPicture> = z.object({
   metadata: pictureMetadataSchema,
 });
 
+const activityLogHealthSchema: z.ZodMiniType<ActivityLogHealth> = z.object({
+  error: z.nullable(z.string()),
+  failingSince: z.nullable(z.number()),
+  pending: z.number(),
+  dropped: z.number(),
+});
+
 export const daemonStatusSchema: z.ZodMiniType<DaemonStatus> = z.object({
   protocolVersion: z.number(),
   version: z.string(),
@@ -162,10 +170,11 @@ export const daemonStatusSchema: z.ZodMiniType<DaemonStatus> = z.object({
     workerIdleMs: z.number(),
     toolTimeoutsMs: z.record(z.string(), z.number()),
   }),
+  activityLog: z.optional(activityLogHealthSchema),
 });
 
 export const daemonEventSchema: z.ZodMiniType<DaemonEvent> = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('daemon'), profile: z.string(), state: daemonState, lastError: z.nullable(z.string()) }),
+  z.object({ type: z.literal('daemon'), profile: z.string(), state: daemonState, lastError: z.nullable(z.string()), activityLog: z.optional(activityLogHealthSchema) }),
   z.object({ type: z.literal('session.updated'), profile: z.string(), session: sessionInfoSchema }),
   z.object({ type: z.literal('session.closed'), profile: z.string(), sessionId: z.string(), reason: closeReason }),
   z.object({ type: z.literal('queue'), profile: z.string(), queue: z.array(queueEntrySchema) }),

@@ -119,6 +119,7 @@ export function formatStatus(status: DaemonStatus): string {
     `daemon pid ${status.pid}, up since ${new Date(status.startedAt).toISOString()}, socket ${status.socketPath}`,
     formatBrowser(status),
     formatWorkers(status.workers),
+    ...(status.activityLog?.error ? [`activity log: ${status.activityLog.error} (${status.activityLog.pending} entries waiting${status.activityLog.dropped > 0 ? `, ${status.activityLog.dropped} given up on` : ''})`] : []),
     '',
     `sessions (${status.sessions.length}):`,
     formatSessions(status.sessions),

@@ -139,6 +139,15 @@ export class Daemon {
       maxBytes: settings.maxBytes,
       maxAgeMs: settings.maxAgeMs,
       onError: (error) => log.warn(`activity log: ${TabmuxError.from(error).message}`),
+      // The person hears of it (daemon.log, status, the dashboard); agents' calls go on meanwhile.
+      onHealth: (health) => {
+        if (health.error === null) {
+          log.info(`activity log: writing again${health.dropped > 0 ? `; ${health.dropped} entries were given up on while it failed` : ''}`);
+        } else {
+          log.warn(`${health.error}; ${health.pending} entries wait in memory and are written once it succeeds`);
+        }
+        this.#setState(this.state, this.lastError);
+      },
     });
     const pictures = new ActivityPictures(store.dir, settings);
     const recorder = new ActivityRecorder({
@@ -346,7 +355,8 @@ export class Daemon {
   #setState(state: DaemonState, lastError: string | null): void {
     this.state = state;
     this.lastError = lastError;
-    this.router.publish({ type: 'daemon', profile: this.profile, state, lastError });
+    const activityLog = this.#activity?.store.health;
+    this.router.publish({ type: 'daemon', profile: this.profile, state, lastError, ...(activityLog ? { activityLog } : {}) });
   }
 
   /** A worker (re)starts: the browser is brought up or reconnected first when it can be, else this fails fast. */
@@ -406,6 +416,7 @@ export class Daemon {
       sessions: this.router.listSessions(),
       queue: this.router.queue(),
       settings: { ...this.router.settings },
+      ...(this.#activity ? { activityLog: this.#activity.store.health } : {}),
     };
   }
 

@@ -56,6 +56,7 @@ function summaryOf(status: DaemonStatus): DaemonSummary {
     chrome: status.chrome,
     upstream: status.upstream,
     settings: status.settings,
+    ...(status.activityLog ? { activityLog: status.activityLog } : {}),
   };
 }
 

@@ -76,6 +76,12 @@ export function ProfileHeader(props: { profile: ProfileEntry }) {
           {daemon.lastError}
         </p>
       )}
+      {daemon?.activityLog?.error && (
+        <p className="notice notice-warn" data-testid="activity-log-error">
+          Activity log: {daemon.activityLog.error} ({daemon.activityLog.pending} entries waiting to be written
+          {daemon.activityLog.dropped > 0 ? `, ${daemon.activityLog.dropped} lost` : ''})
+        </p>
+      )}
     </header>
   );
 }

@@ -51,7 +51,7 @@ describe('ActivityLogStore', () => {
     await log.start();
     // All appended in one turn, so they are written as one batch.
     for (let n = 0; n < 60; n++) {
-      log.append(JSON.stringify(entry(n)));
+      void log.append(JSON.stringify(entry(n)));
     }
     await log.flush();
     const files = readdirSync(dir).filter((file) => file.endsWith('.jsonl'));
@@ -73,7 +73,7 @@ describe('ActivityLogStore', () => {
     const log = store();
     await log.start();
     for (let n = 0; n < 5; n++) {
-      log.append(JSON.stringify(entry(n)));
+      void log.append(JSON.stringify(entry(n)));
     }
     await log.flush();
     const files = readdirSync(dir);
@@ -91,7 +91,7 @@ describe('ActivityLogStore', () => {
   it('does not write during the call that appends', async () => {
     const log = store();
     await log.start();
-    log.append(JSON.stringify(entry(1)));
+    void log.append(JSON.stringify(entry(1)));
     expect(readdirSync(dir)).toEqual([]);
     await log.close();
     expect(readdirSync(dir)).toHaveLength(1);
@@ -100,7 +100,7 @@ describe('ActivityLogStore', () => {
   it('filters by session and time and keeps the newest when limited', async () => {
     const log = store();
     for (let n = 0; n < 10; n++) {
-      log.append(JSON.stringify(entry(n, n % 2 === 0 ? 'sess-000000000000000a' : 'sess-000000000000000b')));
+      void log.append(JSON.stringify(entry(n, n % 2 === 0 ? 'sess-000000000000000a' : 'sess-000000000000000b')));
     }
     const even = await log.query({ session: 'sess-000000000000000a', limit: 100 });
     expect(even.entries.map((e) => e.id)).toEqual(['t-0', 't-2', 't-4', 't-6', 't-8']);
@@ -119,7 +119,7 @@ describe('ActivityLogStore', () => {
     expect((await readActivityLog(dir, { limit: 10 })).entries.map((e) => e.id)).toEqual(['t-1', 't-2']);
     // A store opened on it starts a new line in a new segment, so the cut line never swallows a new entry.
     const log = store(1024 * 1024);
-    log.append(JSON.stringify(entry(4)));
+    void log.append(JSON.stringify(entry(4)));
     await log.close();
     expect((await readActivityLog(dir, { limit: 10 })).entries.map((e) => e.id)).toEqual(['t-1', 't-2', 't-4']);
   });
@@ -128,7 +128,7 @@ describe('ActivityLogStore', () => {
     const log = store(4096);
     const lineBytes = JSON.stringify(entry(0)).length + 1;
     for (let n = 0; n < 100; n++) {
-      log.append(JSON.stringify(entry(n)));
+      void log.append(JSON.stringify(entry(n)));
       await log.flush();
     }
     await log.close();

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { ActivityQueryResult } from '../../../shared/activity.js';
+import type { ActivityLogHealth } from '../../../shared/model.js';
 import { listSegments, segmentPath, type Segment } from './activitySegments.js';
 import { readActivityLog, type ActivityFilter } from './readActivityLog.js';
 
@@ -17,45 +18,81 @@ export interface ActivityLogStoreOptions extends RetentionSettings {
   dir: string;
   /** Told about a write or clean-up that failed; the log keeps going. */
   onError: (error: unknown) => void;
+  /** Told when writes start failing (or stall), and when they succeed again. */
+  onHealth?: (health: ActivityLogHealth) => void;
   now?: () => number;
+  /** How long a caller waits for its entry to reach the OS before it goes on without (a stalled disk). */
+  waitMs?: number;
 }
 
 const MAX_SEGMENT_BYTES = 8 * 1024 * 1024;
 const RETENTION_PERIOD_MS = 60 * 60_000;
 /**
- * How long appended entries wait to be written: long enough that a burst of fast calls (a few milliseconds each)
- * costs one write, short enough that entries are on disk long before anyone could look.
+ * How long a call's reply waits for its entry's write: far above a write to the page cache (tens of microseconds),
+ * short enough that a stalled disk (a hung network mount) delays each agent once, not for good.
  */
-const WRITE_DELAY_MS = 10;
+const DEFAULT_WAIT_MS = 500;
+/** Entries kept in memory while the disk refuses them (a full disk); past this the oldest are given up on. */
+const MAX_PENDING_BYTES = 8 * 1024 * 1024;
+/** Failed writes are tried again after this, doubling up to the maximum, and at once when a write is asked for. */
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 2_000;
 
 /**
  * One profile's activity log on disk: JSON lines appended to numbered segment files (0600, in a 0700 folder).
- * `append` only queues a line; the queue is written in one `write` per batch, at most 10 ms after its first line (a
- * burst of fast calls is one write), to the segment file kept open (no open and close per batch), so an agent's call never waits for the disk,
- * and a crash can cut at most the last line short (readers skip it). A segment is closed once it reaches a tenth of `maxBytes` (at most 8 MiB), and whole segments are removed by
- * size and age when the log opens, when a segment is closed, and every hour.
+ * `append` hands a line to the OS at once (a write in flight takes the lines that come meanwhile in its next write,
+ * so a burst of calls costs one write each way, not one per call) and resolves when it is written, so the reply
+ * that waits for it never outruns its entry: a daemon killed right after a reply keeps that entry. A disk that
+ * refuses a write (full) or stalls keeps the entries in memory, up to a bound, and is tried again; meanwhile
+ * `append` resolves at once and `health` says what is wrong. Every write starts on a fresh line, so a line a
+ * failure or a crash cut short never swallows the next entry (readers skip it). A segment is closed once it
+ * reaches a tenth of `maxBytes` (at most 8 MiB), and whole segments are removed by size and age when the log opens,
+ * when a segment is closed, and every hour.
  */
 export class ActivityLogStore {
   readonly #options: ActivityLogStoreOptions;
   readonly #segmentBytes: number;
   readonly #now: () => number;
+  readonly #waitMs: number;
+  /** Lines not yet written, oldest first, with what they take in memory. */
   #pending: string[] = [];
+  #pendingBytes = 0;
+  /** Callers waiting for the lines pending or being written now. */
+  #waiters: (() => void)[] = [];
   #current: Segment | undefined;
   /** The open file of the segment being written. */
   #file: { number: number; handle: FileHandle } | undefined;
-  #writing: Promise<void> = Promise.resolve();
-  #scheduled = false;
+  /** Lines the write running now holds. */
+  #inFlight = 0;
+  /** The write running now, if any. */
+  #writing: Promise<void> | undefined;
+  /** Whether the last write failed or stalled: until one succeeds, nobody waits for the disk. */
+  #unhealthy = false;
+  /** After a failed write the file may end inside a line: the next write checks, and starts a fresh one if so. */
+  #tailUnknown = false;
+  /** Why writes fail now (or stall), and since when; null while they succeed. */
+  #error: { message: string; since: number } | null = null;
+  #dropped = 0;
+  #retryMs = RETRY_FIRST_MS;
+  #retryTimer: NodeJS.Timeout | undefined;
   #ready: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #closed = false;
 
   constructor(options: ActivityLogStoreOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
     this.#segmentBytes = Math.max(1024, Math.min(MAX_SEGMENT_BYTES, Math.floor(options.maxBytes / 10)));
   }
 
   get dir(): string {
     return this.#options.dir;
+  }
+
+  /** Whether writes succeed; what failed, since when, and what is kept in memory meanwhile. */
+  get health(): ActivityLogHealth {
+    return { error: this.#error?.message ?? null, failingSince: this.#error?.since ?? null, pending: this.#pending.length + this.#inFlight, dropped: this.#dropped };
   }
 
   /** Creates the folder and applies retention; appends made before it are written once it is done. */
@@ -64,21 +101,46 @@ export class ActivityLogStore {
     return this.#ready;
   }
 
-  append(line: string): void {
-    this.#pending.push(`${line}\n`);
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      setTimeout(() => {
-        this.#scheduled = false;
-        void this.flush();
-      }, WRITE_DELAY_MS);
+  /**
+   * Hands a line to the OS. Resolves once it is written, or at once while the disk fails (the line waits in memory
+   * for the disk to take it), or after `waitMs` if the disk stalls; never rejects.
+   */
+  append(line: string): Promise<void> {
+    const text = `${line}\n`;
+    this.#pending.push(text);
+    this.#pendingBytes += Buffer.byteLength(text);
+    this.#dropOverflow();
+    if (this.#unhealthy) {
+      this.#kick();
+      return Promise.resolve();
     }
+    const written = new Promise<void>((resolve) => {
+      this.#waiters.push(resolve);
+      const stalled = setTimeout(() => {
+        if (!this.#unhealthy) {
+          this.#unhealthy = true;
+          this.#report(`writes to ${this.#options.dir} have taken over ${this.#waitMs} ms; entries wait in memory until the disk answers`);
+        }
+        resolve();
+      }, this.#waitMs);
+      stalled.unref();
+      this.#waiters.push(() => clearTimeout(stalled));
+    });
+    this.#kick();
+    return written;
   }
 
-  /** Resolves once everything appended so far is written. */
-  flush(): Promise<void> {
-    this.#writing = this.#writing.then(() => this.#writePending());
-    return this.#writing;
+  /** Resolves once everything appended so far is written, or the disk refused it. */
+  async flush(): Promise<void> {
+    while (this.#writing || (this.#pending.length > 0 && !this.#closed)) {
+      const before = this.#pending.length;
+      this.#kick();
+      await this.#writing;
+      if (this.#pending.length > 0 && this.#unhealthy && this.#pending.length >= before) {
+        // The disk refuses them: flushing again now would spin. They stay for the retry.
+        return;
+      }
+    }
   }
 
   async query(filter: ActivityFilter): Promise<ActivityQueryResult> {
@@ -89,6 +151,12 @@ export class ActivityLogStore {
   async close(): Promise<void> {
     clearInterval(this.#timer);
     await this.flush();
+    this.#closed = true;
+    clearTimeout(this.#retryTimer);
+    if (this.#pending.length > 0) {
+      this.#options.onError(new Error(`${this.#pending.length} activity log entries could not be written before the daemon stopped`));
+    }
+    this.#release();
     await this.#closeFile();
   }
 
@@ -103,15 +171,52 @@ export class ActivityLogStore {
     this.#timer.unref();
   }
 
-  async #writePending(): Promise<void> {
-    if (this.#pending.length === 0) {
+  /** Starts a write of everything pending, unless one runs (it takes what came meanwhile when it is done). */
+  #kick(): void {
+    if (this.#writing || this.#pending.length === 0 || this.#closed) {
       return;
     }
+    this.#writing = this.#writeLoop()
+      // Failures are handled inside; only a throwing onError could get here, and it must not stop the log.
+      .catch(() => undefined)
+      .finally(() => {
+        this.#writing = undefined;
+      });
+  }
+
+  async #writeLoop(): Promise<void> {
+    while (this.#pending.length > 0) {
+      const lines = this.#pending;
+      const waiters = this.#waiters;
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      this.#waiters = [];
+      this.#inFlight = lines.length;
+      const { left, error } = await this.#writeLines(lines);
+      this.#inFlight = 0;
+      // Whatever became of the write, its callers go on: entries the disk refused wait here, not their replies.
+      for (const waiter of waiters) {
+        waiter();
+      }
+      if (error !== undefined) {
+        // Put back in front of what came meanwhile, in order; the retry (or the next append) writes them.
+        this.#pending = [...left, ...this.#pending];
+        this.#pendingBytes = this.#pending.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
+        this.#dropOverflow();
+        this.#failed(error);
+        return;
+      }
+      this.#succeeded();
+    }
+  }
+
+  /** Writes the lines; on a failure, returns the ones not written whole (the file may end inside one of them). */
+  async #writeLines(lines: readonly string[]): Promise<{ left: readonly string[]; error?: unknown }> {
+    let done = 0;
     try {
       await this.start();
-      const lines = this.#pending;
-      this.#pending = [];
       let current = this.#current ?? this.#next(undefined);
+      this.#current = current;
       // One write per segment the batch reaches: a segment is closed at the entry that would take it over its size,
       // however many entries one batch holds.
       let part: string[] = [];
@@ -119,7 +224,7 @@ export class ActivityLogStore {
       for (const line of lines) {
         const bytes = Buffer.byteLength(line);
         if (current.size + partBytes > 0 && current.size + partBytes + bytes > this.#segmentBytes) {
-          await this.#appendTo(current, part, partBytes);
+          done += await this.#appendTo(current, part);
           part = [];
           partBytes = 0;
           current = this.#next(current);
@@ -129,20 +234,52 @@ export class ActivityLogStore {
         part.push(line);
         partBytes += bytes;
       }
-      await this.#appendTo(current, part, partBytes);
-      this.#current = current;
+      done += await this.#appendTo(current, part);
+      return { left: [] };
     } catch (error) {
-      this.#options.onError(error);
+      const cut = error instanceof CutWrite ? error : undefined;
+      return { left: lines.slice(done + (cut?.done ?? 0)), error: cut?.cause ?? error };
     }
   }
 
-  async #appendTo(segment: Segment, lines: readonly string[], bytes: number): Promise<void> {
+  /**
+   * Appends whole lines to a segment, in one `write` when the OS takes them at once; returns how many. On a failure
+   * it throws a CutWrite saying how many lines got to the OS whole; the file may now end inside the next one, so
+   * the next write checks and starts a fresh line.
+   */
+  async #appendTo(segment: Segment, lines: readonly string[]): Promise<number> {
     if (lines.length === 0) {
-      return;
+      return 0;
     }
-    await (await this.#fileOf(segment)).appendFile(lines.join(''));
-    segment.size += bytes;
+    const handle = await this.#fileOf(segment);
+    const fresh = this.#tailUnknown ? await this.#freshLine(handle, segment) : '';
+    const buffer = Buffer.from(fresh + lines.join(''));
+    let offset = 0;
+    try {
+      while (offset < buffer.length) {
+        const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset);
+        offset += bytesWritten;
+      }
+    } catch (error) {
+      this.#tailUnknown = true;
+      segment.size += offset;
+      throw new CutWrite(wholeLines(lines, offset - fresh.length), error);
+    }
+    this.#tailUnknown = false;
+    segment.size += buffer.length;
     segment.mtimeMs = this.#now();
+    return lines.length;
+  }
+
+  /** "\n" when the file does not end with one (a write cut short), so the next entry starts a line of its own. */
+  async #freshLine(handle: FileHandle, segment: Segment): Promise<string> {
+    const { size } = await handle.stat();
+    segment.size = size;
+    if (size === 0) {
+      return '';
+    }
+    const { buffer } = await handle.read({ buffer: Buffer.alloc(1), position: size - 1 });
+    return buffer[0] === 0x0a ? '' : '\n';
   }
 
   /** The segment's file, opened for appending once; the previous segment's file is closed. */
@@ -151,7 +288,8 @@ export class ActivityLogStore {
       return this.#file.handle;
     }
     await this.#closeFile();
-    const handle = await fs.open(segment.path, 'a', 0o600);
+    // Readable too, to check the last byte after a failed write.
+    const handle = await fs.open(segment.path, 'a+', 0o600);
     this.#file = { number: segment.number, handle };
     return handle;
   }
@@ -160,6 +298,68 @@ export class ActivityLogStore {
     const file = this.#file;
     this.#file = undefined;
     await file?.handle.close();
+  }
+
+  #failed(error: unknown): void {
+    const first = this.#error === null;
+    this.#unhealthy = true;
+    this.#report(`could not write the activity log: ${error instanceof Error ? error.message : String(error)}`);
+    if (first) {
+      this.#options.onError(error);
+    }
+    this.#scheduleRetry();
+  }
+
+  #succeeded(): void {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#retryMs = RETRY_FIRST_MS;
+    this.#unhealthy = false;
+    if (this.#error !== null) {
+      this.#error = null;
+      this.#options.onHealth?.(this.health);
+    }
+  }
+
+  /** Records what is wrong; subscribers hear of it when it first goes wrong or the reason changes. */
+  #report(message: string): void {
+    const changed = this.#error?.message !== message;
+    this.#error = { message, since: this.#error?.since ?? this.#now() };
+    if (changed) {
+      this.#options.onHealth?.(this.health);
+    }
+  }
+
+  #scheduleRetry(): void {
+    if (this.#retryTimer !== undefined || this.#closed) {
+      return;
+    }
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#kick();
+    }, this.#retryMs);
+    this.#retryTimer.unref();
+    this.#retryMs = Math.min(RETRY_MAX_MS, this.#retryMs * 2);
+  }
+
+  /** Past the memory bound, the oldest waiting entries are given up on (and counted). */
+  #dropOverflow(): void {
+    let dropped = 0;
+    while (this.#pendingBytes > MAX_PENDING_BYTES && this.#pending.length > 1) {
+      const line = this.#pending.shift();
+      this.#pendingBytes -= line === undefined ? 0 : Buffer.byteLength(line);
+      dropped++;
+    }
+    this.#dropped += dropped;
+  }
+
+  /** Nobody waits any longer: the store is closing. */
+  #release(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const waiter of waiters) {
+      waiter();
+    }
   }
 
   #next(after: Segment | undefined): Segment {
@@ -198,4 +398,28 @@ async function endsWithNewline(path: string, size: number): Promise<boolean> {
   } finally {
     await handle.close();
   }
+}
+
+/** A write the OS took only part of: `done` lines got there whole. */
+class CutWrite extends Error {
+  constructor(
+    readonly done: number,
+    override readonly cause: unknown,
+  ) {
+    super('activity log write cut short');
+  }
+}
+
+/** How many of the lines `bytes` covers whole. */
+function wholeLines(lines: readonly string[], bytes: number): number {
+  let covered = 0;
+  let done = 0;
+  for (const line of lines) {
+    covered += Buffer.byteLength(line);
+    if (covered > bytes) {
+      break;
+    }
+    done++;
+  }
+  return done;
 }

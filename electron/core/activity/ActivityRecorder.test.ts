@@ -53,10 +53,11 @@ function files(): string {
 describe('ActivityRecorder', () => {
   it('writes redacted entries and cuts typed values out of later answers of the session', async () => {
     const { recorder, emitted } = setup(false);
-    recorder.record(call('fill', { uid: 'u:1:1:1_2', value: 'Sup3rSecret' }, 'Successfully filled out the element'));
-    recorder.record(call('take_snapshot', {}, 'uid=1_2 textbox "Password" value="Sup3rSecret"'));
-    recorder.record(call('click', { uid: 'u:1:1:1_3' }, '', { result: undefined, error: new TabmuxError('stale_token', 'uid token u:1:1:1_3 is from an older snapshot') }));
-    expect(emitted).toHaveLength(0);
+    void recorder.record(call('fill', { uid: 'u:1:1:1_2', value: 'Sup3rSecret' }, 'Successfully filled out the element'));
+    void recorder.record(call('take_snapshot', {}, 'uid=1_2 textbox "Password" value="Sup3rSecret"'));
+    void recorder.record(call('click', { uid: 'u:1:1:1_3' }, '', { result: undefined, error: new TabmuxError('stale_token', 'uid token u:1:1:1_3 is from an older snapshot') }));
+    // Each entry is made (and announced) before the call's reply goes, so the log holds whatever a caller saw.
+    expect(emitted).toHaveLength(3);
     await recorder.flush();
     expect(emitted.map((entry) => entry.outcome)).toEqual(['ok', 'ok', 'rejected']);
     expect(emitted[0]).toMatchObject({ id: '1000-0', session: SESSION, label: 'bot', args: { value: '[redacted]' }, redacted: ['value'], pageBefore: { url: 'https://site.example/login?token=[redacted]' } });
@@ -72,9 +73,9 @@ describe('ActivityRecorder', () => {
     const { recorder, emitted } = setup(false);
     const shown = 'Successfully clicked on the element\n# Open dialog\nprompt: Your code is 9f8e7d (default value: "hi").\nCall handle_dialog to handle it before continuing.';
     const short = '# Open dialog\nalert: ok.\nCall handle_dialog to handle it before continuing.';
-    recorder.record(call('click', { uid: 'u:1:1:1_3' }, '', { result: withPageSecrets({ content: [{ type: 'text', text: shown }] }, ['prompt: Your code is 9f8e7d (default value: "hi").', 'Your code is 9f8e7d', 'hi']) }));
-    recorder.record(call('take_snapshot', {}, '', { result: withPageSecrets({ content: [{ type: 'text', text: short }] }, ['alert: ok.', 'ok', '']) }));
-    recorder.record(
+    void recorder.record(call('click', { uid: 'u:1:1:1_3' }, '', { result: withPageSecrets({ content: [{ type: 'text', text: shown }] }, ['prompt: Your code is 9f8e7d (default value: "hi").', 'Your code is 9f8e7d', 'hi']) }));
+    void recorder.record(call('take_snapshot', {}, '', { result: withPageSecrets({ content: [{ type: 'text', text: short }] }, ['alert: ok.', 'ok', '']) }));
+    void recorder.record(
       call('navigate_page', { url: 'https://site.example/cb#access_token=AT-1234&state=2' }, 'Successfully navigated to https://site.example/cb#access_token=AT-1234&state=2.', {
         pageAfter: { pageId: 1, url: 'https://u:pw%21@site.example/cb?sig=a%2Fb#id_token=ID-5678' },
       }),
@@ -95,7 +96,7 @@ describe('ActivityRecorder', () => {
 
   it('keeps values in clear when the profile asks for it', async () => {
     const { recorder, emitted } = setup(true);
-    recorder.record(call('fill', { uid: 'u:1:1:1_2', value: 'Sup3rSecret' }, 'ok'));
+    void recorder.record(call('fill', { uid: 'u:1:1:1_2', value: 'Sup3rSecret' }, 'ok'));
     await recorder.flush();
     expect(emitted[0]).toMatchObject({ args: { value: 'Sup3rSecret' }, redacted: [] });
     expect(files()).toContain('Sup3rSecret');
@@ -122,11 +123,11 @@ describe('ActivityRecorder', () => {
           },
         },
       });
-      recorder.record(call('navigate_page', { url: 'https://site.example/' }, 'ok', { tabAfter: 'TAB1' }));
-      recorder.record(call('fill', { uid: 'u:1:1:1_2', value: 'typed' }, 'ok', { tabAfter: 'TAB1' }));
-      recorder.record(call('list_pages', {}, 'ok', { tabAfter: 'TAB1' }));
-      recorder.record(call('navigate_page', { url: 'chrome://version' }, '', { tabAfter: 'TAB1', result: undefined, error: new TabmuxError('url_denied', 'refused') }));
-      recorder.record(call('new_page', { url: 'https://site.example/' }, 'ok', { tabAfter: null }));
+      void recorder.record(call('navigate_page', { url: 'https://site.example/' }, 'ok', { tabAfter: 'TAB1' }));
+      void recorder.record(call('fill', { uid: 'u:1:1:1_2', value: 'typed' }, 'ok', { tabAfter: 'TAB1' }));
+      void recorder.record(call('list_pages', {}, 'ok', { tabAfter: 'TAB1' }));
+      void recorder.record(call('navigate_page', { url: 'chrome://version' }, '', { tabAfter: 'TAB1', result: undefined, error: new TabmuxError('url_denied', 'refused') }));
+      void recorder.record(call('new_page', { url: 'https://site.example/' }, 'ok', { tabAfter: null }));
       await recorder.flush();
       await recorder.picturesTaken();
       const pictured = emitted.filter((entry) => entry.picture !== undefined).map((entry) => entry.tool);

@@ -35,15 +35,14 @@ const SECRETS_PER_SESSION = 200;
 const SESSIONS_REMEMBERED = 1000;
 
 /**
- * Turns the router's call records into activity entries. `record` only queues: redaction, the summary and the JSON
- * line are made after the call's reply has gone out, in order, and the store writes them in batches.
+ * Turns the router's call records into activity entries. `record` makes the entry (redaction, the summary, the JSON
+ * line) and hands it to the store at once; the reply waits for the write (bounded by the store), so whatever a
+ * caller saw answered is in the log, even if the daemon is killed right after. Pictures are taken after the reply.
  */
 export class ActivityRecorder {
   readonly #options: ActivityRecorderOptions;
   readonly #idPrefix: string;
   #counter = 0;
-  #queue: CallRecord[] = [];
-  #scheduled = false;
   readonly #secrets = new Map<string, string[]>();
   #pendingPictures = 0;
   #pictureChain: Promise<void> = Promise.resolve();
@@ -55,38 +54,26 @@ export class ActivityRecorder {
     this.#idPrefix = (options.startedAt ?? Date.now()).toString(36);
   }
 
-  readonly record = (call: CallRecord): void => {
-    this.#queue.push(call);
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => this.#drain());
+  /** Resolves once the call's entry is written, or the store gave up waiting for the disk (see ActivityLogStore). */
+  readonly record = (call: CallRecord): Promise<void> => {
+    const entry = this.#entry(call);
+    const picture = this.#pictureFor(call, entry);
+    if (picture !== undefined) {
+      entry.picture = picture;
     }
+    const written = this.#options.store.append(JSON.stringify(entry));
+    this.#options.emit(entry);
+    return written;
   };
 
-  /** Resolves once every call recorded so far is on disk. */
-  async flush(): Promise<void> {
-    this.#drain();
-    await this.#options.store.flush();
+  /** Resolves once every call recorded so far is on disk (or the disk refused it). */
+  flush(): Promise<void> {
+    return this.#options.store.flush();
   }
 
   /** Resolves once every picture asked for so far is taken (or given up). */
   picturesTaken(): Promise<void> {
     return this.#pictureChain;
-  }
-
-  #drain(): void {
-    this.#scheduled = false;
-    const calls = this.#queue;
-    this.#queue = [];
-    for (const call of calls) {
-      const entry = this.#entry(call);
-      const picture = this.#pictureFor(call, entry);
-      if (picture !== undefined) {
-        entry.picture = picture;
-      }
-      this.#options.store.append(JSON.stringify(entry));
-      this.#options.emit(entry);
-    }
   }
 
   /** A session's calls mostly name the page they were on before: the last URL redacted is kept, not redacted again. */
@@ -133,8 +120,10 @@ export class ActivityRecorder {
     }
     const name = `${entry.id}.jpg`;
     this.#pendingPictures++;
+    // The picture is taken after the reply has gone out: the capture waits a turn of the event loop.
     this.#pictureChain = this.#pictureChain.then(async () => {
       try {
+        await new Promise((resolve) => setImmediate(resolve));
         const picture = await pictures.capture(tabId);
         if (picture) {
           await pictures.store.save(name, Buffer.from(picture.data, 'base64'));

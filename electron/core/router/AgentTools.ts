@@ -79,18 +79,20 @@ export class AgentTools {
     const at = Date.now();
     const session = this.options.sessions.find(sessionId);
     const watch = session ? new CallWatch(session, this.options.tabUrl ?? (() => undefined)) : undefined;
-    const record = (outcome: { result?: ToolResult; error?: TabmuxError }): void => {
+    // The reply waits for the observer (the activity log's write): a caller never sees an answer the log lost.
+    const record = async (outcome: { result?: ToolResult; error?: TabmuxError }): Promise<void> => {
       const pages = watch?.after() ?? { pageAfter: null, tabAfter: null, opened: [] };
-      observe({ sessionId, label: session?.label ?? null, tool: name, args, at, durationMs: Date.now() - at, pageBefore: watch?.before ?? null, ...pages, ...outcome });
+      await observe({ sessionId, label: session?.label ?? null, tool: name, args, at, durationMs: Date.now() - at, pageBefore: watch?.before ?? null, ...pages, ...outcome });
     };
+    let result: ToolResult;
     try {
-      const result = await this.#call(sessionId, name, args, callOptions, watch);
-      record({ result });
-      return result;
+      result = await this.#call(sessionId, name, args, callOptions, watch);
     } catch (error) {
-      record({ error: TabmuxError.from(error) });
+      await record({ error: TabmuxError.from(error) });
       throw error;
     }
+    await record({ result });
+    return result;
   }
 
   async #call(sessionId: string, name: string, args: Record<string, unknown>, callOptions: CallOptions, watch: CallWatch | undefined): Promise<ToolResult> {

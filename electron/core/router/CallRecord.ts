@@ -25,8 +25,11 @@ export interface CallRecord {
   opened: ActivityPage[];
 }
 
-/** Told about every agent call once it is answered; must return at once (it is on the call's reply path). */
-export type CallObserver = (call: CallRecord) => void;
+/**
+ * Told about every agent call once it is answered, before the reply goes; the reply waits for the promise (the
+ * activity log's write, which bounds its own wait), so it must not take long and must never reject.
+ */
+export type CallObserver = (call: CallRecord) => Promise<void> | void;
 
 /**
  * Text a page wrote that an answer carries and the activity log keeps out like a typed value: an open dialog's

@@ -4,7 +4,12 @@ import { fakeRouter } from './testing/fakeRouter.js';
 
 async function observed() {
   const records: CallRecord[] = [];
-  const parts = await fakeRouter({ observe: (record) => records.push(record), watchTabs: true });
+  const parts = await fakeRouter({
+    observe: (record) => {
+      records.push(record);
+    },
+    watchTabs: true,
+  });
   return { ...parts, records };
 }
 
