@@ -154,6 +154,7 @@ export class Daemon {
       store,
       keepValues: settings.keepValues,
       startedAt: this.startedAt,
+      stopping: () => this.#stopping !== undefined,
       emit: (entry) => this.router.publish({ type: 'activity', profile: profile.name, entry }),
       pictures: {
         store: pictures,

@@ -17,7 +17,7 @@ import { waitFor, waitUntil } from '../helpers/waitFor.js';
  * The activity log under trouble, on a daemon started as a process (the compiled CLI) with a real Chromium and the
  * real upstream: a call whose reply was seen survives a SIGKILL right after it; a full file system (a small tmpfs
  * mounted on the log's folder, which needs root) keeps the daemon serving, shows in status and loses no entry once
- * space returns.
+ * space returns; calls a `daemon stop` cuts off are `cancelled`.
  */
 
 const QUICK = { function: '() => 1', waitForStableDom: false };
@@ -83,6 +83,18 @@ describe('activity log under trouble', () => {
     process.kill(rig.status.pid, 'SIGKILL');
     await waitUntil(() => !isProcessAlive(rig.status.pid), 'the daemon to die');
     expect(numbersOf(await entriesOf(rig.paths, rig.session))).toEqual([1, 4242]);
+  });
+
+  it('logs calls a daemon stop cuts off as cancelled', async () => {
+    const rig = await startRig();
+    const slow = rig.call({ function: 'async () => { await new Promise((r) => setTimeout(r, 20000)); return 7; }', waitForStableDom: false }).catch((error: unknown) => error);
+    await waitFor(async () => ((await rig.client.call('tabmux/status')).queue.some((entry) => entry.state === 'running') ? true : undefined), 'the slow call to run');
+    await rig.cli.ok(['daemon', 'stop']);
+    await slow;
+    const entries = await entriesOf(rig.paths, rig.session);
+    const cut = entries.find((entry) => String(entry.args['function']).includes('20000'));
+    expect(cut?.outcome).toBe('cancelled');
+    expect(cut?.error?.code).toBe('daemon_stopping');
   });
 
   const root = process.getuid?.() === 0 && process.platform === 'linux';

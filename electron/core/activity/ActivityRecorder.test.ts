@@ -102,6 +102,29 @@ describe('ActivityRecorder', () => {
     expect(files()).toContain('Sup3rSecret');
   });
 
+  it('records calls a stopping daemon cut off as cancelled, and keeps answers and refusals as they were', async () => {
+    const store = new ActivityLogStore({ dir: join(root, 'activity'), maxBytes: 1 << 20, maxAgeMs: 60_000, onError: (error) => { throw error; } });
+    const emitted: ActivityEntry[] = [];
+    let stopping = false;
+    const recorder = new ActivityRecorder({ store, keepValues: false, emit: (entry) => emitted.push(entry), stopping: () => stopping });
+    const failed = (error: TabmuxError): CallRecord => call('click', { uid: 'u:1:1:1_3' }, '', { result: undefined, error });
+    await recorder.record(failed(new TabmuxError('upstream_unavailable', 'the worker exited')));
+    stopping = true;
+    await recorder.record(failed(new TabmuxError('upstream_unavailable', 'the worker exited')));
+    await recorder.record(failed(new TabmuxError('cancelled', 'the client disconnected')));
+    await recorder.record(failed(new TabmuxError('stale_token', 'uid token u:1:1:1_3 is from an older snapshot')));
+    await recorder.record(call('list_pages', {}, 'ok'));
+    expect(emitted.map((entry) => [entry.outcome, entry.error?.code ?? null])).toEqual([
+      ['worker_crashed', 'upstream_unavailable'],
+      ['cancelled', 'daemon_stopping'],
+      ['cancelled', 'daemon_stopping'],
+      ['rejected', 'stale_token'],
+      ['ok', null],
+    ]);
+    expect(emitted[1]?.error?.message).toMatch(/the daemon stopped while the call waited or ran \(the worker exited\)/);
+    await store.close();
+  });
+
   it('takes a picture after navigations, and after every page-changing call only when values are kept', async () => {
     for (const keepValues of [false, true]) {
       const store = new ActivityLogStore({ dir: join(root, `log-${keepValues}`), maxBytes: 1 << 20, maxAgeMs: 60_000, onError: (error) => { throw error; } });

@@ -1,5 +1,6 @@
 import { ACTIVITY_FORMAT_VERSION, type ActivityEntry, type ActivityPage } from '../../../shared/activity.js';
 import { pageSecretsOf, type CallRecord } from '../router/CallRecord.js';
+import { TabmuxError } from '../../../shared/errors.js';
 import type { TabPicture } from '../../../shared/model.js';
 import type { ActivityLogStore } from './ActivityLogStore.js';
 import type { ActivityPictures } from './ActivityPictures.js';
@@ -15,6 +16,8 @@ export interface ActivityRecorderOptions {
   /** Each entry once it is queued for the disk (the `activity` event). */
   emit: (entry: ActivityEntry) => void;
   startedAt?: number;
+  /** Whether the daemon is stopping: a call it cuts off is `cancelled`, whatever error its end took the form of. */
+  stopping?: () => boolean;
   /** Pictures of the tab after page-changing calls: how to take one (off the reply path) and where they go. */
   pictures?: { capture: (tabId: string) => Promise<TabPicture | undefined>; store: ActivityPictures; onError: (error: unknown) => void };
 }
@@ -90,7 +93,8 @@ export class ActivityRecorder {
     // A dialog's text is the page's and shows in this answer only: it is cut out here, not remembered for later ones.
     const secrets = keep ? [] : [...this.#remember(call.sessionId, redacted.secrets), ...pageSecretsOf(call.result)];
     const page = (value: ActivityPage | null): ActivityPage | null => (value === null || keep ? value : { pageId: value.pageId, url: this.#redactedUrl(value.url) });
-    const message = call.error ? call.error.message : undefined;
+    const error = call.error && this.#options.stopping?.() === true ? stoppedError(call.error) : call.error;
+    const message = error ? error.message : undefined;
     return {
       v: ACTIVITY_FORMAT_VERSION,
       id: `${this.#idPrefix}-${(this.#counter++).toString(36)}`,
@@ -101,8 +105,8 @@ export class ActivityRecorder {
       redacted: redacted.redacted,
       at: call.at,
       durationMs: call.durationMs,
-      outcome: outcomeOf(call.result, call.error),
-      error: call.error && message !== undefined ? { code: call.error.code, message: summaryOf(message, secrets, 1000) } : null,
+      outcome: outcomeOf(call.result, error),
+      error: error && message !== undefined ? { code: error.code, message: summaryOf(message, secrets, 1000) } : null,
       summary: summaryOf(call.result ? textOfResult(call.result.content) : (message ?? ''), secrets),
       pageBefore: page(call.pageBefore),
       pageAfter: page(call.pageAfter),
@@ -154,6 +158,19 @@ export class ActivityRecorder {
     }
     return all;
   }
+}
+
+/**
+ * A call left without an answer while the daemon stops ended because of the stop, whether that reached it as its
+ * client's connection closing, its worker exiting or its browser closing: it is recorded as the stop it was. A
+ * refusal or a timeout that happened meanwhile is kept as it was.
+ */
+function stoppedError(error: TabmuxError): TabmuxError {
+  const outcome = outcomeOf(undefined, error);
+  if (outcome !== 'cancelled' && outcome !== 'worker_crashed' && outcome !== 'failed') {
+    return error;
+  }
+  return error.code === 'daemon_stopping' ? error : new TabmuxError('daemon_stopping', `the daemon stopped while the call waited or ran (${error.message})`);
 }
 
 function textOfResult(content: readonly { type: string; text?: string | undefined }[]): string {
