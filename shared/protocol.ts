@@ -68,7 +68,14 @@ const pictureWatch = z.object({ tabId, size: z._default(z.enum(['thumb', 'live']
 export const controlMethods = {
   'tabmux/hello': { params: helloParams, result: helloResult },
   'tabmux/status': { params: empty, result: daemonStatusSchema },
-  'tabmux/stop': { params: empty, result: z.object({ stopping: z.literal(true) }) },
+  'tabmux/stop': {
+    params: z.optional(
+      z.object({
+        keepBrowser: z.optional(z.boolean()).check(z.describe('Leave a Chrome tabmux launched running, with the sessions and their tabs, for the next daemon (tabmux daemon restart)')),
+      }),
+    ),
+    result: z.object({ stopping: z.literal(true) }),
+  },
   'tabmux/subscribe': { params: empty, result: daemonStatusSchema },
   'tabmux/tools.list': {
     params: z.optional(

@@ -4,9 +4,9 @@ import { shownProfileConfig } from '../core/shownProfileConfig.js';
 import { validateIsolation } from '../core/addExternalProfile.js';
 import { ProfileStore } from '../core/ProfileStore.js';
 import { boolOption, stringOption, stringsOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart, isDaemonRunning, stopDaemon, tryConnect } from '../core/daemonProcess.js';
+import { connectOrStart, isDaemonRunning, restartDaemon, stopDaemon, tryConnect } from '../core/daemonProcess.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
-import { formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
+import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
 import { dashboardCommands } from './dashboardCommand.js';
 import { logCommands } from './logCommands.js';
@@ -85,6 +85,18 @@ const daemonCommands: Command[] = [
     run: async (context) => {
       const stopped = await stopDaemon(context.paths, context.profile);
       print(context, { profile: context.profile, stopped }, stopped ? `stopped profile ${context.profile}` : `daemon for profile ${context.profile} was not running`);
+      return 0;
+    },
+  },
+  {
+    words: ['daemon', 'restart'],
+    usage: 'tabmux daemon restart [--profile NAME] [--chrome PATH] [--headless]',
+    summary: "Restart the daemon (after upgrading tabmux, say), keeping its Chrome, sessions and their tabs; starts it if it is not running",
+    options: chromeOptions,
+    run: async (context) => {
+      const { status, restarted } = await restartDaemon(context.paths, context.profile, startOptions(context.values));
+      const text = `${restarted ? 'restarted' : 'started'}: profile ${status.profile}, daemon pid ${status.pid}, ${formatBrowserShort(status.browser)}, ${status.sessions.length} session(s)`;
+      print(context, { ...status, restarted }, text);
       return 0;
     },
   },

@@ -30,7 +30,8 @@ export interface ControlServiceDeps {
   profile: string;
   version: string;
   status: () => DaemonStatus;
-  stop: () => void;
+  /** `keepBrowser`: leave Chrome, the sessions and their tabs to the next daemon (`daemon restart`). */
+  stop: (options: { keepBrowser: boolean }) => void;
   logger: Logger;
   /** The profile's activity log. */
   queryLog: (filter: ActivityFilter) => Promise<ActivityQueryResult>;
@@ -196,8 +197,8 @@ export class ControlService {
         return { protocolVersion: PROTOCOL_VERSION, version: this.deps.version, profile: this.deps.profile, pid: process.pid };
       },
       'tabmux/status': () => this.deps.status(),
-      'tabmux/stop': () => {
-        setImmediate(() => this.deps.stop());
+      'tabmux/stop': (params) => {
+        setImmediate(() => this.deps.stop({ keepBrowser: params?.keepBrowser === true }));
         return { stopping: true };
       },
       'tabmux/subscribe': (_params, peer, state) => {

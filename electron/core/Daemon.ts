@@ -255,7 +255,7 @@ export class Daemon {
       profile: profile.name,
       version: tabmuxVersion(),
       status: () => this.status(),
-      stop: () => void this.stop(),
+      stop: (options) => void this.stop(options),
       logger: logger.child('control'),
       queryLog: (filter) => this.queryLog(filter),
       logPicture: (name) => this.logPicture(name),
@@ -421,15 +421,21 @@ export class Daemon {
     };
   }
 
-  stop(): Promise<void> {
-    this.#stopping ??= this.#stop();
+  /**
+   * Stops the daemon. `keepBrowser` (`daemon restart`) leaves a Chrome tabmux launched running with its tabs, the
+   * sessions in the journal and Chrome in the pid file, for the next daemon to adopt; otherwise sessions end and
+   * Chrome is closed.
+   */
+  stop(options: { keepBrowser?: boolean } = {}): Promise<void> {
+    const browser = this.#browser instanceof LaunchedBrowser && options.keepBrowser === true ? this.#browser : undefined;
+    this.#stopping ??= this.#stop(browser);
     return this.#stopping;
   }
 
-  async #stop(): Promise<void> {
+  async #stop(kept: LaunchedBrowser | undefined): Promise<void> {
     const { logger } = this.#options;
     this.#setState('stopping', null);
-    logger.info('stopping');
+    logger.info(kept ? 'stopping, leaving Chrome and the sessions to the next daemon' : 'stopping');
     // The socket goes first (only the one this daemon published), so a client that comes now finds no daemon rather
     // than one that refuses it; the pid file stays until the end, so no other daemon starts on this Chrome meanwhile.
     await this.#server?.close().catch(() => undefined);
@@ -437,14 +443,21 @@ export class Daemon {
     // Pictures asked for by the last calls are taken while the browser is still there (each within seconds).
     await this.#activity?.recorder.picturesTaken();
     await this.#pictures.close().catch(() => undefined);
+    if (kept) {
+      await this.#journal.seal(this.router.journal()).catch((error: unknown) => logger.warn(`could not write the session journal: ${TabmuxError.from(error).message}`));
+    }
     await this.router.close().catch(() => undefined);
-    // Stopping ends the sessions: no later daemon brings them back.
-    await this.#journal.clear().catch((error: unknown) => logger.warn(`could not remove the session journal: ${TabmuxError.from(error).message}`));
+    if (!kept) {
+      // Stopping ends the sessions: no later daemon brings them back.
+      await this.#journal.clear().catch((error: unknown) => logger.warn(`could not remove the session journal: ${TabmuxError.from(error).message}`));
+    }
     await this.#preparedWorker?.close();
     await this.#activity?.recorder.flush().catch(() => undefined);
     await this.#activity?.store.close().catch(() => undefined);
-    await this.#browser.close().catch(() => undefined);
-    await this.#claim.release().catch((error: unknown) => logger.warn(`could not remove the pid file: ${TabmuxError.from(error).message}`));
+    await (kept ? kept.detach() : this.#browser.close()).catch(() => undefined);
+    // Left in place when Chrome is: it tells the next daemon which Chrome to adopt, and reads as a dead daemon's claim
+    // once this process has exited.
+    await (kept ? Promise.resolve() : this.#claim.release()).catch((error: unknown) => logger.warn(`could not remove the pid file: ${TabmuxError.from(error).message}`));
     logger.info('stopped');
     this.#resolveStopped();
   }

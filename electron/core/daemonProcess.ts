@@ -285,20 +285,30 @@ export function watchForSocket(socket: string, pollMs = { watched: WATCHED_POLL_
 }
 
 /** Asks a daemon to stop and waits until its process is gone. Returns false when none was running. */
-export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs = 20_000): Promise<boolean> {
+export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs = 20_000, options: { keepBrowser?: boolean } = {}): Promise<boolean> {
   const client = await tryConnect(paths, profile);
   if (!client) {
     return false;
   }
   const pid = client.hello.pid;
   const closed = new Promise<void>((resolve) => client.onClose(resolve));
-  await client.call('tabmux/stop').catch(() => undefined);
+  await client.call('tabmux/stop', options.keepBrowser === true ? { keepBrowser: true } : {}).catch(() => undefined);
   await closed;
   const deadline = Date.now() + timeoutMs;
   while (isProcessAlive(pid) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return true;
+}
+
+/**
+ * `daemon restart`: the running daemon exits leaving its Chrome, sessions and tabs (see Daemon.stop), and a new one
+ * adopts them; with none running, a plain start. `restarted` says whether one was running.
+ */
+export async function restartDaemon(paths: TabmuxPaths, profile: string, options: StartOptions = {}): Promise<{ status: DaemonStatus; restarted: boolean }> {
+  const restarted = await stopDaemon(paths, profile, 20_000, { keepBrowser: true });
+  const { status } = await startDaemon(paths, profile, options);
+  return { status, restarted };
 }
 
 /** Connects to a profile's daemon, starting it first when none is running. */

@@ -70,8 +70,9 @@ export class ChromeProcess {
   /** Whether this Chrome was left by a daemon that died and taken over by this one. */
   readonly adopted: boolean;
   #exit: ChromeExit | undefined;
+  readonly #release: () => void;
 
-  private constructor(pid: number, active: ActivePort, exited: Promise<ChromeExit>, watchdogPid: number | undefined, adopted: boolean) {
+  private constructor(pid: number, active: ActivePort, exited: Promise<ChromeExit>, watchdogPid: number | undefined, adopted: boolean, release: () => void) {
     this.pid = pid;
     this.port = active.port;
     this.browserUrl = `http://127.0.0.1:${active.port}`;
@@ -79,6 +80,7 @@ export class ChromeProcess {
     this.exited = exited;
     this.watchdogPid = watchdogPid;
     this.adopted = adopted;
+    this.#release = release;
     void exited.then((exit) => {
       this.#exit = exit;
     });
@@ -89,8 +91,9 @@ export class ChromeProcess {
    * stopped): it gets this daemon's watchdog. It is not this process's child, so its exit is noticed by polling.
    */
   static adopt(orphan: OrphanChrome, orphanGraceMs: number): ChromeProcess {
+    let timer: NodeJS.Timeout | undefined;
     const exited = new Promise<ChromeExit>((resolve) => {
-      const timer = setInterval(() => {
+      timer = setInterval(() => {
         if (!isProcessAlive(orphan.pid)) {
           clearInterval(timer);
           resolve({ code: null, signal: null });
@@ -100,7 +103,7 @@ export class ChromeProcess {
     });
     const watchdog = startWatchdog({ chromePid: orphan.pid, userDataDir: orphan.userDataDir, orphanGraceMs, closeGraceMs: CLOSE_GRACE_MS });
     void exited.then(() => watchdog?.kill('SIGKILL'));
-    return new ChromeProcess(orphan.pid, orphan, exited, watchdog?.pid, true);
+    return new ChromeProcess(orphan.pid, orphan, exited, watchdog?.pid, true, () => clearInterval(timer));
   }
 
   get running(): boolean {
@@ -155,7 +158,11 @@ export class ChromeProcess {
     while (Date.now() < deadline) {
       const active = await readActivePort(portFile);
       if (active !== undefined && child.pid !== undefined) {
-        return new ChromeProcess(child.pid, active, exited, watchdog?.pid, false);
+        const release = (): void => {
+          child.stderr?.destroy();
+          child.unref();
+        };
+        return new ChromeProcess(child.pid, active, exited, watchdog?.pid, false, release);
       }
       if (early) {
         throw chromeExitError(early, stderrTail, userDataDir);
@@ -167,6 +174,14 @@ export class ChromeProcess {
       'browser_unavailable',
       `Chrome did not open its DevTools port within ${options.startTimeoutMs ?? 30_000} ms; check that it starts on this machine (see the daemon log). Last output:\n${stderrTail.trim()}`,
     );
+  }
+
+  /**
+   * Leaves Chrome running and stops following it (`daemon restart`): this process can exit, and Chrome's watchdog
+   * keeps it for the next daemon to adopt, or closes it once the grace period is over.
+   */
+  release(): void {
+    this.#release();
   }
 
   /**

@@ -131,6 +131,28 @@ export class LaunchedBrowser extends EventEmitter<ProfileBrowserEvents> implemen
     return this.#closing;
   }
 
+  /**
+   * Lets go of Chrome without closing it (`daemon restart`): the daemon's connection goes, Chrome keeps running with
+   * its tabs, and its watchdog leaves it to the next daemon for the grace period (see ChromeWatchdog).
+   */
+  detach(): Promise<void> {
+    this.#closing ??= this.#detach();
+    return this.#closing;
+  }
+
+  async #detach(): Promise<void> {
+    this.#setState('closing', null);
+    this.#wake?.();
+    await this.#launching?.catch(() => undefined);
+    const run = this.#run;
+    this.#run = undefined;
+    if (run) {
+      run.connection.dispose();
+      run.chrome.release();
+    }
+    this.#setState('closed', null);
+  }
+
   async #close(): Promise<void> {
     this.#setState('closing', null);
     this.#wake?.();

@@ -104,6 +104,19 @@ export class SessionJournal {
     this.#written = text;
   }
 
+  /**
+   * Writes these sessions now and then stops writing (`daemon restart`): what the router does while it shuts down
+   * (closing its sessions) is not what the next daemon should restore.
+   */
+  async seal(sessions: readonly JournaledSession[]): Promise<void> {
+    this.#cleared = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#pending = undefined;
+    await this.#writing.catch(() => undefined);
+    await this.write(sessions);
+  }
+
   /** Stops writing and removes the journal: the sessions ended, and no later daemon restores them. */
   async clear(): Promise<void> {
     this.#cleared = true;
