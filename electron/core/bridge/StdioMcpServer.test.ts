@@ -114,6 +114,23 @@ function setUp(options: { sessionArg?: boolean } = {}): {
 }
 
 describe('StdioMcpServer', () => {
+  it('answers a line too long to read with an error under its id, wherever the client put the id, and keeps serving', async () => {
+    const { send, next } = setUp();
+    const big = 'x'.repeat(64 * 1024 * 1024 + 16);
+    // The MCP SDK writes the id last; tabmux's own clients write it first.
+    send(`{"method":"tools/call","params":{"name":"echo","arguments":{"text":"${big}"}},"jsonrpc":"2.0","id":7}`);
+    const last = await next();
+    expect(last).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32600 } });
+    const error = last['error'];
+    expect(isRecord(error) ? error['message'] : undefined).toMatch(/longer than 67108864 bytes was dropped; send smaller messages/);
+    send(`{"jsonrpc":"2.0","id":"first","method":"tools/call","params":{"name":"echo","arguments":{"text":"${big}"}}}`);
+    expect(await next()).toMatchObject({ id: 'first', error: { code: -32600 } });
+    // A notification gets no answer; the next request is served as usual.
+    send(`{"method":"notifications/message","params":{"data":"${big}"},"jsonrpc":"2.0"}`);
+    send({ jsonrpc: '2.0', id: 8, method: 'ping' });
+    expect(await next()).toEqual({ jsonrpc: '2.0', id: 8, result: {} });
+  });
+
   it('negotiates the protocol version, names itself and tells the bridge who the client is once initialized', async () => {
     const { bridge, send, next } = setUp({ sessionArg: true });
     send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'agent-x', version: '1' } } });

@@ -2,9 +2,10 @@ import type { Readable, Writable } from 'node:stream';
 import { TabmuxError } from '../../../shared/errors.js';
 import { isRecord } from '../../../shared/isRecord.js';
 import { asRequest, type JsonRpcId, type JsonRpcRequest } from '../../../shared/jsonrpc.js';
+import { leadingId } from '../../../shared/leadingId.js';
 import type { ToolResult } from '../../../shared/protocol.js';
 import type { Logger } from '../Logger.js';
-import { LineDecoder } from '../transport/LineDecoder.js';
+import { LineDecoder, type DroppedLine } from '../transport/LineDecoder.js';
 import { CancelSignal } from './CancelSignal.js';
 import { RelayedResult } from './RelayedResult.js';
 import { BRIDGE_INSTRUCTIONS } from './bridgeInstructions.js';
@@ -25,6 +26,13 @@ const INVALID_REQUEST = -32600;
 
 /** Longest line read from the MCP client: far above any tool call an agent sends, and it bounds our memory. */
 const MAX_CLIENT_LINE_BYTES = 64 * 1024 * 1024;
+/** The last bytes kept of a line too long to read, where a client that writes its id last (the MCP SDK) put it. */
+const DROPPED_TAIL_BYTES = 256;
+/**
+ * A request's id as the last member of its object, as the MCP SDK writes requests (`{"method":…,"params":…,
+ * "jsonrpc":"2.0","id":7}`): read at the very end of the line, after everything the params hold.
+ */
+const TRAILING_ID = /,\s*"id"\s*:\s*(-?(?:0|[1-9][0-9]{0,14})|"(?:[^"\\]|\\.){0,200}")\s*\}\s*$/;
 
 /** Notifications a server may send; anything else the daemon pushes is not for the MCP client. */
 const SERVER_NOTIFICATIONS: ReadonlySet<string> = new Set([
@@ -56,7 +64,7 @@ export interface StdioMcpServerOptions {
 export class StdioMcpServer {
   readonly #options: StdioMcpServerOptions;
   readonly #running = new Map<JsonRpcId, CancelSignal>();
-  readonly #decoder = new LineDecoder(MAX_CLIENT_LINE_BYTES);
+  readonly #decoder = new LineDecoder(MAX_CLIENT_LINE_BYTES, { tailBytes: DROPPED_TAIL_BYTES });
   #clientName: string | undefined;
   #closed = false;
   /** Called once when the server is closed. */
@@ -103,10 +111,24 @@ export class StdioMcpServer {
       if ('line' in decoded && 'bytes' in raw) {
         this.#onLine(decoded.line, raw.bytes);
       } else if ('error' in decoded) {
-        this.#options.logger.warn(`dropped a message from the MCP client: ${decoded.error.message}`);
+        this.#onDropped(decoded);
       }
     }
   };
+
+  /**
+   * A line that could not be read (too long, not UTF-8) is answered with an error under its id, as the daemon's
+   * socket answers one, so the client's request fails rather than waits forever; the next line is read as usual.
+   */
+  #onDropped(dropped: DroppedLine): void {
+    this.#options.logger.warn(`dropped a message from the MCP client: ${dropped.error.message}`);
+    const id = leadingId(dropped.head) ?? trailingId(dropped.tail);
+    if (id === undefined && /^\s*\{\s*"method"\s*:\s*"notifications\//.test(dropped.head)) {
+      // A notification is never answered.
+      return;
+    }
+    this.#writeError(id ?? null, dropped.error.code === 'line_too_long' ? INVALID_REQUEST : PARSE_ERROR, dropped.error.message);
+  }
 
   #onLine(line: string, bytes: Buffer): void {
     if (line.trim() === '') {
@@ -298,6 +320,19 @@ export class StdioMcpServer {
     if (output.writable) {
       output.write(`${JSON.stringify(message)}\n`);
     }
+  }
+}
+
+function trailingId(tail: string): JsonRpcId | undefined {
+  const raw = TRAILING_ID.exec(tail)?.[1];
+  if (raw === undefined) {
+    return undefined;
+  }
+  try {
+    const id: unknown = JSON.parse(raw);
+    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  } catch {
+    return undefined;
   }
 }
 
