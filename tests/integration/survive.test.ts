@@ -5,11 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../shared/model.js';
 import { isProcessAlive } from '../../electron/core/processes.js';
+import { Supervisor } from '../../electron/core/supervisor/Supervisor.js';
 import { cliDriver, tokenOf } from '../helpers/cliDriver.js';
 import { html, uidOf } from '../helpers/daemonFixture.js';
 import { cliPath, type CliResult } from '../helpers/runCli.js';
 import { makeTestHome } from '../helpers/testHome.js';
-import { waitUntil } from '../helpers/waitFor.js';
+import { waitFor, waitUntil } from '../helpers/waitFor.js';
 
 /**
  * Chrome outlives a daemon that dies: a daemon killed with SIGKILL leaves its Chrome running for the grace period,
@@ -219,5 +220,54 @@ describe.runIf(linux).each(['killed with SIGKILL', 'restarted with tabmux daemon
     expect(fresh.chrome.pid).toBe(before.chrome.pid);
     expect(fresh.sessions.map((session) => session.id).sort()).toEqual(before.sessions.map((session) => session.id).sort());
     expect(fresh.sessions.every((session) => session.owned)).toBe(true);
+  });
+});
+
+describe.runIf(linux)("the tray's Restart", () => {
+  const { home, paths, cleanup } = makeTestHome();
+  const { tabmux, json, newSession, ok } = cliDriver(home);
+  const chromes = new Set<number>();
+  const saved = { home: process.env['TABMUX_HOME'], headless: process.env['TABMUX_HEADLESS'] };
+  const supervisor = new Supervisor({ paths, pollIntervalMs: 300 });
+
+  beforeAll(() => {
+    // The supervisor starts daemons with this process's environment.
+    process.env['TABMUX_HOME'] = home;
+    process.env['TABMUX_HEADLESS'] = '1';
+  });
+
+  afterAll(async () => {
+    await supervisor.dispose({ stopDaemons: true });
+    for (const [name, value] of [['TABMUX_HOME', saved.home], ['TABMUX_HEADLESS', saved.headless]] as const) {
+      if (value === undefined) {
+        Reflect.deleteProperty(process.env, name);
+      } else {
+        process.env[name] = value;
+      }
+    }
+    await stopAll(tabmux, chromes);
+    cleanup();
+  });
+
+  it('keeps Chrome, the sessions and their tabs, as tabmux daemon restart does', async () => {
+    const before = await json<DaemonStatus>(['daemon', 'start']);
+    chromes.add(before.chrome.pid ?? -1);
+    const session = await newSession();
+    await ok(['mcp', 'call', '--session', session, 'navigate_page', JSON.stringify({ url: html('<p>kept</p>', 'TrayKept') })]);
+    await supervisor.start();
+    await waitFor(() => (supervisor.view('default').state === 'ready' ? true : undefined), 'the supervisor to see the daemon');
+
+    await supervisor.restartProfile('default');
+    const back = await waitFor(
+      () => {
+        const view = supervisor.view('default');
+        return view.state === 'ready' && view.status && view.status.pid !== before.pid ? view.status : undefined;
+      },
+      'the restarted daemon',
+      60_000,
+    );
+    expect(back.chrome.pid).toBe(before.chrome.pid);
+    expect(back.sessions.map((info) => info.id)).toContain(session);
+    expect(await ok(['mcp', 'call', '--session', session, 'evaluate_script', JSON.stringify({ function: '() => document.title' })])).toContain('TrayKept');
   });
 });

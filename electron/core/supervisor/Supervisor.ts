@@ -131,7 +131,8 @@ export class Supervisor {
     slot.policy.reset();
     void this.#run(slot, async () => {
       this.#set(slot, 'restarting', null);
-      await this.#stop(slot);
+      // As `tabmux daemon restart`: a Chrome tabmux launched stays, and the new daemon takes it over with the sessions.
+      await this.#stop(slot, { keepBrowser: true });
       await this.#startAndWatch(slot);
     });
     return view(slot);
@@ -388,10 +389,10 @@ export class Supervisor {
     }
   }
 
-  async #stop(slot: Slot): Promise<void> {
+  async #stop(slot: Slot, options: { keepBrowser?: boolean } = {}): Promise<void> {
     const watch = slot.watch;
     slot.watch = null;
-    await stopDaemon(this.#paths, slot.name);
+    await stopDaemon(this.#paths, slot.name, undefined, options);
     watch?.close();
   }
 
