@@ -138,6 +138,17 @@ describe('applyEvent: daemon events', () => {
     expect(state.profiles['work']?.state).toBe('ready');
   });
 
+  it('keeps the activity log\'s failure until an event says it is over', () => {
+    const failing = { error: 'could not write the activity log: ENOSPC: no space left on device, write', failingSince: 5, pending: 3, dropped: 0 };
+    const state = applyEvent(loaded(), daemon({ type: 'daemon', profile: 'work', state: 'ready', lastError: null, activityLog: failing }));
+    expect(state.profiles['work']?.daemon?.activityLog).toEqual(failing);
+    const unrelated = applyEvent(state, daemon({ type: 'daemon', profile: 'work', state: 'degraded', lastError: 'worker 0 restarting' }));
+    expect(unrelated.profiles['work']?.daemon?.activityLog).toEqual(failing);
+    const healthy = { error: null, failingSince: null, pending: 0, dropped: 0 };
+    const over = applyEvent(unrelated, daemon({ type: 'daemon', profile: 'work', state: 'ready', lastError: null, activityLog: healthy }));
+    expect(over.profiles['work']?.daemon?.activityLog).toEqual(healthy);
+  });
+
   it('ignores a daemon state change for a profile without a daemon', () => {
     const before = loaded();
     expect(applyEvent(before, daemon({ type: 'daemon', profile: 'home', state: 'ready', lastError: null }, 'home'))).toBe(before);

@@ -97,6 +97,20 @@ describe('ActivityLogStore', () => {
     expect(readdirSync(dir)).toHaveLength(1);
   });
 
+  it('resolves an append once its line is in the file, and writes what comes meanwhile in the next write', async () => {
+    const log = store();
+    await log.start();
+    const first = log.append(JSON.stringify(entry(1)));
+    const second = log.append(JSON.stringify(entry(2)));
+    await first;
+    expect(readFileSync(join(dir, 'activity-000001.jsonl'), 'utf8')).toContain('"id":"t-1"');
+    await second;
+    expect(readFileSync(join(dir, 'activity-000001.jsonl'), 'utf8').split('\n').filter((line) => line !== '')).toHaveLength(2);
+    expect(log.health).toEqual({ error: null, failingSince: null, pending: 0, dropped: 0 });
+    await log.close();
+    expect(errors).toEqual([]);
+  });
+
   it('filters by session and time and keeps the newest when limited', async () => {
     const log = store();
     for (let n = 0; n < 10; n++) {
