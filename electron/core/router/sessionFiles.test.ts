@@ -37,6 +37,24 @@ describe('confineFileArgs', () => {
     await expect(confineFileArgs('upload_file', { uid: 'x', filePaths: ['ok.txt', 'up/outside.txt'] }, folder)).rejects.toMatchObject({ code: 'path_denied' });
   });
 
+  it('refuses a file path that names the session folder itself, so nothing is written beside it', async () => {
+    for (const [tool, param] of [
+      ['take_snapshot', 'filePath'],
+      ['take_screenshot', 'filePath'],
+      ['evaluate_script', 'filePath'],
+      ['take_heapsnapshot', 'filePath'],
+      ['get_network_request', 'responseFilePath'],
+    ] as const) {
+      for (const value of ['.', 'sub/..', '', './', folder, `${folder}/`, `${folder}/sub/..`, `file://${folder}/`]) {
+        await expect(confineFileArgs(tool, { [param]: value }, folder), `${tool} ${param}=${value}`).rejects.toMatchObject({ code: 'path_denied' });
+      }
+    }
+    await expect(confineFileArgs('upload_file', { uid: 'x', filePaths: ['.'] }, folder)).rejects.toMatchObject({ code: 'path_denied' });
+    // A folder parameter may name the session folder: upstream writes its reports inside it.
+    expect(await confineFileArgs('lighthouse_audit', { outputDirPath: '.' }, folder)).toEqual({ outputDirPath: folder });
+    expect(await confineFileArgs('take_snapshot', { filePath: 'sub/../snap' }, folder)).toEqual({ filePath: join(folder, 'snap') });
+  });
+
   it('leaves tools without file parameters and non-file values alone', async () => {
     expect(await confineFileArgs('click', { uid: '../x' }, folder)).toEqual({ uid: '../x' });
     expect(await confineFileArgs('install_pwa', { installUrlOrBundleUrl: 'https://example.com/app' }, folder)).toEqual({ installUrlOrBundleUrl: 'https://example.com/app' });

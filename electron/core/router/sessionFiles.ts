@@ -2,7 +2,7 @@ import { constants, promises as fs } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { FILE_PARAMS, WRITTEN_EXTENSION } from '../upstream/fileParams.js';
+import { FILE_PARAMS, FOLDER_PARAMS, WRITTEN_EXTENSION } from '../upstream/fileParams.js';
 
 /**
  * The folder a session's file tools may use: `<profile files>/<session id>`. Relative paths are taken inside it;
@@ -40,11 +40,22 @@ export function withExtension(path: string, extension: string): string {
   return `${path.slice(0, path.length - current.length)}${extension}`;
 }
 
-/** One path argument resolved inside the session folder, or a `path_denied` error that names the folder. */
-export async function confinePath(folder: string, value: string, field: string, writtenExtension?: string): Promise<string> {
+/** What a path argument names: a file (upstream may write it under another extension), or a folder. */
+export type PathKind = 'file' | 'folder';
+
+/**
+ * One path argument resolved inside the session folder, or a `path_denied` error that names the folder. A file is
+ * strictly inside: upstream writes `<path>` with its extension replaced (`.png`, `.json`, `.txt`...), which for the
+ * folder itself (`.`, `sub/..`, the folder's own path) would be a file beside it; any path strictly inside keeps
+ * its written file in the same folder.
+ */
+export async function confinePath(folder: string, value: string, field: string, writtenExtension?: string, kind: PathKind = 'file'): Promise<string> {
   const path = resolve(folder, value);
   if (!isInside(folder, path)) {
     throw new TabmuxError('path_denied', `${field}: ${value} is outside your session folder; file tools may only use paths inside ${folder} (relative paths are taken there)`);
+  }
+  if (kind === 'file' && path === folder) {
+    throw new TabmuxError('path_denied', `${field}: ${value} names your session folder itself, not a file in it; give the name of a file inside it (relative paths are taken inside ${folder})`);
   }
   await fs.mkdir(folder, { recursive: true, mode: 0o700 });
   await assertNoLinks(folder, path, field);
@@ -55,7 +66,7 @@ export async function confinePath(folder: string, value: string, field: string, 
 }
 
 /** A path, a `file:` URL (confined as the path it names) or a remote URL (passed on: upstream refuses it itself). */
-async function confineValue(folder: string, value: string, field: string, writtenExtension: string | undefined): Promise<string> {
+async function confineValue(folder: string, value: string, field: string, writtenExtension: string | undefined, kind: PathKind): Promise<string> {
   if (/^file:/i.test(value)) {
     let path: string;
     try {
@@ -63,12 +74,12 @@ async function confineValue(folder: string, value: string, field: string, writte
     } catch {
       throw new TabmuxError('path_denied', `${field}: ${value} is not a usable file URL; give a path inside your session folder ${folder}`);
     }
-    return pathToFileURL(await confinePath(folder, path, field, writtenExtension)).href;
+    return pathToFileURL(await confinePath(folder, path, field, writtenExtension, kind)).href;
   }
   if (/^[a-z][a-z0-9+.-]+:\/\//i.test(value)) {
     return value;
   }
-  return confinePath(folder, value, field, writtenExtension);
+  return confinePath(folder, value, field, writtenExtension, kind);
 }
 
 /**
@@ -83,12 +94,13 @@ export async function confineFileArgs(tool: string, args: Readonly<Record<string
   const out: Record<string, unknown> = { ...args };
   for (const param of params) {
     const value = out[param];
+    const kind: PathKind = FOLDER_PARAMS[tool]?.includes(param) === true ? 'folder' : 'file';
     if (typeof value === 'string') {
-      out[param] = await confineValue(folder, value, param, WRITTEN_EXTENSION[tool]);
+      out[param] = await confineValue(folder, value, param, WRITTEN_EXTENSION[tool], kind);
     } else if (Array.isArray(value)) {
       const confined: unknown[] = [];
       for (const [index, item] of value.entries()) {
-        confined.push(typeof item === 'string' ? await confineValue(folder, item, `${param}[${index}]`, undefined) : item);
+        confined.push(typeof item === 'string' ? await confineValue(folder, item, `${param}[${index}]`, undefined, kind) : item);
       }
       out[param] = confined;
     }

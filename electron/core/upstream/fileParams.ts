@@ -39,3 +39,12 @@ export const WRITTEN_EXTENSION: Readonly<Record<string, string>> = {
   take_heapsnapshot: '.heapsnapshot',
   screencast_start: '.mp4',
 };
+
+/**
+ * The file parameters that name a folder rather than a file: upstream reads an unpacked extension from it, or writes
+ * its reports inside it. Every other file parameter names a file, which upstream may write under another extension.
+ */
+export const FOLDER_PARAMS: Readonly<Record<string, readonly string[]>> = {
+  install_extension: ['path'],
+  lighthouse_audit: ['outputDirPath'],
+};

@@ -147,6 +147,27 @@ describe.each(TOPOLOGIES)('file tools on $name', (topology) => {
     expect(existsSync(join(folder, 'snap'))).toBe(false);
   });
 
+  it('a filePath naming the session folder itself is refused, and nothing is written beside the folder', async () => {
+    const s = await rig().session();
+    const folder = await folderOf(s);
+    const filesDir = dirname(folder);
+    await s.text('new_page', { url: rig().server.page('<p>here</p>', 'Here') });
+    for (const filePath of ['.', 'sub/..', './', '', folder, `file://${folder}/`]) {
+      for (const [tool, args] of [
+        ['take_snapshot', {}],
+        ['take_screenshot', {}],
+        ['evaluate_script', { function: '() => 1' }],
+      ] as const) {
+        const answer = await s.call(tool, { ...args, filePath });
+        expect(answer._meta?.['tabmux/error'], `${tool} ${JSON.stringify(filePath)}: ${textOf(answer)}`).toBe('path_denied');
+      }
+    }
+    await rig().control.call('tabmux/session.close', { session: s.id });
+    // The disk itself: the profile's files folder holds sessions' folders and nothing else, during and after.
+    const strays = readdirSync(filesDir, { withFileTypes: true }).filter((entry) => !entry.isDirectory());
+    expect(strays.map((entry) => entry.name)).toEqual([]);
+  });
+
   it('take_snapshot with filePath never writes through a symbolic link', async () => {
     const s = await rig().session();
     const folder = await folderOf(s);
