@@ -93,6 +93,49 @@ describe('BrowserTabs', () => {
   });
 });
 
+describe('BrowserTabs.tabOfFrame', () => {
+  /** Every frame id of a tab's page below its main frame, from the page's own frame tree. */
+  async function childFrames(tab: BrowserTab): Promise<string[]> {
+    const { sessionId } = await connection.send('Target.attachToTarget', { targetId: tab.pageTargetId ?? '', flatten: true });
+    const page = connection.session(sessionId);
+    const { frameTree } = (await page?.send('Page.getFrameTree')) ?? { frameTree: undefined };
+    await connection.send('Target.detachFromTarget', { sessionId });
+    const ids: string[] = [];
+    const pending = [...(frameTree?.childFrames ?? [])];
+    for (let frame = pending.pop(); frame !== undefined; frame = pending.pop()) {
+      ids.push(frame.frame.id);
+      pending.push(...(frame.childFrames ?? []));
+    }
+    return ids;
+  }
+
+  it("tells the tab of a page's frames at any depth, also those that were there before it attached", async () => {
+    const html = `<iframe srcdoc="<iframe srcdoc='<p>deepest</p>'></iframe>"></iframe><iframe srcdoc="<p>beside</p>"></iframe>`;
+    const tab = await openTab(`data:text/html,${encodeURIComponent(html)}`);
+    const frames = await waitFor(async () => {
+      const ids = await childFrames(tab);
+      return ids.length === 3 ? ids : undefined;
+    }, 'the three frames to load');
+    expect(await tabs.tabOfFrame(tab.pageTargetId ?? '')).toBe(tab.tabId);
+    for (const frameId of frames) {
+      expect(await tabs.tabOfFrame(frameId)).toBe(tab.tabId);
+    }
+    // A second connection attaches after the frames were made: it finds them in the pages' frame trees.
+    const version = (await (await fetch(`${chrome.browserUrl}/json/version`)).json()) as { webSocketDebuggerUrl: string };
+    const late = new Connection(version.webSocketDebuggerUrl, await NodeWebSocketTransport.create(version.webSocketDebuggerUrl, undefined, silent), 0, 30_000, false, undefined, silent);
+    try {
+      const lateTabs = await BrowserTabs.watch(late);
+      await waitFor(() => lateTabs.get(tab.tabId)?.pageTargetId ?? undefined, 'the late connection to see the tab');
+      for (const frameId of frames) {
+        expect(await lateTabs.tabOfFrame(frameId)).toBe(tab.tabId);
+      }
+      expect(await lateTabs.tabOfFrame('NOT-A-FRAME', 100)).toBeUndefined();
+    } finally {
+      late.dispose();
+    }
+  });
+});
+
 describe('ControlSurfaceGuard', () => {
   async function navigate(tab: BrowserTab, url: string): Promise<{ errorText?: string | undefined }> {
     const { sessionId } = await connection.send('Target.attachToTarget', { targetId: tab.pageTargetId ?? '', flatten: true });

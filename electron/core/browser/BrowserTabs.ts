@@ -62,6 +62,10 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
   readonly #pageSessions = new Map<string, string>();
   /** Openers reported for page targets whose tab is not known yet. */
   readonly #pendingOpeners = new Map<string, string>();
+  /** Frames inside tabs' pages (iframes), frame id -> tab id, from each page's own Page events. */
+  readonly #frameTabs = new Map<string, string>();
+  /** Lookups of frames not known yet (see `tabOfFrame`), asked again whenever a page or frame is reported. */
+  readonly #frameWaiters = new Set<() => void>();
   readonly #connection: CdpConnection;
   readonly #waiters = new Map<string, Array<(tab: BrowserTab) => void>>();
   /** Tabs are placed one at a time: placing one in a window makes that window the browser's last active one first. */
@@ -127,8 +131,10 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     tab.title = page.title || tab.title;
     this.#tabOfPage.set(page.targetId, tab.tabId);
     this.#pageSessions.set(tab.tabId, event.sessionId);
+    this.#frameFound();
     const session = this.#connection.session(event.sessionId);
     if (session) {
+      this.#watchFrames(tab, session);
       this.#watchDialogs(tab, event.sessionId, session);
       // An attached popup waits to run until the auto-attaching clients let it (and its opener's `window.open` waits
       // with it). Commands on a session run in order: this connection lets it run only once the Page domain is on.
@@ -191,6 +197,78 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
       );
     };
     enable();
+  }
+
+  /** Follows the iframes of a tab's page (the Page domain is on for dialogs), so a frame id tells its tab. */
+  #watchFrames(tab: BrowserTab, session: CDPSession): void {
+    session.on('Page.frameAttached', (event: Protocol.Page.FrameAttachedEvent) => {
+      this.#frameTabs.set(event.frameId, tab.tabId);
+      this.#frameFound();
+    });
+    session.on('Page.frameDetached', (event: Protocol.Page.FrameDetachedEvent) => {
+      // A frame swapped into another process keeps its id and its tab.
+      if (event.reason === 'remove') {
+        this.#frameTabs.delete(event.frameId);
+      }
+    });
+  }
+
+  #frameFound(): void {
+    for (const check of [...this.#frameWaiters]) {
+      check();
+    }
+  }
+
+  /**
+   * The tab whose page holds a frame, from the browser's own ids: a page target's id names its main frame, and its
+   * iframes are known from its Page events. Frames that came before the daemon attached are looked up in every page's
+   * frame tree; a frame of a page the browser has not reported yet is waited for, up to `waitMs`. Undefined when no
+   * tab holds it (a worker's request, a frame already gone).
+   */
+  tabOfFrame(frameId: string, waitMs = 1000): Promise<string | undefined> {
+    const known = (): string | undefined => this.#tabOfPage.get(frameId) ?? this.#frameTabs.get(frameId);
+    const now = known();
+    if (now !== undefined) {
+      return Promise.resolve(now);
+    }
+    return new Promise((resolve) => {
+      const check = (): void => {
+        const tabId = known();
+        if (tabId !== undefined) {
+          done(tabId);
+        }
+      };
+      const done = (tabId: string | undefined): void => {
+        clearTimeout(timer);
+        this.#frameWaiters.delete(check);
+        resolve(tabId);
+      };
+      const timer = setTimeout(() => done(undefined), waitMs);
+      this.#frameWaiters.add(check);
+      void this.#searchFrames(waitMs).then(check);
+    });
+  }
+
+  /** Learns the iframes of every page from its frame tree; a page that does not answer in `withinMs` is skipped. */
+  async #searchFrames(withinMs: number): Promise<void> {
+    const trees = [...this.#pageSessions].map(async ([tabId, sessionId]) => {
+      const session = this.#connection.session(sessionId);
+      if (!session) {
+        return;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), withinMs);
+      });
+      const tree = await Promise.race([session.send('Page.getFrameTree').then(({ frameTree }) => frameTree, () => undefined), late]);
+      clearTimeout(timer);
+      const frames = tree?.childFrames ? [...tree.childFrames] : [];
+      for (let frame = frames.pop(); frame !== undefined; frame = frames.pop()) {
+        this.#frameTabs.set(frame.frame.id, tabId);
+        frames.push(...(frame.childFrames ?? []));
+      }
+    });
+    await Promise.all(trees);
   }
 
   /**
@@ -260,6 +338,11 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     }
     this.#tabs.delete(targetId);
     this.#pageSessions.delete(targetId);
+    for (const [frameId, tabId] of this.#frameTabs) {
+      if (tabId === targetId) {
+        this.#frameTabs.delete(frameId);
+      }
+    }
     if (tab.pageTargetId !== null) {
       this.#tabOfPage.delete(tab.pageTargetId);
     }
