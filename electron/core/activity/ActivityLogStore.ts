@@ -34,7 +34,7 @@ const RETENTION_PERIOD_MS = 60 * 60_000;
 const DEFAULT_WAIT_MS = 500;
 /** Entries kept in memory while the disk refuses them (a full disk); past this the oldest are given up on. */
 const MAX_PENDING_BYTES = 8 * 1024 * 1024;
-/** Failed writes are tried again after this, doubling up to the maximum, and at once when a write is asked for. */
+/** Failed writes are tried again after this, doubling up to the maximum. */
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 2_000;
 
@@ -111,7 +111,7 @@ export class ActivityLogStore {
     this.#pendingBytes += Buffer.byteLength(text);
     this.#dropOverflow();
     if (this.#unhealthy) {
-      this.#kick();
+      // The write in flight (a stall) or the retry (a failure) takes it: a full disk is not tried once per call.
       return Promise.resolve();
     }
     const written = new Promise<void>((resolve) => {
@@ -199,9 +199,9 @@ export class ActivityLogStore {
         waiter();
       }
       if (error !== undefined) {
-        // Put back in front of what came meanwhile, in order; the retry (or the next append) writes them.
+        // Put back in front of what came meanwhile, in order; the retry writes them.
+        this.#pendingBytes += left.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
         this.#pending = [...left, ...this.#pending];
-        this.#pendingBytes = this.#pending.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
         this.#dropOverflow();
         this.#failed(error);
         return;
