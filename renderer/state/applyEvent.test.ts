@@ -139,7 +139,7 @@ describe('applyEvent: daemon events', () => {
   });
 
   it('keeps the activity log\'s failure until an event says it is over', () => {
-    const failing = { error: 'could not write the activity log: ENOSPC: no space left on device, write', failingSince: 5, pending: 3, dropped: 0 };
+    const failing = { error: 'cannot write to /home/u/.local/share/tabmux/profiles/work/activity: ENOSPC: no space left on device, write', failingSince: 5, pending: 3, dropped: 0 };
     const state = applyEvent(loaded(), daemon({ type: 'daemon', profile: 'work', state: 'ready', lastError: null, activityLog: failing }));
     expect(state.profiles['work']?.daemon?.activityLog).toEqual(failing);
     const unrelated = applyEvent(state, daemon({ type: 'daemon', profile: 'work', state: 'degraded', lastError: 'worker 0 restarting' }));

@@ -119,7 +119,7 @@ export class ActivityLogStore {
       const stalled = setTimeout(() => {
         if (!this.#unhealthy) {
           this.#unhealthy = true;
-          this.#report(`writes to ${this.#options.dir} have taken over ${this.#waitMs} ms; entries wait in memory until the disk answers`);
+          this.#report(`writes to ${this.#options.dir} have taken over ${this.#waitMs} ms`);
         }
         resolve();
       }, this.#waitMs);
@@ -303,7 +303,8 @@ export class ActivityLogStore {
   #failed(error: unknown): void {
     const first = this.#error === null;
     this.#unhealthy = true;
-    this.#report(`could not write the activity log: ${error instanceof Error ? error.message : String(error)}`);
+    // For the person who can fix it (free space, mend the mount): which folder, and the OS's own reason.
+    this.#report(`cannot write to ${this.#options.dir}: ${error instanceof Error ? error.message : String(error)}`);
     if (first) {
       this.#options.onError(error);
     }
