@@ -12,6 +12,7 @@ import { stopLeftoverChrome } from './browser/stopLeftoverChrome.js';
 import { findOrphanChrome } from './browser/findOrphanChrome.js';
 import { LaunchedBrowser } from './browser/LaunchedBrowser.js';
 import { createUrlPolicy, type UrlPolicy } from './browser/urlPolicy.js';
+import { NO_FILES, USER_FILES, type FileScope } from './browser/fileAccess.js';
 import { ControlService } from './ControlService.js';
 import { DashboardRegistry } from './dashboard/DashboardRegistry.js';
 import { pictureLimits } from './pictures/PictureLimits.js';
@@ -23,6 +24,7 @@ import { ClaimFile } from './process/ClaimFile.js';
 import type { ProfileEntry } from './ProfileStore.js';
 import { Router } from './router/Router.js';
 import { readSessionJournal, SessionJournal } from './router/SessionJournal.js';
+import { sessionFolder } from './router/sessionFiles.js';
 import { ensureSecureDir } from './secureFs.js';
 import { activityLogSettings, routerSettings } from './settings.js';
 import { ActivityLogStore } from './activity/ActivityLogStore.js';
@@ -303,6 +305,9 @@ export class Daemon {
     const dashboardPorts = (): ReadonlySet<number> => this.#dashboardPorts;
     const policy = createUrlPolicy({ debuggingPort: run.debuggingPort, protectedRoots: [paths.configDir, paths.dataDir, paths.runtimeDir], dashboardPorts });
     const guardLog = logger.child('guard');
+    // Whose tab a file: request comes from, from the tabs the browser reports (watched below, before anyone is served).
+    const watched: { tabs?: BrowserTabs } = {};
+    const fileScope = (frameId: string): Promise<FileScope> => this.#fileScope(watched.tabs, frameId);
     try {
       // In a browser the user runs, only agents' tabs are reset: the user's own are never reset or closed.
       const guard = await ControlSurfaceGuard.install(
@@ -310,7 +315,7 @@ export class Daemon {
         policy,
         run.debuggingPort,
         { refused: ({ url, reason, kind }) => guardLog.info(`refused ${kind} to ${url}: ${reason}`) },
-        this.#browser.kind === 'external' ? { isAgentPage: (pageTargetId) => this.router.isAgentPage(pageTargetId), dashboardPorts } : { dashboardPorts },
+        this.#browser.kind === 'external' ? { isAgentPage: (pageTargetId) => this.router.isAgentPage(pageTargetId), dashboardPorts, fileScope } : { dashboardPorts, fileScope },
       );
       this.#guard = guard;
       // A dashboard that came or went while the guard was installed.
@@ -325,9 +330,23 @@ export class Daemon {
     this.#policy = policy;
     // Who opened which tab, and which tabs closed, come from the browser itself.
     const tabs = await BrowserTabs.watch(run.connection);
+    watched.tabs = tabs;
     this.router.watchTabs(tabs, new BrowserContexts(run.connection));
     // Tabs watched before a relaunch or reconnect are watched again on this run, as far as they still exist.
     void this.#pictures.useRun({ connection: run.connection, tabs });
+  }
+
+  /**
+   * The files a frame's tab may read: a session's tab (or a popup of one) its own folder; in a browser the user runs,
+   * a tab no session owns is the user's own; anything else, none.
+   */
+  async #fileScope(tabs: BrowserTabs | undefined, frameId: string): Promise<FileScope> {
+    const tabId = await tabs?.tabOfFrame(frameId);
+    const session = tabId === undefined ? undefined : this.router.sessionOfTab(tabId);
+    if (session) {
+      return { kind: 'session', folder: sessionFolder(profileFilesDir(this.#options.paths, this.profile), session.id) };
+    }
+    return tabId !== undefined && this.#browser.kind === 'external' ? USER_FILES : NO_FILES;
   }
 
   /**

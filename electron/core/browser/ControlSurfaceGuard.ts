@@ -1,6 +1,7 @@
 import type { Protocol } from 'devtools-protocol';
 import { DISCOVERED_TARGETS } from './BrowserTabs.js';
 import type { CdpConnection } from './CdpConnection.js';
+import { NO_FILES, type FileScope } from './fileAccess.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
 export interface GuardOptions {
@@ -10,6 +11,11 @@ export interface GuardOptions {
    * sent back only if this says it is an agent's. Requests are policed in every tab either way.
    */
   isAgentPage?: (pageTargetId: string) => boolean;
+  /**
+   * Whose tab a frame is (a page target's id is its main frame's), for `file:` URLs: Chrome names the frame of every
+   * paused request, so the answer comes from the browser's own ids. Without it no tab reads files.
+   */
+  fileScope?: (frameId: string) => Promise<FileScope>;
   /** The ports of tabmux's dashboards, as the policy refuses them; `followPorts` brings the interception in line. */
   dashboardPorts?: () => ReadonlySet<number>;
 }
@@ -27,6 +33,9 @@ export interface GuardEvents {
  *   Only requests to the DevTools port, to tabmux's dashboards' ports and `file:` URLs are paused, so the web at
  *   large pays nothing. (Chrome does not pause WebSocket handshakes; the DevTools endpoint and the dashboards refuse
  *   those from foreign origins themselves, and no tab can load a page at their origins.)
+ *   A `file:` request is decided by whose tab made it: Chrome opens files itself, in its own process (so the daemon
+ *   cannot tell what `/proc/self` means there), and names the frame of every paused request, which `fileScope` ties
+ *   to a tab and its session; browser-wide Fetch covers every browser context, isolated ones included.
  * - navigations the network stack never sees (`chrome://`, `devtools://`): a tab that lands on one is sent back to
  *   `about:blank` at once. Agents' own navigations are refused before they reach upstream; this is the backstop.
  * Chrome drops the interception when this connection goes, so the connection's loss must stop the browser.
@@ -37,6 +46,7 @@ export class ControlSurfaceGuard {
   readonly #events: GuardEvents;
   readonly #resetting = new Set<string>();
   readonly #polices: (pageTargetId: string) => boolean;
+  readonly #fileScope: (frameId: string) => Promise<FileScope>;
   readonly #port: number | null;
   readonly #dashboardPorts: () => ReadonlySet<number>;
   /** The patterns Chrome pauses requests for now, as last sent; changes are sent one at a time, in order. */
@@ -49,19 +59,22 @@ export class ControlSurfaceGuard {
     this.#port = port;
     this.#events = events;
     this.#polices = options.isAgentPage ?? (() => true);
+    const fileScope = options.fileScope;
+    // A lookup that fails leaves the tab no files, as an unknown tab.
+    this.#fileScope = fileScope ? (frameId) => fileScope(frameId).catch(() => NO_FILES) : () => Promise.resolve(NO_FILES);
     this.#dashboardPorts = options.dashboardPorts ?? (() => new Set());
   }
 
   static async install(connection: CdpConnection, policy: UrlPolicy, port: number | null, events: GuardEvents = {}, options: GuardOptions = {}): Promise<ControlSurfaceGuard> {
     const guard = new ControlSurfaceGuard(connection, policy, port, events, options);
-    connection.on('Fetch.requestPaused', (event: Protocol.Fetch.RequestPausedEvent) => guard.#onRequest(event));
-    connection.on('Target.targetCreated', (event: Protocol.Target.TargetCreatedEvent) => guard.#onTarget(event.targetInfo));
-    connection.on('Target.targetInfoChanged', (event: Protocol.Target.TargetInfoChangedEvent) => guard.#onTarget(event.targetInfo));
+    connection.on('Fetch.requestPaused', (event: Protocol.Fetch.RequestPausedEvent) => void guard.#onRequest(event));
+    connection.on('Target.targetCreated', (event: Protocol.Target.TargetCreatedEvent) => void guard.#onTarget(event.targetInfo));
+    connection.on('Target.targetInfoChanged', (event: Protocol.Target.TargetInfoChangedEvent) => void guard.#onTarget(event.targetInfo));
     await guard.followPorts();
     await connection.send('Target.setDiscoverTargets', { discover: true, filter: DISCOVERED_TARGETS });
     const { targetInfos } = await connection.send('Target.getTargets', { filter: DISCOVERED_TARGETS });
     for (const info of targetInfos) {
-      guard.#onTarget(info);
+      void guard.#onTarget(info);
     }
     return guard;
   }
@@ -102,8 +115,19 @@ export class ControlSurfaceGuard {
     return patterns;
   }
 
-  #onRequest(event: Protocol.Fetch.RequestPausedEvent): void {
-    const reason = this.#policy.requestRefusal(event.request.url);
+  /** Whose tab asks matters for `file:` URLs only; other requests are decided at once. */
+  #filesOf(url: string, frameId: string): Promise<FileScope> {
+    return this.#policy.readsFile(url) ? this.#fileScope(frameId) : Promise.resolve(NO_FILES);
+  }
+
+  async #onRequest(event: Protocol.Fetch.RequestPausedEvent): Promise<void> {
+    let reason: string | undefined;
+    try {
+      reason = this.#policy.requestRefusal(event.request.url, await this.#filesOf(event.request.url, event.frameId));
+    } catch (error) {
+      // A request that cannot be decided is not let through.
+      reason = `it could not be checked (${error instanceof Error ? error.message : String(error)})`;
+    }
     const reply = reason
       ? this.#connection.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
       : this.#connection.send('Fetch.continueRequest', { requestId: event.requestId });
@@ -114,12 +138,17 @@ export class ControlSurfaceGuard {
     reply.catch(() => undefined);
   }
 
-  #onTarget(info: Protocol.Target.TargetInfo): void {
+  async #onTarget(info: Protocol.Target.TargetInfo): Promise<void> {
     if (info.type !== 'page' || this.#resetting.has(info.targetId) || !this.#polices(info.targetId)) {
       return;
     }
-    const reason = this.#policy.navigationRefusal(info.url);
-    if (!reason) {
+    let reason: string | undefined;
+    try {
+      reason = this.#policy.navigationRefusal(info.url, await this.#filesOf(info.url, info.targetId));
+    } catch (error) {
+      reason = `it could not be checked (${error instanceof Error ? error.message : String(error)})`;
+    }
+    if (!reason || this.#resetting.has(info.targetId)) {
       return;
     }
     this.#events.refused?.({ url: info.url, reason, kind: 'navigation' });

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { USER_FILES, type FileScope } from './fileAccess.js';
 import { createUrlPolicy } from './urlPolicy.js';
 
 const home = mkdtempSync(join(tmpdir(), 'tabmux-policy-'));
@@ -41,9 +42,23 @@ describe('createUrlPolicy', () => {
       `file://${elsewhere}/link/profiles.json`,
       `view-source:file://${config}/profiles.json`,
     ]) {
-      expect(policy.navigationRefusal(url), url).toBeDefined();
+      expect(policy.navigationRefusal(url, USER_FILES), url).toBeDefined();
     }
-    expect(policy.navigationRefusal(`file://${elsewhere}/page.html`)).toBeUndefined();
+    expect(policy.navigationRefusal(`file://${elsewhere}/page.html`, USER_FILES)).toBeUndefined();
+  });
+
+  it('decides file: URLs by whose tab asks, and reads no files for a tab of nobody', () => {
+    const own: FileScope = { kind: 'session', folder: elsewhere };
+    for (const url of [`file://${elsewhere}/page.html`, `view-source:file://${elsewhere}/page.html`, ` FILE://${elsewhere}/`]) {
+      expect(policy.readsFile(url), url).toBe(true);
+      expect(policy.navigationRefusal(url, own), url).toBeUndefined();
+      expect(policy.requestRefusal(url.trim().replace(/^view-source:/, '')), url).toBeDefined();
+    }
+    for (const url of [`file://${elsewhere}/link/profiles.json`, 'file:///proc/self/fd/0', 'view-source:file:///dev/fd/0']) {
+      expect(policy.navigationRefusal(url, own), url).toBeDefined();
+    }
+    expect(policy.readsFile('https://example.com/file:///x')).toBe(false);
+    expect(policy.readsFile('view-source:https://example.com/')).toBe(false);
   });
 
   it("refuses the browser's own pages and lets the web through", () => {

@@ -1,24 +1,28 @@
-import { realpathSync } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { fileRefusal, NO_FILES, type FileScope } from './fileAccess.js';
 
 /**
  * Which URLs a tab may load. The browser's control surface is out of reach: its DevTools port (on any spelling of
  * a host: `127.1`, `0x7f000001`, `localhost.`...), its WebUI and DevTools pages (`chrome://inspect` lists and closes
- * every tab), tabmux's dashboards (their WebSocket steers every session), and tabmux's own folders through `file://`
- * (the config, the user-data-dirs with their `DevToolsActivePort`, the runtime dir). Everything else on the web and
- * on disk stays reachable.
+ * every tab), tabmux's dashboards (their WebSocket steers every session). Everything else on the web stays reachable.
+ * `file:` is an allow-list by whose tab asks (see `fileAccess.ts`): an agent session's tabs read its own folder only;
+ * nothing under the process file system, `/dev` or tabmux's folders is read by any tab.
  */
 export interface UrlPolicy {
-  /** Why a request (what the network stack sees: http(s), file) is refused, or undefined when it may go. */
-  requestRefusal(url: string): string | undefined;
+  /**
+   * Why a request (what the network stack sees: http(s), file) is refused, or undefined when it may go. `files`
+   * says whose tab asks; without it the tab reads no files.
+   */
+  requestRefusal(url: string, files?: FileScope): string | undefined;
   /** Why a top-level navigation is refused; covers what never reaches the network stack (WebUI, DevTools). */
-  navigationRefusal(url: string): string | undefined;
+  navigationRefusal(url: string, files?: FileScope): string | undefined;
+  /** Whether the URL reads a file (itself, or the page `view-source:` shows): only then does `files` matter. */
+  readsFile(url: string): boolean;
 }
 
 export interface UrlPolicyOptions {
   /** The browser's DevTools port, when it has one on this machine. */
   debuggingPort: number | null;
-  /** Folders no tab may read through `file://`. */
+  /** tabmux's folders: no tab reads them through `file://`, but a session's tabs its own folder inside them. */
   protectedRoots: readonly string[];
   /**
    * The ports tabmux's dashboards listen on now (see DashboardRegistry); read at each decision, since dashboards
@@ -33,51 +37,26 @@ const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'ws:': 
 /** Browser pages that show nothing of other tabs and that Chrome itself opens. */
 const HARMLESS = new Set(['about:blank', 'about:srcdoc', 'chrome://newtab/', 'chrome://new-tab-page/']);
 
-/** Resolves symbolic links in the longest existing prefix, so a link anywhere on the way is seen through. */
-function realPath(path: string): string {
-  let current = path;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return join(realpathSync(current), ...rest);
-    } catch {
-      const parent = dirname(current);
-      if (parent === current) {
-        return path;
-      }
-      rest.unshift(basename(current));
-      current = parent;
-    }
+/** The URL, parsed as the browser parses it (scheme lowercased, `..` and `%2e%2e` segments applied), if it parses. */
+function parsed(raw: string): URL | undefined {
+  try {
+    return new URL(raw.trim());
+  } catch {
+    return undefined;
   }
 }
 
-function inside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
-}
-
 export function createUrlPolicy(options: UrlPolicyOptions): UrlPolicy {
-  const roots = options.protectedRoots.map((root) => realPath(resolve(root)));
+  const roots = { protectedRoots: options.protectedRoots };
   const port = options.debuggingPort === null ? null : String(options.debuggingPort);
 
-  const requestRefusal = (raw: string): string | undefined => {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
+  const requestRefusal = (raw: string, files: FileScope = NO_FILES): string | undefined => {
+    const url = parsed(raw);
+    if (url === undefined) {
       return undefined;
     }
     if (url.protocol === 'file:') {
-      let path: string;
-      try {
-        path = decodeURIComponent(url.pathname);
-      } catch {
-        return 'a file URL that does not decode';
-      }
-      if (path.includes('\0')) {
-        return 'a file URL with a NUL byte';
-      }
-      const real = realPath(resolve(path));
-      return roots.some((root) => inside(root, real)) ? `${path} is in tabmux's own files` : undefined;
+      return fileRefusal(url, files, roots);
     }
     // The port is random and on loopback: any host name that reaches it is the browser's own endpoint.
     const web = url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'ws:' || url.protocol === 'wss:';
@@ -91,7 +70,7 @@ export function createUrlPolicy(options: UrlPolicyOptions): UrlPolicy {
     return undefined;
   };
 
-  const navigationRefusal = (raw: string): string | undefined => {
+  const navigationRefusal = (raw: string, files: FileScope = NO_FILES): string | undefined => {
     const trimmed = raw.trim();
     if (trimmed === '' || HARMLESS.has(trimmed)) {
       return undefined;
@@ -104,13 +83,18 @@ export function createUrlPolicy(options: UrlPolicyOptions): UrlPolicy {
     }
     if (url.protocol === 'view-source:') {
       const inner = trimmed.slice('view-source:'.length);
-      return navigationRefusal(inner) ?? requestRefusal(inner);
+      return navigationRefusal(inner, files) ?? requestRefusal(inner, files);
     }
     if (!NAVIGABLE.has(url.protocol)) {
       return `${url.protocol}// pages are the browser's own`;
     }
-    return requestRefusal(trimmed);
+    return requestRefusal(trimmed, files);
   };
 
-  return { requestRefusal, navigationRefusal };
+  const readsFile = (raw: string): boolean => {
+    const url = parsed(raw);
+    return url?.protocol === 'file:' || (url?.protocol === 'view-source:' && readsFile(raw.trim().slice('view-source:'.length)));
+  };
+
+  return { requestRefusal, navigationRefusal, readsFile };
 }

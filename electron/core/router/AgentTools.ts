@@ -140,7 +140,7 @@ export class AgentTools {
   }
 
   #dispatch(session: Session, worker: Worker, kind: ToolKind, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-    this.#checkUrl(name, args);
+    this.#checkUrl(session, name, args);
     switch (kind) {
       case 'page':
         return this.#pageTool(session, worker, name, args);
@@ -180,6 +180,9 @@ export class AgentTools {
     if (name === 'take_snapshot' && typeof filePath === 'string') {
       return this.#snapshotToFile(session, worker, page, confined, filePath);
     }
+    if (name === 'navigate_page' && this.#readsFile(confined['url'])) {
+      await this.#tabKnown(session, worker, page);
+    }
     if (name === 'resize_page' && this.options.isolation !== 'window') {
       const done = await resizeInPage(this.options.tabs, worker, page, confined);
       return withNotes({ notes: [done] }, rewriteResponse(await worker.call('list_pages', {}), this.#context(session, worker, page, name)));
@@ -213,8 +216,34 @@ export class AgentTools {
 
   async #newPage(session: Session, worker: Worker, args: Record<string, unknown>): Promise<ToolResult> {
     const url = typeof args['url'] === 'string' ? args['url'] : 'about:blank';
+    if (this.#readsFile(url)) {
+      return this.#newFilePage(session, worker, url, args);
+    }
     const { result } = await this.options.pages.open(session, worker, { url, background: true, agentArgs: args });
     return rewriteResponse(result, this.#context(session, worker, session.currentPage, 'new_page'));
+  }
+
+  /**
+   * A new page at a `file:` URL opens blank and is navigated once its tab is known to be this session's: the browser
+   * lets a tab read files by whose tab it is (see `fileAccess.ts`), and a tab upstream has just opened is nobody's
+   * until the router has its Chrome tab id. A navigation that fails closes the page, as a failed `new_page` does.
+   */
+  async #newFilePage(session: Session, worker: Worker, url: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const blank: Record<string, unknown> = { ...args };
+    delete blank['url'];
+    delete blank['timeout'];
+    const { result: opened, page } = await this.options.pages.open(session, worker, { url: 'about:blank', background: true, agentArgs: blank });
+    if (!page || opened.isError) {
+      return rewriteResponse(opened, this.#context(session, worker, session.currentPage, 'new_page'));
+    }
+    await this.#tabKnown(session, worker, page);
+    const timeout = args['timeout'];
+    const result = await worker.call('navigate_page', { pageId: page.pageId, type: 'url', url, ...(timeout === undefined ? {} : { timeout }) });
+    if (result.isError || replyOf(result).message?.startsWith('Unable to navigate') === true) {
+      await this.options.pages.close(session, worker, page.pageId);
+      return rewriteResponse({ ...result, isError: true }, this.#context(session, worker, undefined, 'new_page'));
+    }
+    return rewriteResponse(result, this.#context(session, worker, page, 'navigate_page'));
   }
 
   async #listPages(session: Session, worker: Worker, includeUnowned: boolean): Promise<ToolResult> {
@@ -267,15 +296,33 @@ export class AgentTools {
     return rewriteResponse(result, this.#context(session, worker, session.currentPage, name));
   }
 
+  #readsFile(url: unknown): boolean {
+    return typeof url === 'string' && this.options.urlPolicy()?.readsFile(url) === true;
+  }
+
+  /**
+   * Learns the Chrome tab id of a page that has none yet (one just opened), before it goes to a `file:` URL: the
+   * browser lets a tab read its session's files only once the tab is known to be the session's.
+   */
+  async #tabKnown(session: Session, worker: Worker, page: OwnedPage): Promise<void> {
+    if (page.tabId === null) {
+      await this.options.tabs.learn(session, worker);
+    }
+  }
+
   /** Agents' own navigations to the browser's control surface are refused before anything reaches the browser. */
-  #checkUrl(name: string, args: Record<string, unknown>): void {
+  #checkUrl(session: Session, name: string, args: Record<string, unknown>): void {
     const url = args['url'];
     if ((name !== 'navigate_page' && name !== 'new_page') || typeof url !== 'string') {
       return;
     }
-    const refusal = this.options.urlPolicy()?.navigationRefusal(url);
+    // The same answer the browser gives this session's tabs (see ControlSurfaceGuard), told as an error.
+    const policy = this.options.urlPolicy();
+    const folder = sessionFolder(this.options.filesDir, session.id);
+    const refusal = policy?.navigationRefusal(url, { kind: 'session', folder });
     if (refusal !== undefined) {
-      throw new TabmuxError('url_denied', `${url} is out of reach for agents (${refusal}); tabmux keeps the browser's own endpoints, pages and files away from tabs`);
+      const files = policy?.readsFile(url) === true ? `; file: URLs reach only your session folder ${folder}` : '';
+      throw new TabmuxError('url_denied', `${url} is out of reach for agents (${refusal}); tabmux keeps the browser's own endpoints, pages and files away from tabs${files}`);
     }
   }
 

@@ -337,19 +337,28 @@ export class Router {
    * ids; a tab not known yet counts as the user's.
    */
   isAgentPage(pageTargetId: string): boolean {
+    const tab = this.#sessionTabs.source?.list().find((candidate) => candidate.pageTargetId === pageTargetId);
+    return tab !== undefined && this.sessionOfTab(tab.tabId) !== undefined;
+  }
+
+  /**
+   * The session a Chrome tab belongs to: one of its pages, a popup pending for it, or a tab opened from one of its
+   * tabs whose popup the router has not taken in yet (the browser's opener ids, whenever it opened). Undefined for a
+   * tab of nobody's.
+   */
+  sessionOfTab(tabId: string): Session | undefined {
     const tabs = this.#sessionTabs.source?.list() ?? [];
-    const sessions = this.#sessions.all();
-    const isAgentTab = (tabId: string): boolean => this.#tabs.sessionOwningTab(tabId) !== undefined || sessions.some((session) => session.pendingTabs.has(tabId));
-    let tab = tabs.find((candidate) => candidate.pageTargetId === pageTargetId);
+    let current: string | null = tabId;
     // Openers are followed a few steps up; a chain of popups longer than that is not worth a walk per event.
-    for (let step = 0; tab !== undefined && step < 8; step++) {
-      if (isAgentTab(tab.tabId)) {
-        return true;
+    for (let step = 0; current !== null && step < 8; step++) {
+      const owner = this.#tabs.sessionOwningTab(current);
+      if (owner) {
+        return owner;
       }
-      const opener = tab.openerTabId;
-      tab = opener === null ? undefined : tabs.find((candidate) => candidate.tabId === opener);
+      const id: string = current;
+      current = tabs.find((candidate) => candidate.tabId === id)?.openerTabId ?? null;
     }
-    return false;
+    return undefined;
   }
 
   /**
