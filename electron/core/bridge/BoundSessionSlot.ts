@@ -48,6 +48,11 @@ export class BoundSessionSlot {
     return this.#pending;
   }
 
+  /** The session this slot holds or last held, if it has had one. */
+  get session(): string | undefined {
+    return this.#session;
+  }
+
   /** Resolves once a create or bind under way has finished, so a shutdown does not miss a session being made. */
   async settled(): Promise<void> {
     await this.#pending?.catch(() => undefined);

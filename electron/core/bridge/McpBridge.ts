@@ -3,6 +3,7 @@ import type { DaemonStatus } from '../../../shared/model.js';
 import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
 import type { Logger } from '../Logger.js';
 import { asToolResult } from '../../../shared/toolResult.js';
+import { isRecord } from '../../../shared/isRecord.js';
 import type { DaemonClient } from '../transport/DaemonClient.js';
 import { AgentSessions, cancellable } from './AgentSessions.js';
 import { BoundSessionSlot } from './BoundSessionSlot.js';
@@ -43,6 +44,10 @@ export class McpBridge implements ToolBridge {
   readonly #agents: AgentSessions;
   #clientName: string | undefined;
   #closing: Promise<void> | undefined;
+  /** Tools upstream marks read-only (`annotations.readOnlyHint`): one cut off by a lost connection is run again. */
+  readonly #readOnly = new Set<string>();
+  /** Whether #readOnly was filled from a tool list (a client need not ask for one before calling). */
+  #toolsKnown = false;
 
   constructor(options: BridgeOptions) {
     this.#options = options;
@@ -93,15 +98,24 @@ export class McpBridge implements ToolBridge {
 
   async listTools(): Promise<ToolInfo[]> {
     const sessionArg = this.#options.sessionArg === true;
+    let tools: ToolInfo[];
     try {
-      return await (await this.#link.client()).listTools(sessionArg);
+      tools = await (await this.#link.client()).listTools(sessionArg);
     } catch (error) {
       // The connection may have died just now (a daemon restart); one fresh attempt starts the daemon again.
       if (error instanceof TabmuxError && error.code === 'daemon_not_running') {
-        return await (await this.#link.client()).listTools(sessionArg);
+        tools = await (await this.#link.client()).listTools(sessionArg);
+      } else {
+        throw error;
       }
-      throw error;
     }
+    for (const tool of tools) {
+      if (tool.annotations?.['readOnlyHint'] === true) {
+        this.#readOnly.add(tool.name);
+      }
+    }
+    this.#toolsKnown = true;
+    return tools;
   }
 
   /** The daemon's status, connecting (and starting the daemon) when there is no connection. */
@@ -109,37 +123,78 @@ export class McpBridge implements ToolBridge {
     return (await this.#link.client()).call('tabmux/status');
   }
 
+  /**
+   * Runs one tool call. A read-only one cut off by a lost daemon connection (a crash or restart) runs once more, on the
+   * daemon that comes back: running it twice changes nothing. Any other call cut off so says it may or may not have run.
+   */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult | RelayedResult> {
     try {
-      // Serving several profiles, MultiBridge takes the argument off before the call gets here.
-      if (Object.hasOwn(args, 'browser')) {
-        throw new TabmuxError(
-          'invalid_params',
-          `this server serves one browser (profile ${this.#options.profile}), so tools take no browser argument; call ${name} again without it`,
-        );
+      return await this.#callOnce(name, args, options);
+    } catch (error) {
+      if (!(await this.#rerunnable(name, error))) {
+        return this.#failure(error);
       }
-      if (!this.#options.sessionArg) {
-        return await this.#callBound(name, args, options);
+      this.#options.logger.info(`${name} was cut off by a lost daemon connection; running it again (it is read-only)`);
+      try {
+        return await this.#callOnce(name, args, options);
+      } catch (again) {
+        return this.#failure(again);
       }
-      const { session_id: agentId, ...rest } = args;
-      if (agentId !== undefined && typeof agentId !== 'string') {
-        throw new TabmuxError('invalid_params', 'session_id must be a string; pick one and pass it on every call');
+    }
+  }
+
+  /**
+   * Whether a call that failed so may run again: a read-only tool of the bridge's own session cut off by a lost daemon
+   * connection, when the daemon that answers now kept that session (a crash or restart it recovered from). After a
+   * stop the session is gone, and the failure is the answer.
+   */
+  async #rerunnable(name: string, error: unknown): Promise<boolean> {
+    const session = this.#bound.session;
+    if (!(error instanceof TabmuxError) || error.code !== 'daemon_not_running' || this.#options.sessionArg || session === undefined) {
+      return false;
+    }
+    try {
+      if (!this.#toolsKnown) {
+        // Asking reconnects (starting the daemon again when needed), which running the call again needs anyway.
+        await this.listTools();
       }
-      if (name === 'close_session') {
-        if (agentId === undefined || agentId === '') {
-          throw new TabmuxError('invalid_params', 'close_session needs the session_id of the session to end');
-        }
-        const client = await this.#link.client();
-        return await this.#agents.close(client, this.#link.generation, agentId);
+      if (!this.#readOnly.has(name)) {
+        return false;
       }
+      const { sessions } = await (await this.#link.client()).call('tabmux/session.list');
+      return sessions.some((info) => info.id === session);
+    } catch {
+      return false;
+    }
+  }
+
+  async #callOnce(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult | RelayedResult> {
+    // Serving several profiles, MultiBridge takes the argument off before the call gets here.
+    if (Object.hasOwn(args, 'browser')) {
+      throw new TabmuxError(
+        'invalid_params',
+        `this server serves one browser (profile ${this.#options.profile}), so tools take no browser argument; call ${name} again without it`,
+      );
+    }
+    if (!this.#options.sessionArg) {
+      return await this.#callBound(name, args, options);
+    }
+    const { session_id: agentId, ...rest } = args;
+    if (agentId !== undefined && typeof agentId !== 'string') {
+      throw new TabmuxError('invalid_params', 'session_id must be a string; pick one and pass it on every call');
+    }
+    if (name === 'close_session') {
       if (agentId === undefined || agentId === '') {
-        return await this.#callBound(name, rest, options);
+        throw new TabmuxError('invalid_params', 'close_session needs the session_id of the session to end');
       }
       const client = await this.#link.client();
-      return await this.#agents.call({ client, generation: this.#link.generation, agentId, name, args: rest, signal: options.signal });
-    } catch (error) {
-      return this.#failure(error);
+      return await this.#agents.close(client, this.#link.generation, agentId);
     }
+    if (agentId === undefined || agentId === '') {
+      return await this.#callBound(name, rest, options);
+    }
+    const client = await this.#link.client();
+    return await this.#agents.call({ client, generation: this.#link.generation, agentId, name, args: rest, signal: options.signal });
   }
 
   /** Closes the sessions this bridge created (and so the tabs they opened), then the daemon connection. */
@@ -178,7 +233,24 @@ export class McpBridge implements ToolBridge {
     }
     return {
       // A browser argument is refused by callTool, with the reason.
-      call: (id, line, args, done) => !Object.hasOwn(args, 'browser') && lane.call(id, line, (reply) => done(Buffer.isBuffer(reply) ? reply : this.#failureOrProtocolError(reply))),
+      call: (id, line, args, done) =>
+        !Object.hasOwn(args, 'browser') &&
+        lane.call(id, line, (reply) => {
+          const name = Buffer.isBuffer(reply) ? undefined : toolNameOf(line);
+          if (name === undefined) {
+            done(Buffer.isBuffer(reply) ? reply : this.#failureOrProtocolError(reply));
+            return;
+          }
+          void this.#rerunnable(name, reply).then(async (again) => {
+            if (!again) {
+              done(this.#failureOrProtocolError(reply));
+              return;
+            }
+            this.#options.logger.info(`${name} was cut off by a lost daemon connection; running it again (it is read-only)`);
+            const result = await this.#callOnce(name, args, {}).catch((error: unknown) => this.#failureOrProtocolError(error));
+            done(result instanceof RelayedResult ? asToolResult(JSON.parse(result.json.toString('utf8'))) : result);
+          });
+        }),
       cancel: (id) => lane.cancel(id),
     };
   }
@@ -221,4 +293,15 @@ async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
+}
+
+/** The tool a client's `tools/call` line names (the client's own request, read only when it must be run again). */
+function toolNameOf(line: Buffer): string | undefined {
+  try {
+    const request: unknown = JSON.parse(line.toString('utf8'));
+    const params = isRecord(request) ? request['params'] : undefined;
+    return isRecord(params) && typeof params['name'] === 'string' ? params['name'] : undefined;
+  } catch {
+    return undefined;
+  }
 }
