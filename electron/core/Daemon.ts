@@ -8,7 +8,7 @@ import { BrowserTabs } from './browser/BrowserTabs.js';
 import { browserForProfile } from './browser/browserForProfile.js';
 import { ControlSurfaceGuard } from './browser/ControlSurfaceGuard.js';
 import type { BrowserEndpoint, BrowserRun, BrowserState, ProfileBrowser } from './browser/ProfileBrowser.js';
-import { stopLeftoverChrome } from './browser/stopLeftoverChrome.js';
+import { lockingChrome, stopLeftoverChrome } from './browser/stopLeftoverChrome.js';
 import { findOrphanChrome } from './browser/findOrphanChrome.js';
 import { LaunchedBrowser } from './browser/LaunchedBrowser.js';
 import { createUrlPolicy, type UrlPolicy } from './browser/urlPolicy.js';
@@ -508,6 +508,11 @@ export class Daemon {
       } else {
         await stopLeftoverChrome(chromePid, userDataDir, logger);
       }
+    }
+    const ownDir = profileUserDataDir(this.#options.paths, this.profile);
+    const unrecorded = browser && !adopted && this.#replaced.length > 0 ? await lockingChrome(ownDir) : undefined;
+    if (unrecorded !== undefined) {
+      await stopLeftoverChrome(unrecorded, ownDir, logger);
     }
   }
 

@@ -1,4 +1,6 @@
 import { promises as fs } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { Logger } from '../Logger.js';
 import { isProcessAlive, killProcessGroup } from '../processes.js';
 
@@ -30,4 +32,23 @@ async function waitGone(pid: number, timeoutMs = 5000): Promise<void> {
   while (isProcessAlive(pid) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * The Chrome that holds a user-data-dir, by its `SingletonLock` (`<host>-<pid>`), when it is one tabmux launched there
+ * (its command line names the folder and tabmux's `--remote-debugging-port=0`). A daemon killed while its Chrome was
+ * starting had not recorded that Chrome yet; without this, it would hold the profile until its watchdog closed it.
+ */
+export async function lockingChrome(userDataDir: string): Promise<number | undefined> {
+  const target = await fs.readlink(join(userDataDir, 'SingletonLock')).catch(() => undefined);
+  if (target === undefined) {
+    return undefined;
+  }
+  const dash = target.lastIndexOf('-');
+  const pid = Number.parseInt(target.slice(dash + 1), 10);
+  if (target.slice(0, dash) !== hostname() || !Number.isInteger(pid) || !isProcessAlive(pid) || !(await isChromeFor(pid, userDataDir))) {
+    return undefined;
+  }
+  const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  return cmdline.split('\0').includes('--remote-debugging-port=0') ? pid : undefined;
 }
