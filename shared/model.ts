@@ -154,6 +154,21 @@ export interface ActivityLogHealth {
   dropped: number;
 }
 
+/** Where agents' downloads go, as the daemon applies the profile's settings (see docs/security.md, Downloads). */
+export interface DownloadsInfo {
+  /**
+   * `session`: kept in each session's own folder; `off`: refused; `cancelled`: a browser tabmux did not launch, where
+   * sessions' downloads are cancelled and the user's own are left to the browser.
+   */
+  mode: 'session' | 'off' | 'cancelled';
+  /** The largest file one download may write, in bytes. */
+  maxBytes: number;
+  /** Where a session's downloads are kept: `<files>/<session id>/downloads`. */
+  sessionFolder: string;
+  /** Where downloads from tabs nobody owns are kept; null where tabmux leaves them to the browser. */
+  unownedFolder: string | null;
+}
+
 export interface DaemonStatus {
   protocolVersion: number;
   version: string;
@@ -172,6 +187,8 @@ export interface DaemonStatus {
   sessions: SessionInfo[];
   queue: QueueEntry[];
   settings: { sessionTtlMs: number; reapIntervalMs: number; callTimeoutMs: number; workers: number; workerIdleMs: number; toolTimeoutsMs: Record<string, number> };
+  /** Where agents' downloads go; absent from daemons that predate this field. */
+  downloads?: DownloadsInfo | undefined;
   /** The activity log's writes; absent when the profile does not record (or the daemon predates this field). */
   activityLog?: ActivityLogHealth | undefined;
 }

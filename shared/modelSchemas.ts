@@ -8,6 +8,7 @@ import type {
   DaemonEvent,
   DaemonState,
   DaemonStatus,
+  DownloadsInfo,
   PageOrigin,
   PictureMetadata,
   ProfileState,
@@ -147,6 +148,13 @@ const activityLogHealthSchema: z.ZodMiniType<ActivityLogHealth> = z.object({
   dropped: z.number(),
 });
 
+const downloadsInfoSchema: z.ZodMiniType<DownloadsInfo> = z.object({
+  mode: z.enum(['session', 'off', 'cancelled']),
+  maxBytes: z.number(),
+  sessionFolder: z.string(),
+  unownedFolder: z.nullable(z.string()),
+});
+
 export const daemonStatusSchema: z.ZodMiniType<DaemonStatus> = z.object({
   protocolVersion: z.number(),
   version: z.string(),
@@ -171,6 +179,7 @@ export const daemonStatusSchema: z.ZodMiniType<DaemonStatus> = z.object({
     toolTimeoutsMs: z.record(z.string(), z.number()),
   }),
   activityLog: z.optional(activityLogHealthSchema),
+  downloads: z.optional(downloadsInfoSchema),
 });
 
 export const daemonEventSchema: z.ZodMiniType<DaemonEvent> = z.discriminatedUnion('type', [

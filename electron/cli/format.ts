@@ -1,4 +1,4 @@
-import type { BrowserInfo, DaemonStatus, SessionInfo, TabInfo, WorkerInfo } from '../../shared/model.js';
+import type { BrowserInfo, DaemonStatus, DownloadsInfo, SessionInfo, TabInfo, WorkerInfo } from '../../shared/model.js';
 import type { SessionPageResult, ToolResult } from '../../shared/protocol.js';
 
 export function ago(ms: number, now = Date.now()): string {
@@ -113,12 +113,29 @@ export function formatWorkers(workers: readonly WorkerInfo[], now = Date.now()):
   return `workers: ${parts.join('; ')}`;
 }
 
+/** Where agents' downloads go: the status line that tells a person where to find them. */
+export function formatDownloads(downloads: DownloadsInfo | undefined): string[] {
+  if (!downloads) {
+    return [];
+  }
+  const cap = `${Math.round((downloads.maxBytes / (1024 * 1024)) * 10) / 10} MiB`;
+  switch (downloads.mode) {
+    case 'session':
+      return [`downloads: each session's in ${downloads.sessionFolder}, up to ${cap} each${downloads.unownedFolder === null ? '' : `; from tabs no session owns in ${downloads.unownedFolder}`}`];
+    case 'off':
+      return ['downloads: refused (the profile sets downloads off)'];
+    case 'cancelled':
+      return ["downloads: sessions' downloads are cancelled (a browser tabmux did not launch); the user's own are left to the browser"];
+  }
+}
+
 export function formatStatus(status: DaemonStatus): string {
   const lines = [
     `profile ${status.profile}: ${status.state}${status.lastError ? ` (${status.lastError})` : ''}`,
     `daemon pid ${status.pid}, up since ${new Date(status.startedAt).toISOString()}, socket ${status.socketPath}`,
     formatBrowser(status),
     formatWorkers(status.workers),
+    ...formatDownloads(status.downloads),
     ...(status.activityLog?.error ? [`activity log: ${status.activityLog.error} (${status.activityLog.pending} entries waiting${status.activityLog.dropped > 0 ? `, ${status.activityLog.dropped} given up on` : ''})`] : []),
     '',
     `sessions (${status.sessions.length}):`,

@@ -1,9 +1,10 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { TabmuxError } from '../../shared/errors.js';
-import type { DaemonState, DaemonStatus } from '../../shared/model.js';
+import type { DaemonState, DaemonStatus, DownloadsInfo } from '../../shared/model.js';
 import { PROTOCOL_VERSION } from '../../shared/protocol.js';
 import { BrowserContexts } from './browser/BrowserContexts.js';
+import { BrowserDownloads } from './browser/BrowserDownloads.js';
 import { BrowserTabs } from './browser/BrowserTabs.js';
 import { browserForProfile } from './browser/browserForProfile.js';
 import { ControlSurfaceGuard } from './browser/ControlSurfaceGuard.js';
@@ -18,15 +19,27 @@ import { DashboardRegistry } from './dashboard/DashboardRegistry.js';
 import { pictureLimits } from './pictures/PictureLimits.js';
 import { TabPictures } from './pictures/TabPictures.js';
 import type { Logger } from './Logger.js';
-import { pidFilePath, profileActivityDir, profileDataDir, profileFilesDir, profileTempDir, profileUserDataDir, socketPath, type TabmuxPaths } from './paths.js';
+import {
+  pidFilePath,
+  profileActivityDir,
+  profileDataDir,
+  profileDownloadsDir,
+  profileDownloadStagingDir,
+  profileFilesDir,
+  profileTempDir,
+  profileUserDataDir,
+  socketPath,
+  type TabmuxPaths,
+} from './paths.js';
 import { daemonPidFileSchema } from './DaemonPidFile.js';
 import { ClaimFile } from './process/ClaimFile.js';
 import type { ProfileEntry } from './ProfileStore.js';
 import { Router } from './router/Router.js';
+import { DOWNLOADS_SUBFOLDER } from './router/sessionDownloads.js';
 import { readSessionJournal, SessionJournal } from './router/SessionJournal.js';
 import { sessionFolder } from './router/sessionFiles.js';
 import { ensureSecureDir } from './secureFs.js';
-import { activityLogSettings, routerSettings } from './settings.js';
+import { activityLogSettings, downloadSettings, routerSettings } from './settings.js';
 import { ActivityLogStore } from './activity/ActivityLogStore.js';
 import { ActivityRecorder } from './activity/ActivityRecorder.js';
 import { ActivityPictures } from './activity/ActivityPictures.js';
@@ -331,7 +344,8 @@ export class Daemon {
     // Who opened which tab, and which tabs closed, come from the browser itself.
     const tabs = await BrowserTabs.watch(run.connection);
     watched.tabs = tabs;
-    this.router.watchTabs(tabs, new BrowserContexts(run.connection));
+    const downloads = await this.#watchDownloads(run, tabs);
+    this.router.watchTabs(tabs, new BrowserContexts(run.connection, (id) => downloads?.prepareContext(id) ?? Promise.resolve()));
     // Tabs watched before a relaunch or reconnect are watched again on this run, as far as they still exist.
     void this.#pictures.useRun({ connection: run.connection, tabs });
   }
@@ -347,6 +361,49 @@ export class Daemon {
       return { kind: 'session', folder: sessionFolder(profileFilesDir(this.#options.paths, this.profile), session.id) };
     }
     return tabId !== undefined && this.#browser.kind === 'external' ? USER_FILES : NO_FILES;
+  }
+
+  /**
+   * Where this run's downloads go, by whose tab started each (see BrowserDownloads). In a browser tabmux launched a
+   * failure fails the run, as the guard's does: downloads would land in the user's own Downloads folder. A browser
+   * tabmux does not run (a remote engine may not offer this) keeps its own behaviour, and the log says so.
+   */
+  async #watchDownloads(run: BrowserRun, tabs: BrowserTabs): Promise<BrowserDownloads | undefined> {
+    const { paths, profile, logger } = this.#options;
+    const log = logger.child('downloads');
+    try {
+      return await BrowserDownloads.install(run.connection, {
+        browser: this.#browser.kind,
+        settings: downloadSettings(profile.config),
+        stagingDir: profileDownloadStagingDir(paths, profile.name),
+        unownedDir: profileDownloadsDir(paths, profile.name),
+        ownerOf: async (frameId) => {
+          const tabId = await tabs.tabOfFrame(frameId);
+          return tabId === undefined ? undefined : this.router.downloadOwner(tabId);
+        },
+        logger: log,
+      });
+    } catch (error) {
+      const why = TabmuxError.from(error).message;
+      if (this.#browser.kind === 'launched') {
+        throw new TabmuxError('browser_unavailable', `could not set where Chrome's downloads go (${why}); nothing is served until they are. Check the daemon log and start again`, { cause: error });
+      }
+      log.warn(`the browser did not take tabmux's download settings (${why}); its downloads stay where it puts them`);
+      return undefined;
+    }
+  }
+
+  /** Where agents' downloads go, for status. */
+  #downloadsInfo(): DownloadsInfo {
+    const { paths, profile } = this.#options;
+    const settings = downloadSettings(profile.config);
+    const external = this.#browser.kind === 'external';
+    return {
+      mode: external ? 'cancelled' : settings.mode,
+      maxBytes: settings.maxBytes,
+      sessionFolder: join(profileFilesDir(paths, profile.name), '<session>', DOWNLOADS_SUBFOLDER),
+      unownedFolder: external || settings.mode === 'off' ? null : profileDownloadsDir(paths, profile.name),
+    };
   }
 
   /**
@@ -436,6 +493,7 @@ export class Daemon {
       sessions: this.router.listSessions(),
       queue: this.router.queue(),
       settings: { ...this.router.settings },
+      downloads: this.#downloadsInfo(),
       ...(this.#activity ? { activityLog: this.#activity.store.health } : {}),
     };
   }

@@ -35,6 +35,10 @@ export const profileConfigSchema = z.object({
   /** How long a launched Chrome outlives a daemon that died, for the next daemon to adopt it; 0 closes it at once. */
   orphanGraceMs: z.optional(z.int().check(z.minimum(0))),
   toolTimeoutsMs: z.optional(z.record(z.string(), positiveInt)),
+  /** Downloads: kept in each session's folder (`session`, the default) or refused (`off`). */
+  downloads: z.optional(z.enum(['session', 'off'])),
+  /** The largest file one download may write, in bytes. */
+  downloadMaxBytes: z.optional(positiveInt),
   /** The activity log: on unless false. */
   activityLog: z.optional(z.boolean()),
   /** Keep typed values and header values in the activity log in clear (redacted by default). */

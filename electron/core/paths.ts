@@ -76,6 +76,16 @@ export function profileTempDir(paths: TabmuxPaths, profile: string): string {
   return join(profileDataDir(paths, profile), 'tmp');
 }
 
+/** Where a launched Chrome's downloads from tabs nobody owns are kept (a session's go to its own folder). */
+export function profileDownloadsDir(paths: TabmuxPaths, profile: string): string {
+  return join(profileDataDir(paths, profile), 'downloads');
+}
+
+/** Where a launched Chrome writes every download first, each under its guid, until tabmux moves it or deletes it. */
+export function profileDownloadStagingDir(paths: TabmuxPaths, profile: string): string {
+  return join(profileDataDir(paths, profile), 'tmp', 'downloads');
+}
+
 /** The profile's activity log: what each agent session did, as JSON lines (see docs/activity-log.md). */
 export function profileActivityDir(paths: TabmuxPaths, profile: string): string {
   return join(profileDataDir(paths, profile), 'activity');

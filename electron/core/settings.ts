@@ -1,6 +1,7 @@
 import { DEFAULT_SETTINGS, type RouterSettings } from './router/Router.js';
 import type { ProfileConfig } from './ProfileStore.js';
 import { DEFAULT_RETENTION } from './activity/ActivityLogStore.js';
+import type { DownloadSettings } from './browser/BrowserDownloads.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -50,6 +51,21 @@ function toolTimeouts(value: string | undefined): Record<string, number> {
     }
   }
   return out;
+}
+
+/** The largest file one download may write by default: 25 MiB. */
+export const DEFAULT_DOWNLOAD_MAX_BYTES = 25 * 1024 * 1024;
+
+/**
+ * What a profile does with downloads: `TABMUX_DOWNLOADS=session|off` over the profile's `downloads` over `session`;
+ * the size cap from `TABMUX_DOWNLOAD_MAX_BYTES` over `downloadMaxBytes` over 25 MiB.
+ */
+export function downloadSettings(config: ProfileConfig, env: Env = process.env): DownloadSettings {
+  const fromEnv = env['TABMUX_DOWNLOADS'];
+  return {
+    mode: fromEnv === 'off' || fromEnv === 'session' ? fromEnv : (config.downloads ?? 'session'),
+    maxBytes: positiveInt(env['TABMUX_DOWNLOAD_MAX_BYTES']) ?? config.downloadMaxBytes ?? DEFAULT_DOWNLOAD_MAX_BYTES,
+  };
 }
 
 export interface ActivityLogSettings {

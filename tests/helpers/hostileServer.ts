@@ -52,6 +52,35 @@ export class HostileServer {
     return `${this.origin}${path}`;
   }
 
+  /**
+   * A URL that answers with a file to download (`Content-Disposition: attachment`) named `filename`. `sized`: with a
+   * Content-Length (the browser knows the size up front); otherwise the body comes in chunks of unannounced length.
+   * `until`: the first 4 KiB go at once, the rest once it resolves (the download stays in progress till then).
+   */
+  download(filename: string, body: Buffer | string, sized = true, until: Promise<void> = Promise.resolve()): string {
+    const path = this.#path('download');
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    this.#routes.set(path, (_request, response) => {
+      response.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'content-disposition': `attachment; filename="${filename}"`,
+        'cache-control': 'no-store',
+        ...(sized ? { 'content-length': String(bytes.length) } : {}),
+      });
+      const chunk = 64 * 1024;
+      // The browser sniffs the first kilobyte before it decides what a response is: it goes at once.
+      const first = Math.min(bytes.length, 4096);
+      response.write(bytes.subarray(0, first));
+      void until.then(() => {
+        for (let offset = first; offset < bytes.length; offset += chunk) {
+          response.write(bytes.subarray(offset, offset + chunk));
+        }
+        response.end();
+      });
+    });
+    return `${this.origin}${path}`;
+  }
+
   /** A URL that answers with a 302 to `location`. */
   redirect(location: string): string {
     const path = this.#path('redirect');

@@ -23,6 +23,8 @@ import { remapPages, renumber } from './remapPages.js';
 import { fillFromJournal, journalOf } from './journaledSessions.js';
 import type { JournaledSession } from './SessionJournal.js';
 import { disposeContexts, type ContextSource } from './sessionContexts.js';
+import { openerChain, sessionDownloads } from './sessionDownloads.js';
+import type { DownloadOwner } from '../browser/BrowserDownloads.js';
 
 export { DEFAULT_SETTINGS, type RouterSettings } from './RouterSettings.js';
 
@@ -54,6 +56,7 @@ export class Router {
   readonly #logger: Logger;
   readonly #browserReady: () => Promise<void>;
   readonly #profile: string;
+  readonly #filesDir: string;
   readonly #sessions: SessionRegistry;
   readonly #pool: WorkerPool;
   readonly #feed: ChangeFeed;
@@ -75,6 +78,7 @@ export class Router {
     this.#logger = logger;
     this.#browserReady = options.browserReady ?? (() => Promise.resolve());
     this.#profile = profile;
+    this.#filesDir = options.filesDir;
     const sessions = new SessionRegistry(settings.sessionTtlMs);
     const sessionById = (id: string): Session | undefined => sessions.find(id);
     this.#sessions = sessions;
@@ -359,6 +363,24 @@ export class Router {
       current = tabs.find((candidate) => candidate.tabId === id)?.openerTabId ?? null;
     }
     return undefined;
+  }
+
+  /**
+   * Where a download started in a Chrome tab goes: the session owning the tab or one of the tabs that opened it, by
+   * the browser's own ids; undefined for a tab of nobody's. A tab a session is opening right now (the download began
+   * while its new_page loaded) becomes the session's when that call ends, so an unowned tab is looked at again once
+   * the calls running now have ended.
+   */
+  async downloadOwner(tabId: string): Promise<DownloadOwner | undefined> {
+    const chain = openerChain(this.#sessionTabs.source?.list() ?? [], tabId);
+    const owner = (): Session | undefined => chain.map((id) => this.#tabs.sessionOwningTab(id)).find((session) => session !== undefined);
+    let session = owner();
+    if (!session) {
+      const running = this.#pool.queue().filter((entry) => entry.state === 'running');
+      await Promise.all(running.map((entry) => this.#pool.at(entry.worker)?.queue.whenFinished(entry.callId, this.settings.callTimeoutMs) ?? Promise.resolve(true)));
+      session = owner();
+    }
+    return session && sessionDownloads(session, this.#filesDir, (changed) => this.#changed(changed), this.#logger);
   }
 
   /**

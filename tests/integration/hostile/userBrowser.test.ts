@@ -1,8 +1,12 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type BoundSession, type TestDaemon } from '../../helpers/daemonFixture.js';
 import { TOPOLOGIES } from '../../helpers/hostileRig.js';
 import { HostileServer } from '../../helpers/hostileServer.js';
 import { startUserChromium, type UserChromium } from '../../helpers/userChromium.js';
+import { waitFor } from '../../helpers/waitFor.js';
 
 /**
  * A profile on the user's own browser (`--browser-url`): the tabs the user has open there are theirs. A curious agent
@@ -80,6 +84,38 @@ describe.each(TOPOLOGIES)("the user's own browser on $name", (topology) => {
         expect(listed).not.toContain(secret);
       }
       expect(listed).toContain('tabs no session owns are the user');
+    }
+  });
+
+  it("a session's download is cancelled, and the user's own downloads are left to their browser", async () => {
+    const agent = await session('downloader');
+    const mine = `agent-${Math.random().toString(16).slice(2)}.txt`;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const link = server.download(mine, Buffer.alloc(64 * 1024, 0x61), true, held);
+    await agent.text('new_page', { url: server.page(`<a id="d" href="${link}">get</a>`, 'Agent download') });
+    // The note comes with the session's next result: the click's own, or a later one.
+    let answer = await agent.text('evaluate_script', { function: "() => { document.getElementById('d').click(); return 'clicked'; }" });
+    const note = await waitFor(async () => {
+      const text = answer;
+      answer = await agent.text('list_pages');
+      return /Note: .*download/.test(text) ? text : undefined;
+    }, 'a note about the download');
+    release();
+    expect(note).toContain('tabmux did not launch');
+    expect(note).toContain('cancelled');
+    expect(existsSync(join(homedir(), 'Downloads', mine))).toBe(false);
+
+    // A download in a tab of the user's own goes where their browser puts downloads, as it would without tabmux.
+    const theirs = `user-${Math.random().toString(16).slice(2)}.txt`;
+    const saved = join(homedir(), 'Downloads', theirs);
+    try {
+      await fetch(`${chromium.url}/json/new?${server.download(theirs, `user file ${theirs}`)}`, { method: 'PUT' });
+      expect(await waitFor(() => (existsSync(saved) ? readFileSync(saved, 'utf8') : undefined), `the user's download at ${saved}`)).toBe(`user file ${theirs}`);
+    } finally {
+      rmSync(saved, { force: true });
     }
   });
 });

@@ -1,0 +1,268 @@
+import { promises as fs } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Protocol } from 'devtools-protocol';
+import { TabmuxError } from '../../../shared/errors.js';
+import type { Logger } from '../Logger.js';
+import type { CdpConnection } from './CdpConnection.js';
+import { downloadName, placeDownload } from './downloadFiles.js';
+
+/** What a profile does with downloads: keep them in the session's folder (`session`), or refuse them (`off`). */
+export interface DownloadSettings {
+  mode: 'session' | 'off';
+  /** The largest file one download may write; a download past it is cancelled and its bytes deleted. */
+  maxBytes: number;
+}
+
+/** How one download ended, as its owner is told. `name` is the file name the page suggested, made safe. */
+export type DownloadOutcome =
+  | { kind: 'saved'; name: string; path: string; bytes: number }
+  | { kind: 'refused'; name: string; why: 'off' | 'external' }
+  | { kind: 'too_large'; name: string; maxBytes: number }
+  | { kind: 'failed'; name: string; reason: string };
+
+/** A session whose tab started a download: where its downloads go, and how it hears of each. */
+export interface DownloadOwner {
+  /** A folder of tabmux's own, and the folders below it that hold the session's downloads (created as needed). */
+  root: string;
+  segments: readonly string[];
+  tell: (outcome: DownloadOutcome) => void;
+}
+
+export interface BrowserDownloadsOptions {
+  /** A browser tabmux launched (its downloads are all tabmux's to place) or one it connects to (the user's own). */
+  browser: 'launched' | 'external';
+  settings: DownloadSettings;
+  /** Where a launched browser writes every download first (each as its guid), out of every agent's reach. */
+  stagingDir: string;
+  /** Where a launched browser's downloads from tabs nobody owns (a person's) are kept. */
+  unownedDir: string;
+  /** The session owning the tab a frame is in, from the browser's own ids; undefined for nobody's or an unknown frame. */
+  ownerOf: (frameId: string) => Promise<DownloadOwner | undefined>;
+  logger: Logger;
+}
+
+/** How many page targets' openers are remembered (popups come and go; only the latest matter). */
+const MAX_OPENERS = 256;
+
+interface Download {
+  guid: string;
+  name: string;
+  owner: Promise<DownloadOwner | undefined>;
+  /** Events of one download are handled in order, each after its owner is known. */
+  chain: Promise<void>;
+  tooLarge: boolean;
+  told: boolean;
+}
+
+/**
+ * Where downloads go, decided on the daemon's own connection (`Browser.setDownloadBehavior` per browser context, with
+ * its download events), and by whose tab started each one, never by anything a page wrote:
+ * - a browser tabmux launched writes every download into a staging folder of tabmux's own under its guid; once done,
+ *   a session's download moves into `<files>/<session>/downloads/` and the session is told where, a download from a
+ *   tab nobody owns (a person's) into the profile's downloads folder. Past `maxBytes` a download is cancelled and its
+ *   bytes are deleted. With downloads `off` the browser refuses them (`deny`) and the session is told.
+ * - in a browser tabmux does not run (the user's own) the default context keeps the user's own behaviour (only its
+ *   events are turned on): the user's downloads are left alone, and a session's are cancelled as soon as the browser
+ *   announces them, since tabmux cannot put them in the session's folder without changing where the user's go.
+ *   Contexts the daemon made (isolated contexts) refuse downloads outright.
+ * The browser forgets these settings when the daemon's connection goes.
+ */
+export class BrowserDownloads {
+  readonly #connection: CdpConnection;
+  readonly #options: BrowserDownloadsOptions;
+  readonly #downloads = new Map<string, Download>();
+  /** Contexts besides the default one that downloads may come from (a cancel must name the right one). */
+  readonly #contexts = new Set<string>();
+  /**
+   * Recent page targets' openers, as the browser announced each page: a popup that turns into a download is closed
+   * by the browser at once, often before the daemon watches it, and then its opener tells whose it was.
+   */
+  readonly #openers = new Map<string, string>();
+
+  private constructor(connection: CdpConnection, options: BrowserDownloadsOptions) {
+    this.#connection = connection;
+    this.#options = options;
+  }
+
+  static async install(connection: CdpConnection, options: BrowserDownloadsOptions): Promise<BrowserDownloads> {
+    const downloads = new BrowserDownloads(connection, options);
+    if (options.browser === 'launched') {
+      // What an earlier run left half-written belongs to nobody now.
+      await fs.rm(options.stagingDir, { recursive: true, force: true });
+      await fs.mkdir(options.stagingDir, { recursive: true, mode: 0o700 });
+    }
+    connection.on('Target.targetCreated', (event: Protocol.Target.TargetCreatedEvent) => downloads.#created(event.targetInfo));
+    connection.on('Browser.downloadWillBegin', (event: Protocol.Browser.DownloadWillBeginEvent) => downloads.#began(event));
+    connection.on('Browser.downloadProgress', (event: Protocol.Browser.DownloadProgressEvent) => downloads.#progress(event));
+    await connection.send('Browser.setDownloadBehavior', downloads.#behavior(false));
+    return downloads;
+  }
+
+  /** Sets a new browser context's downloads (an isolated context the daemon made) before any tab opens in it. */
+  async prepareContext(browserContextId: string): Promise<void> {
+    this.#contexts.add(browserContextId);
+    await this.#connection.send('Browser.setDownloadBehavior', { ...this.#behavior(true), browserContextId });
+  }
+
+  #behavior(ownContext: boolean): Protocol.Browser.SetDownloadBehaviorRequest {
+    const { browser, settings, stagingDir } = this.#options;
+    if (browser === 'external') {
+      return { behavior: ownContext ? 'deny' : 'default', eventsEnabled: true };
+    }
+    return settings.mode === 'off' ? { behavior: 'deny', eventsEnabled: true } : { behavior: 'allowAndName', downloadPath: stagingDir, eventsEnabled: true };
+  }
+
+  #created(info: Protocol.Target.TargetInfo): void {
+    if (info.type !== 'page' || info.openerId === undefined) {
+      return;
+    }
+    this.#openers.set(info.targetId, info.openerId);
+    if (this.#openers.size > MAX_OPENERS) {
+      for (const oldest of this.#openers.keys()) {
+        this.#openers.delete(oldest);
+        break;
+      }
+    }
+  }
+
+  /** The owner of the tab a frame is in; for a popup gone before it was watched, its opener's. */
+  async #ownerOf(frameId: string): Promise<DownloadOwner | undefined> {
+    const owner = await this.#options.ownerOf(frameId);
+    const opener = this.#openers.get(frameId);
+    return owner ?? (opener === undefined ? undefined : this.#options.ownerOf(opener));
+  }
+
+  #began(event: Protocol.Browser.DownloadWillBeginEvent): void {
+    const download: Download = {
+      guid: event.guid,
+      name: downloadName(event.suggestedFilename),
+      owner: this.#ownerOf(event.frameId).catch(() => undefined),
+      chain: Promise.resolve(),
+      tooLarge: false,
+      told: false,
+    };
+    this.#downloads.set(event.guid, download);
+    this.#then(download, async (owner) => {
+      const { browser, settings } = this.#options;
+      if (browser === 'external') {
+        if (owner) {
+          await this.#cancel(download);
+        } else {
+          // A tab nobody owns is the user's: their download is theirs.
+          this.#downloads.delete(download.guid);
+        }
+      } else if (settings.mode === 'off') {
+        this.#tell(download, owner, { kind: 'refused', name: download.name, why: 'off' });
+      }
+    });
+  }
+
+  #progress(event: Protocol.Browser.DownloadProgressEvent): void {
+    const download = this.#downloads.get(event.guid);
+    if (!download) {
+      return;
+    }
+    const { maxBytes } = this.#options.settings;
+    const capped = this.#options.browser === 'launched';
+    if (capped && event.state === 'inProgress' && !download.tooLarge && (event.receivedBytes > maxBytes || event.totalBytes > maxBytes)) {
+      // At once, whoever owns it: every byte past the cap is a byte too many on tabmux's disk. (The user's own
+      // downloads in their own browser are theirs; an agent's there is cancelled when it begins.)
+      download.tooLarge = true;
+      void this.#cancel(download);
+    }
+    if (event.state === 'inProgress') {
+      return;
+    }
+    this.#downloads.delete(event.guid);
+    this.#then(download, async (owner) => {
+      if (!capped) {
+        // A session's download in the user's browser, cancelled when it began (or, if tiny, done before that).
+        this.#tell(
+          download,
+          owner,
+          event.state === 'canceled'
+            ? { kind: 'refused', name: download.name, why: 'external' }
+            : { kind: 'failed', name: download.name, reason: 'it finished before tabmux could cancel it, so the browser kept it where it keeps its own downloads' },
+        );
+        return;
+      }
+      const tooLarge = download.tooLarge || (capped && event.receivedBytes > maxBytes);
+      if (event.state === 'canceled' || tooLarge) {
+        await this.#removeStaged(download, event.filePath);
+        if (tooLarge) {
+          this.#tell(download, owner, { kind: 'too_large', name: download.name, maxBytes });
+        } else {
+          this.#tell(download, owner, { kind: 'failed', name: download.name, reason: 'it was cancelled before it finished' });
+        }
+        return;
+      }
+      await this.#place(download, owner, event);
+    });
+  }
+
+  /** A finished download of a launched browser: into its session's folder, or the folder for tabs nobody owns. */
+  async #place(download: Download, owner: DownloadOwner | undefined, event: Protocol.Browser.DownloadProgressEvent): Promise<void> {
+    const { logger, unownedDir } = this.#options;
+    const staged = this.#stagedPath(download, event.filePath);
+    try {
+      const path = owner ? await placeDownload(staged, owner.root, owner.segments, download.name) : await placeDownload(staged, unownedDir, [], download.name);
+      if (owner) {
+        this.#tell(download, owner, { kind: 'saved', name: download.name, path, bytes: event.receivedBytes });
+      } else {
+        logger.info(`a download from a tab no session owns was saved to ${path} (${event.receivedBytes} bytes)`);
+      }
+    } catch (error) {
+      await this.#removeStaged(download, event.filePath);
+      this.#tell(download, owner, { kind: 'failed', name: download.name, reason: TabmuxError.from(error).message });
+    }
+  }
+
+  /** Runs `step` after the download's earlier steps, once its owner is known; a failing step is logged. */
+  #then(download: Download, step: (owner: DownloadOwner | undefined) => Promise<void>): void {
+    download.chain = download.chain
+      .then(async () => step(await download.owner))
+      .catch((error: unknown) => this.#options.logger.warn(`download ${download.guid}: ${TabmuxError.from(error).message}`));
+  }
+
+  /** Cancels a download in whichever context it runs (the event does not say which). */
+  async #cancel(download: Download): Promise<void> {
+    for (const browserContextId of [undefined, ...this.#contexts]) {
+      try {
+        await this.#connection.send('Browser.cancelDownload', { guid: download.guid, ...(browserContextId === undefined ? {} : { browserContextId }) });
+        return;
+      } catch {
+        // Not in this context (or finished already).
+      }
+    }
+  }
+
+  /** Where the launched browser wrote a download: its reported path if that is in the staging folder, else its guid. */
+  #stagedPath(download: Download, reported: string | undefined): string {
+    const { stagingDir } = this.#options;
+    if (reported !== undefined) {
+      const rel = relative(stagingDir, reported);
+      if (rel !== '' && !rel.startsWith('..') && !rel.includes('/') && !rel.includes('\\')) {
+        return reported;
+      }
+    }
+    return join(stagingDir, download.guid);
+  }
+
+  async #removeStaged(download: Download, reported: string | undefined): Promise<void> {
+    if (this.#options.browser === 'launched') {
+      await fs.rm(this.#stagedPath(download, reported), { force: true });
+    }
+  }
+
+  #tell(download: Download, owner: DownloadOwner | undefined, outcome: DownloadOutcome): void {
+    if (download.told) {
+      return;
+    }
+    download.told = true;
+    if (owner) {
+      owner.tell(outcome);
+    } else {
+      this.#options.logger.info(`a download from a tab no session owns: ${outcome.kind}`);
+    }
+  }
+}
