@@ -23,6 +23,7 @@ import { rewriteCost } from './suites/rewriteCost.js';
 import { routingOverhead } from './suites/routingOverhead.js';
 import { BIG_PAGE_PATH, snapshotPath } from './suites/snapshotPath.js';
 import { bridgePath } from './suites/bridgePath.js';
+import { survive } from './suites/survive.js';
 
 /**
  * `npm run bench`: every comparison side by side in one run on the system Chromium and the pinned
@@ -118,6 +119,9 @@ async function main(): Promise<number> {
   await stopAll();
   // Cold start on a quiet machine, with its own processes: everything above is stopped by now.
   await attempt('coldstart', 'cold start', () => coldStart(teardown, log));
+  await stopAll();
+  // A daemon of its own per sample, killed or restarted, nothing else running.
+  await attempt('survive', 'survive a daemon crash or restart', () => survive(teardown, log));
   await stopAll();
 
   rows.push(...microRows);

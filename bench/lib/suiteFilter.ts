@@ -1,5 +1,5 @@
 /** The suites `npm run bench` runs, by the names `BENCH_ONLY` takes. */
-export const SUITES = ['rewrite', 'parallel', 'routing', 'bridge', 'snapshot', 'navigation', 'memory', 'crowd', 'activity', 'pictures', 'headofline', 'overrun', 'coldstart'] as const;
+export const SUITES = ['rewrite', 'parallel', 'routing', 'bridge', 'snapshot', 'navigation', 'memory', 'crowd', 'activity', 'pictures', 'headofline', 'overrun', 'coldstart', 'survive'] as const;
 
 export type SuiteName = (typeof SUITES)[number];
 
