@@ -68,7 +68,7 @@ export async function survive(teardown: Teardown, log: (message: string) => void
       goal: { kind: 'under', limit: how === 'crash' ? 3000 : 2000 },
       ...(how === 'restart'
         ? {
-            why: "A restart is a crash's path plus the old daemon's own exit: it stops in ~50 ms (its log says so), but its process takes about a second more to be gone (its upstream children and their pipes), and `daemon restart` waits for that before it starts the new daemon, so that the new one finds the old claim dead rather than running.",
+            why: `Most of it is the new daemon's start (${part((s) => s.start)} ms with the old daemon's stop and exit, which take a few hundred ms): its first upstream worker starts and lists the adopted Chrome's tabs before the session is restored, as after a crash; the call takes ${part((s) => s.call)} ms.`,
           }
         : {}),
       note:

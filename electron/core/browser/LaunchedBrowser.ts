@@ -218,6 +218,10 @@ export class LaunchedBrowser extends EventEmitter<ProfileBrowserEvents> implemen
 
   /** The connection closed: either Chrome is exiting (its exit is the better reason), or the connection alone died. */
   async #onDisconnected(run: Run): Promise<void> {
+    if (this.#closing) {
+      // Closed or let go on purpose: nothing to wait for (a pending timer would only hold a restarting daemon's exit).
+      return;
+    }
     let timer: NodeJS.Timeout | undefined;
     const exited = await Promise.race([run.chrome.exited.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), EXIT_NOTICE_MS)))]);
     clearTimeout(timer);
