@@ -179,16 +179,19 @@ describe('activity log across a SIGKILL and retention', () => {
       for (let n = 0; n < 3; n++) {
         await run(process.execPath, [CLI, 'mcp', 'call', '--session', session, 'list_pages'], { env: cliEnv });
       }
-      // Written in the background after each reply: wait until the files hold them, then kill the daemon.
-      await waitFor(async () => ((await readActivityLog(dir, { session, limit: 10 })).entries.length === 3 ? true : undefined), 'three entries on disk');
+      // Each entry is written before its reply: the files hold all three now.
+      expect((await readActivityLog(dir, { session, limit: 10 })).entries).toHaveLength(3);
       const status = JSON.parse((await run(process.execPath, [CLI, 'daemon', 'status', '--json'], { env: cliEnv })).stdout) as { pid: number; chrome: { pid: number }; upstream: { pid: number } };
       process.kill(status.pid, 'SIGKILL');
-      await waitUntil(() => !isProcessAlive(status.upstream.pid) && !isProcessAlive(status.chrome.pid), 'upstream and Chrome to exit after the daemon');
+      // Its worker goes with it; its Chrome waits for the next daemon to adopt it.
+      await waitUntil(() => !isProcessAlive(status.upstream.pid), 'upstream to exit after the daemon');
       // A write the kill cut short leaves a partial line; it must not hide the entries around it.
       const segment = readdirSync(dir).sort().at(-1) ?? '';
       writeFileSync(join(dir, segment), '{"v":1,"id":"cut', { flag: 'a' });
 
       await run(process.execPath, [CLI, 'daemon', 'start'], { env: cliEnv });
+      const adopted = JSON.parse((await run(process.execPath, [CLI, 'daemon', 'status', '--json'], { env: cliEnv })).stdout) as { chrome: { pid: number } };
+      expect(adopted.chrome.pid).toBe(status.chrome.pid);
       await run(process.execPath, [CLI, 'mcp', 'call', '--session', (await run(process.execPath, [CLI, 'session', 'create'], { env: cliEnv })).stdout.trim(), 'list_pages'], { env: cliEnv });
       const all = JSON.parse((await run(process.execPath, [CLI, 'log', '--json'], { env: cliEnv })).stdout) as ActivityEntry[];
       expect(all.filter((entry) => entry.session === session)).toHaveLength(3);
