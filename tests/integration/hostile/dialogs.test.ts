@@ -12,7 +12,8 @@ import { waitFor } from '../../helpers/waitFor.js';
  * instead of answering (`text` fails the test on any tool error). Whether a page is blocked is asked of Chrome over
  * the test's own connection.
  */
-const CALL_TIMEOUT_MS = 10_000;
+// Far below the minutes a call waiting on a dialog would take, and enough for a loaded 2-core machine's slow steps.
+const CALL_TIMEOUT_MS = 30_000;
 
 function useProbe(rig: () => HostileRig): () => PageProbe {
   let probe: PageProbe | undefined;
