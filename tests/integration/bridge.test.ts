@@ -25,11 +25,12 @@ const BIN = join(packageRoot(), 'dist', 'electron', 'bin');
 const INSPECTOR = join(packageRoot(), 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
 
 const { home, cleanup } = makeTestHome();
-// Unbound sessions (session_id mode, a killed bridge's) expire after a few idle seconds here, so expiry is testable.
+// Unbound sessions (session_id mode, a killed bridge's) expire after a few idle seconds here, so expiry is testable;
+// long enough that the steps before a session's expected expiry do not outlast it on a loaded machine.
 const ENV: Record<string, string> = {
   TABMUX_HOME: home,
   TABMUX_HEADLESS: '1',
-  TABMUX_SESSION_TTL_MS: '4000',
+  TABMUX_SESSION_TTL_MS: '8000',
   TABMUX_REAP_INTERVAL_MS: '500',
 };
 const env = (): Record<string, string> => {
