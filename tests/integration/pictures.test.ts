@@ -94,7 +94,11 @@ describe('live pictures', () => {
       true,
     );
     await expect(pictures.input('viewer', tab.tabId, { kind: 'text', text: 'x' })).rejects.toMatchObject({ code: 'unknown_page' });
-    await pictures.watch('viewer', () => undefined, [{ tabId: tab.tabId, size: 'live' }]);
+    const seen: TabPicture[] = [];
+    await pictures.watch('viewer', (picture) => seen.push(picture), [{ tabId: tab.tabId, size: 'live' }]);
+    // A person clicks on what they see: the page has loaded and painted a frame.
+    await waitUntil(async () => (await evaluate(tab, 'document.readyState === "complete" && Array.isArray(window.clicks)')) === true, 'the page loaded');
+    await waitFor(() => seen.at(0), 'a first frame of the tab');
     for (const type of ['mousePressed', 'mouseReleased'] as const) {
       await pictures.input('viewer', tab.tabId, { kind: 'mouse', type, x: 50, y: 20, button: 'left', clickCount: 1, modifiers: 0 });
     }
