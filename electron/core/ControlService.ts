@@ -43,6 +43,11 @@ export interface ControlServiceDeps {
   refreshDashboards: () => Promise<number[]>;
   /** Live pictures of the profile's tabs, and takeover input into them. */
   pictures: TabPictures;
+  /**
+   * What a reply waits for before it leaves: the sessions' changes on file (the session journal), so that what a
+   * client was told (a session created, a tab opened) survives a daemon killed right after. Undefined: nothing to wait for.
+   */
+  settled?: () => Promise<void> | undefined;
 }
 
 interface PeerState {
@@ -81,6 +86,14 @@ export class ControlService {
   }
 
   async #dispatch(peer: Peer, state: PeerState, request: JsonRpcRequest): Promise<unknown> {
+    try {
+      return await this.#dispatchRequest(peer, state, request);
+    } finally {
+      await this.deps.settled?.();
+    }
+  }
+
+  async #dispatchRequest(peer: Peer, state: PeerState, request: JsonRpcRequest): Promise<unknown> {
     const { method, params } = request;
     if (method === 'tabmux/hello') {
       return this.#dispatchControl(method, params, peer, state, request.id);

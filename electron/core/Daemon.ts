@@ -60,6 +60,9 @@ export interface DaemonOptions {
 }
 
 /** The browser's state as the daemon's, once the daemon is up. */
+/** How long a reply waits at most for the session journal's write (a local file; a disk that hangs holds no reply longer). */
+const JOURNAL_SETTLE_LIMIT_MS = 1000;
+
 const FROM_BROWSER: Partial<Record<BrowserState, DaemonState>> = { ready: 'ready', degraded: 'degraded', crashed: 'crashed', connected: 'ready', disconnected: 'degraded', pending: 'ready' };
 
 /**
@@ -280,6 +283,7 @@ export class Daemon {
       },
       pictures: this.#pictures,
       refreshDashboards: () => this.refreshDashboards(),
+      settled: () => this.#journal.settle(JOURNAL_SETTLE_LIMIT_MS),
     });
     this.#server = await SocketServer.listen(this.#socketPath, service, logger.child('socket'));
     this.#setState(FROM_BROWSER[this.#browser.state] ?? 'degraded', this.#browser.lastError);
@@ -301,6 +305,9 @@ export class Daemon {
       logger.info(`restored ${restored.length} of ${journaled.length} session(s) of the daemon that died`);
     }
     const write = (): void => this.#journal.schedule(() => this.router.journal());
+    // At the change itself, so the reply that tells of it waits for its write (ControlService's `settled`); the
+    // events cover what is not a session's change (a session that ended).
+    this.router.onSessionChange(write);
     this.router.onEvent(write);
     write();
   }

@@ -5,7 +5,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../shared/model.js';
-import { pidFilePath } from '../../electron/core/paths.js';
+import { pidFilePath, socketPath } from '../../electron/core/paths.js';
+import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { isProcessAlive } from '../../electron/core/processes.js';
 import { Supervisor } from '../../electron/core/supervisor/Supervisor.js';
 import { cliDriver, tokenOf } from '../helpers/cliDriver.js';
@@ -92,6 +93,49 @@ describe.runIf(linux)('a daemon killed with SIGKILL', () => {
     expect(value).toMatch(/daemon restarted/);
     expect(value).toMatch(/snapshot/);
     expectOk(await tabmux(['session', 'close', '--session', session]), 'closing the restored session');
+  });
+});
+
+describe.runIf(linux)('a daemon killed the moment it replied', () => {
+  const { home, paths, cleanup } = makeTestHome();
+  const { json } = cliDriver(home);
+  const chromes = new Set<number>();
+  const { tabmux } = cliDriver(home);
+
+  afterAll(async () => {
+    await stopAll(tabmux, chromes);
+    cleanup();
+  });
+
+  /** One request on the daemon's socket, and a SIGKILL in the same turn as its reply arrives. */
+  async function killedAfter<T>(pid: number, ask: (client: DaemonClient) => Promise<T>): Promise<T> {
+    const client = await DaemonClient.connect(socketPath(paths, 'default'), 'test');
+    try {
+      const answer = await ask(client);
+      process.kill(pid, 'SIGKILL');
+      return answer;
+    } finally {
+      client.close();
+    }
+  }
+
+  it('has on file what it told: the session it created and the tab it opened are restored', async () => {
+    const first = await json<DaemonStatus>(['daemon', 'start']);
+    chromes.add(first.chrome.pid ?? -1);
+    const created = await killedAfter(first.pid, (client) => client.call('tabmux/session.create', { label: 'told' }));
+    await waitUntil(() => !isProcessAlive(first.pid), 'the killed daemon to be gone');
+
+    const second = await json<DaemonStatus>(['daemon', 'start']);
+    expect(second.chrome.pid).toBe(first.chrome.pid);
+    expect(second.sessions.map((s) => s.id)).toContain(created.id);
+    const opened = await killedAfter(second.pid, (client) => client.call('tabmux/session.newPage', { session: created.id, url: html('<p>opened</p>', 'Opened') }));
+    await waitUntil(() => !isProcessAlive(second.pid), 'the killed daemon to be gone');
+
+    const third = await json<DaemonStatus>(['daemon', 'start']);
+    expect(third.chrome.pid).toBe(first.chrome.pid);
+    const restored = third.sessions.find((s) => s.id === created.id);
+    expect(restored?.pages.map((page) => page.title)).toContain('Opened');
+    expect(opened.pageId).not.toBeNull();
   });
 });
 

@@ -22,6 +22,8 @@ export class ChangeFeed {
   /** Sessions in the queue at the last flush: their counts change when they leave it. */
   #queuedSessions = new Set<string>();
   #flushScheduled = false;
+  /** Told at once of every session change, before any coalescing (what must be on file before a reply). */
+  readonly #watchers = new Set<() => void>();
 
   constructor(private readonly options: ChangeFeedOptions) {}
 
@@ -40,7 +42,16 @@ export class ChangeFeed {
     }
   }
 
+  /** Calls `watcher` synchronously on every session change; returns the way to stop. */
+  watchChanges(watcher: () => void): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
+  }
+
   sessionChanged(id: string): void {
+    for (const watcher of this.#watchers) {
+      watcher();
+    }
     this.#dirtySessions.add(id);
     this.#scheduleFlush();
   }

@@ -157,6 +157,14 @@ export class Router {
     return this.#catalog;
   }
 
+  /**
+   * Calls `listener` synchronously whenever a session changes (`onEvent`'s session events come coalesced a tick
+   * later): for what must be up to date before the reply to the change leaves.
+   */
+  onSessionChange(listener: () => void): () => void {
+    return this.#feed.watchChanges(listener);
+  }
+
   onEvent(listener: (event: DaemonEvent) => void): () => void {
     return this.#feed.subscribe(listener);
   }

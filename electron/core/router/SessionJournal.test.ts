@@ -27,6 +27,20 @@ describe('SessionJournal', () => {
     }
   });
 
+  it('settles a scheduled change on file at once, and costs no wait when nothing changed', async () => {
+    const path = fresh();
+    const journal = new SessionJournal(path, (error) => {
+      throw error;
+    });
+    expect(journal.settle(1000)).toBeUndefined();
+    journal.schedule(() => [session('sess-a', 'T1')]);
+    await journal.settle(1000);
+    // Read without waiting for the debounce: the reply that waited on settle may be the last thing the daemon does.
+    expect(parseJournal(readFileSync(path, 'utf8')).map((s) => s.id)).toEqual(['sess-a']);
+    expect(journal.settle(1000)).toBeUndefined();
+    await journal.clear();
+  });
+
   it('reads back what it wrote, and the latest of several scheduled versions', async () => {
     const path = fresh();
     const journal = new SessionJournal(path, (error) => {

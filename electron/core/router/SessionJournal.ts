@@ -30,7 +30,10 @@ const journalSchema = z.object({ version: z.literal(1), sessions: z.array(journa
 export type JournaledSession = z.infer<typeof journaledSessionSchema>;
 export type JournaledPage = z.infer<typeof journaledPageSchema>;
 
-/** How long changes gather before one write: a burst of calls costs one write, and a crash loses at most this much. */
+/**
+ * How long changes gather before one write when no reply waits on them (a reply does: see `settle`), so a burst of
+ * changes costs one write.
+ */
 export const JOURNAL_DEBOUNCE_MS = 50;
 
 /**
@@ -50,6 +53,8 @@ export class SessionJournal {
   #pending: (() => readonly JournaledSession[]) | undefined;
   #written = '';
   #writing: Promise<void> = Promise.resolve();
+  /** Writes asked for and not yet finished. */
+  #busy = 0;
   #cleared = false;
 
   constructor(path: string, onError: (error: unknown) => void) {
@@ -77,17 +82,41 @@ export class SessionJournal {
     this.#pending = undefined;
     if (pending) {
       const sessions = pending();
-      this.#writing = this.#writing.then(() => this.write(sessions)).catch((error: unknown) => this.#onError(error));
+      this.#busy++;
+      this.#writing = this.#writing
+        .then(() => this.write(sessions))
+        .catch((error: unknown) => this.#onError(error))
+        .finally(() => {
+          this.#busy--;
+        });
     }
     return this.#writing;
   }
 
+  /**
+   * Before a reply leaves: writes what was scheduled now and waits for it, for at most `limitMs` (a disk that hangs
+   * holds no reply for longer; the write goes on). Undefined, with no wait at all, when nothing is scheduled or being
+   * written: the common case of a call that changed no session costs nothing.
+   */
+  settle(limitMs: number): Promise<void> | undefined {
+    if (this.#pending === undefined && this.#busy === 0) {
+      return undefined;
+    }
+    const written = this.flush();
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, limitMs);
+    });
+    return Promise.race([written, limit]).finally(() => clearTimeout(timer));
+  }
+
   /** Replaces the journal with these sessions (nothing is written when they are what the file already says). */
   async write(sessions: readonly JournaledSession[]): Promise<void> {
-    const text = journalText(sessions);
-    if (text === this.#written) {
+    const body = journalBody(sessions);
+    if (body === this.#written) {
       return;
     }
+    const text = journalText(body);
     const staging = `${this.path}.new-${randomBytes(8).toString('hex')}`;
     const handle = await fs.open(staging, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
     try {
@@ -101,7 +130,7 @@ export class SessionJournal {
       await fs.rm(staging, { force: true });
       throw error;
     }
-    this.#written = text;
+    this.#written = body;
   }
 
   /**
@@ -160,9 +189,13 @@ export function parseJournal(text: string): JournaledSession[] {
   }
 }
 
-/** A checksum line, then the body: `{"version":1,"sessions":[...]}` and a newline. */
-function journalText(sessions: readonly JournaledSession[]): string {
-  const body = `${JSON.stringify({ version: 1, sessions })}\n`;
+/** The body: `{"version":1,"sessions":[...]}` and a newline. */
+function journalBody(sessions: readonly JournaledSession[]): string {
+  return `${JSON.stringify({ version: 1, sessions })}\n`;
+}
+
+/** A checksum line, then the body. */
+function journalText(body: string): string {
   return `sha256 ${checksum(body)}\n${body}`;
 }
 
