@@ -32,6 +32,11 @@ export interface WorkerOptions {
   endAtBrowser?: (call: OverrunCall) => Promise<void>;
   /** Told when the worker replaces its upstream, and why. */
   onRecycle?: (worker: Worker, reason: string) => void;
+  /**
+   * Told after every change of `state` (with `lastError` and the upstream already updated): watchers such as the
+   * dashboard otherwise keep whatever state the last unrelated event carried, e.g. "starting" for a worker long ready.
+   */
+  onStateChange?: (worker: Worker) => void;
 }
 
 /**
@@ -40,7 +45,7 @@ export interface WorkerOptions {
  */
 export class Worker {
   upstream: Upstream | null = null;
-  state: WorkerState = 'stopped';
+  #state: WorkerState = 'stopped';
   lastError: string | null = null;
   selectedPageId: number | null = null;
   /** pageId (in this worker's terms) -> owning session id. */
@@ -64,6 +69,7 @@ export class Worker {
 
   readonly #endAtBrowser: (call: OverrunCall) => Promise<void>;
   readonly #onRecycle: (worker: Worker, reason: string) => void;
+  readonly #onStateChange: (worker: Worker) => void;
 
   constructor(
     readonly index: number,
@@ -77,6 +83,19 @@ export class Worker {
     this.#ready = options.ready ?? (() => Promise.resolve());
     this.#endAtBrowser = options.endAtBrowser ?? (() => Promise.resolve());
     this.#onRecycle = options.onRecycle ?? (() => undefined);
+    this.#onStateChange = options.onStateChange ?? (() => undefined);
+  }
+
+  get state(): WorkerState {
+    return this.#state;
+  }
+
+  set state(next: WorkerState) {
+    if (next === this.#state) {
+      return;
+    }
+    this.#state = next;
+    this.#onStateChange(this);
   }
 
   /**
@@ -117,15 +136,15 @@ export class Worker {
       this.#starting = start().then(
         (upstream) => {
           this.upstream = upstream;
-          this.state = 'ready';
           this.lastError = null;
           this.#starting = undefined;
+          this.state = 'ready';
           return upstream;
         },
         (error: unknown) => {
-          this.state = 'failed';
           this.lastError = TabmuxError.from(error).message;
           this.#starting = undefined;
+          this.state = 'failed';
           throw error;
         },
       );
@@ -137,21 +156,21 @@ export class Worker {
   noteFailure(error: string): void {
     this.#backoff.fail();
     this.upstream = null;
-    this.state = 'failed';
     this.lastError = error;
     this.tabIds.clear();
     this.trace.owner = null;
     this.trace.recording = false;
+    this.state = 'failed';
   }
 
   /** Stops the upstream on purpose (Chrome went away); running calls fail with `reason`. */
   async stopUpstream(reason: string, options: { immediately?: boolean } = {}): Promise<void> {
     const upstream = this.upstream;
     this.upstream = null;
-    this.state = 'restarting';
     this.tabIds.clear();
     this.trace.owner = null;
     this.trace.recording = false;
+    this.state = 'restarting';
     await upstream?.close(reason, options);
   }
 

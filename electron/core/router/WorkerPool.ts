@@ -47,6 +47,8 @@ export class WorkerPool {
         options.logger.warn(`replacing upstream worker ${worker.index}: ${reason}`);
         options.onWorkersChange();
       },
+      // Every start, readiness, failure and stop reaches the watchers, not only the moments the pool acts on.
+      onStateChange: () => options.onWorkersChange(),
     };
     this.#workers = Array.from({ length: Math.max(1, options.size) }, (_, index) => new Worker(index, 1, workerOptions));
   }
@@ -261,7 +263,7 @@ export class WorkerPool {
         throw error;
       }
     }
-    this.options.onWorkersChange();
+    // Watchers hear of it when the worker's state turns ready, which follows this return (see `onStateChange`).
     return upstream;
   }
 
