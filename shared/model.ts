@@ -1,4 +1,4 @@
-import type { ActivityEntry } from './activity.js';
+import type { ActivityEntry, ActivityOutcome } from './activity.js';
 
 /**
  * The state a daemon exposes: what `tabmux daemon status --json` prints, what the UI renders and what events carry.
@@ -42,6 +42,18 @@ export interface SessionInfo {
   epoch: number;
   queued: number;
   running: number;
+  /** The session's latest answered call; null before its first, absent from daemons that predate this field. */
+  lastCall?: SessionLastCall | null | undefined;
+}
+
+/** What a session did last, at a glance: the tool, what became of it (as the activity log says) and when. */
+export interface SessionLastCall {
+  tool: string;
+  outcome: ActivityOutcome;
+  /** When the call reached the router (epoch ms). */
+  at: number;
+  /** When its answer (or error) went back (epoch ms). */
+  endedAt: number;
 }
 
 /** Queue entries with this session id are the router's own work (listing tabs, closing a session's pages). */

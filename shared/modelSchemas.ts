@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import './zodMessages.js';
-import { activityEntrySchema } from './activity.js';
+import { activityEntrySchema, activityOutcomeSchema } from './activity.js';
 import type {
   ActivityLogHealth,
   BrowserInfo,
@@ -58,6 +58,7 @@ export const sessionInfoSchema: z.ZodMiniType<SessionInfo> = z.object({
   epoch: z.number(),
   queued: z.number(),
   running: z.number(),
+  lastCall: z.optional(z.nullable(z.object({ tool: z.string(), outcome: activityOutcomeSchema, at: z.number(), endedAt: z.number() }))),
 });
 
 const queueEntrySchema: z.ZodMiniType<QueueEntry> = z.object({
@@ -180,6 +181,9 @@ export const daemonStatusSchema: z.ZodMiniType<DaemonStatus> = z.object({
   }),
   activityLog: z.optional(activityLogHealthSchema),
   downloads: z.optional(downloadsInfoSchema),
+  startup: z.optional(
+    z.object({ processAt: z.number(), claimedAt: z.number(), browserAt: z.nullable(z.number()), restoredAt: z.nullable(z.number()), readyAt: z.nullable(z.number()), adopted: z.boolean() }),
+  ),
 });
 
 export const daemonEventSchema: z.ZodMiniType<DaemonEvent> = z.discriminatedUnion('type', [

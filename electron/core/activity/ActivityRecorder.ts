@@ -4,7 +4,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import type { TabPicture } from '../../../shared/model.js';
 import type { ActivityLogStore } from './ActivityLogStore.js';
 import type { ActivityPictures } from './ActivityPictures.js';
-import { outcomeOf } from './outcomeOf.js';
+import { outcomeOf } from '../../../shared/outcomeOf.js';
 import { redactArgs } from './redactArgs.js';
 import { redactUrl } from './redactUrl.js';
 import { summaryOf } from './summaryOf.js';

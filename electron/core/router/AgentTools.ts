@@ -1,4 +1,6 @@
 import { TabmuxError } from '../../../shared/errors.js';
+import type { SessionLastCall } from '../../../shared/model.js';
+import { outcomeOf } from '../../../shared/outcomeOf.js';
 import type { ToolResult } from '../../../shared/protocol.js';
 import { FRAME_TOOLS, type FrontTab } from './FrontTab.js';
 import type { PageAllocator } from './PageAllocator.js';
@@ -70,8 +72,32 @@ export class AgentTools {
     this.#sessionById = (id) => options.sessions.find(id);
   }
 
-  /** Every agent call passes here; each one, whatever became of it, is told to the observer once it is answered. */
+  /**
+   * Every agent call passes here; each one, whatever became of it, is told to the observer once it is answered, and
+   * becomes its session's last call (what a person sees first of what the session did).
+   */
   async call(sessionId: string, name: string, args: Record<string, unknown>, callOptions: CallOptions = {}): Promise<ToolResult> {
+    const at = Date.now();
+    let result: ToolResult;
+    try {
+      result = await this.#observed(sessionId, name, args, callOptions);
+    } catch (error) {
+      this.#noteLastCall(sessionId, { tool: name, outcome: outcomeOf(undefined, TabmuxError.from(error)), at, endedAt: Date.now() });
+      throw error;
+    }
+    this.#noteLastCall(sessionId, { tool: name, outcome: outcomeOf(result, undefined), at, endedAt: Date.now() });
+    return result;
+  }
+
+  #noteLastCall(sessionId: string, lastCall: SessionLastCall): void {
+    const session = this.options.sessions.find(sessionId);
+    if (session) {
+      session.lastCall = lastCall;
+      this.options.changed(session);
+    }
+  }
+
+  async #observed(sessionId: string, name: string, args: Record<string, unknown>, callOptions: CallOptions): Promise<ToolResult> {
     const observe = this.options.observe;
     if (!observe) {
       return this.#call(sessionId, name, args, callOptions, undefined);

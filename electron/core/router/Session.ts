@@ -1,4 +1,4 @@
-import type { PageOrigin, SessionInfo, SessionPage } from '../../../shared/model.js';
+import type { PageOrigin, SessionInfo, SessionLastCall, SessionPage } from '../../../shared/model.js';
 
 export interface OwnedPage {
   pageId: number;
@@ -40,6 +40,8 @@ export class Session {
    * daemon made for it. They are the session's alone and are disposed when it ends.
    */
   readonly contexts = new Map<string, string>();
+  /** The latest answered call, whatever became of it (shown in the dashboard's session list). */
+  lastCall: SessionLastCall | null = null;
   /** While the session moves to another worker (see `WorkerPool.moveOffBusy`): done once it serves from there. */
   moving: Promise<void> | null = null;
 
@@ -138,6 +140,7 @@ export class Session {
       epoch: this.epoch,
       queued: counts.queued,
       running: counts.running,
+      lastCall: this.lastCall,
     };
   }
 }

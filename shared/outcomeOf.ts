@@ -1,6 +1,6 @@
-import type { ActivityOutcome } from '../../../shared/activity.js';
-import type { TabmuxError } from '../../../shared/errors.js';
-import type { ToolResult } from '../../../shared/protocol.js';
+import type { ActivityOutcome } from './activity.js';
+import type { TabmuxError } from './errors.js';
+import type { ToolResult } from './protocol.js';
 
 /** What became of a call, from its answer or the error that stood in for one. */
 export function outcomeOf(result: ToolResult | undefined, error: TabmuxError | undefined): ActivityOutcome {
