@@ -4,7 +4,7 @@ import { shownProfileConfig } from '../core/shownProfileConfig.js';
 import { validateIsolation } from '../core/addExternalProfile.js';
 import { ProfileStore } from '../core/ProfileStore.js';
 import { boolOption, stringOption, stringsOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart, isDaemonRunning, restartDaemon, stopDaemon, tryConnect } from '../core/daemonProcess.js';
+import { connectOrStart, isDaemonRunning, restartDaemon, stopAllDaemons, stopDaemon, tryConnect } from '../core/daemonProcess.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
@@ -55,7 +55,41 @@ function showing<T>(call: (client: DaemonClient, context: CommandContext) => Pro
     });
 }
 
+/**
+ * A command that only reads: the running daemon's answer, or, when none runs, `idle` (what a daemon with nothing to
+ * show answers) and a line saying so. Reading never starts a daemon: one started to be looked at would run on, with
+ * its Chrome, and nobody to stop it.
+ */
+function reading<T>(call: (client: DaemonClient) => Promise<T>, text: (result: T) => string, idle: T): Command['run'] {
+  return async (context) => {
+    const client = await tryConnect(context.paths, context.profile, 'tabmux-cli');
+    if (!client) {
+      print(context, idle, `${text(idle)} (the daemon for profile ${context.profile} is not running)`);
+      return 0;
+    }
+    try {
+      const result = await call(client);
+      print(context, result, text(result));
+      return 0;
+    } finally {
+      client.close();
+    }
+  };
+}
+
 const sessionOption = { session: { type: 'string', short: 's' } } as const;
+
+/** `daemon stop --all`: exit 0 when every daemon that ran was stopped (also when none ran), 1 when one could not be. */
+async function stopAll(context: CommandContext): Promise<number> {
+  const profiles = await new ProfileStore(context.paths).list();
+  const { stopped, failed } = await stopAllDaemons(context.paths, profiles.map((profile) => profile.name));
+  const lines = stopped.length === 0 && failed.length === 0 ? ['no daemon was running'] : stopped.map((profile) => `stopped profile ${profile}`);
+  for (const { profile, error } of failed) {
+    lines.push(`could not stop profile ${profile}: ${error.message}`);
+  }
+  print(context, { stopped, failed: failed.map(({ profile, error }) => ({ profile, error: { code: error.code, message: error.message } })) }, lines.join('\n'));
+  return failed.length === 0 ? 0 : 1;
+}
 
 const daemonCommands: Command[] = [
   daemonStart,
@@ -80,9 +114,13 @@ const daemonCommands: Command[] = [
   },
   {
     words: ['daemon', 'stop'],
-    usage: 'tabmux daemon stop [--profile NAME]',
-    summary: 'Stop the daemon, its upstream and its Chrome',
+    usage: 'tabmux daemon stop [--profile NAME] | daemon stop --all',
+    summary: "Stop the daemon, its upstream and its Chrome; --all stops every profile's daemon",
+    options: { all: { type: 'boolean' } },
     run: async (context) => {
+      if (boolOption(context.values, 'all')) {
+        return stopAll(context);
+      }
       const stopped = await stopDaemon(context.paths, context.profile);
       print(context, { profile: context.profile, stopped }, stopped ? `stopped profile ${context.profile}` : `daemon for profile ${context.profile} was not running`);
       return 0;
@@ -228,7 +266,7 @@ const sessionCommands: Command[] = [
     words: ['session', 'list'],
     usage: 'tabmux session list [--json]',
     summary: 'List sessions with their pages',
-    run: showing(async (client) => (await client.call('tabmux/session.list')).sessions, formatSessions),
+    run: reading(async (client) => (await client.call('tabmux/session.list')).sessions, formatSessions, []),
   },
   {
     words: ['session', 'close'],
@@ -310,7 +348,7 @@ const sessionCommands: Command[] = [
     words: ['pages'],
     usage: 'tabmux pages [--json]',
     summary: 'Every tab of the profile with its owner',
-    run: showing(async (client) => (await client.call('tabmux/tabs.list')).tabs, formatTabs),
+    run: reading(async (client) => (await client.call('tabmux/tabs.list')).tabs, formatTabs, []),
   },
 ];
 

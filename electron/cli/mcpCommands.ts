@@ -4,7 +4,7 @@ import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart } from '../core/daemonProcess.js';
+import { connectOrStart, tryConnect } from '../core/daemonProcess.js';
 import { labelOption, startOptions } from './sessionOptions.js';
 import { resultText } from './format.js';
 import type { StepOutcome } from './batchScript.js';
@@ -158,16 +158,18 @@ const mcpBatch: Command = {
 const mcpList: Command = {
   words: ['mcp', 'list'],
   usage: 'tabmux mcp list [--json]',
-  summary: 'List the tools as agents see them',
+  summary: "List the tools as agents see them (from the running daemon, else from chrome-devtools-mcp alone: no daemon or Chrome is started)",
   run: async (context) => {
-    const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli');
+    const client = await tryConnect(context.paths, context.profile, 'tabmux-cli');
+    let tools: ToolInfo[];
     try {
-      const tools = await client.listTools(false);
-      context.stdout(context.json ? JSON.stringify(tools, null, 2) : tools.map(describeTool).join('\n'));
-      return 0;
+      // Loaded only here: the other agents' commands never start a worker of their own.
+      tools = client ? await client.listTools(false) : await (await import('../core/router/toolsWithoutBrowser.js')).agentToolsWithoutBrowser();
     } finally {
-      client.close();
+      client?.close();
     }
+    context.stdout(context.json ? JSON.stringify(tools, null, 2) : tools.map(describeTool).join('\n'));
+    return 0;
   },
 };
 

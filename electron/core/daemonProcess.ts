@@ -302,6 +302,25 @@ export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs 
 }
 
 /**
+ * `daemon stop --all`: stops the daemons of the given profiles (every profile under this home), at once, each as
+ * `stopDaemon` does. Says which had one running, and which could not be stopped (the others are stopped all the same).
+ */
+export async function stopAllDaemons(paths: TabmuxPaths, profiles: readonly string[], timeoutMs = 20_000): Promise<{ stopped: string[]; failed: { profile: string; error: TabmuxError }[] }> {
+  const outcomes = await Promise.allSettled(profiles.map((profile) => stopDaemon(paths, profile, timeoutMs)));
+  const stopped: string[] = [];
+  const failed: { profile: string; error: TabmuxError }[] = [];
+  outcomes.forEach((outcome, index) => {
+    const profile = profiles[index] ?? '';
+    if (outcome.status === 'rejected') {
+      failed.push({ profile, error: TabmuxError.from(outcome.reason) });
+    } else if (outcome.value) {
+      stopped.push(profile);
+    }
+  });
+  return { stopped, failed };
+}
+
+/**
  * `daemon restart`: the running daemon exits leaving its Chrome, sessions and tabs (see Daemon.stop), and a new one
  * adopts them; with none running, a plain start. `restarted` says whether one was running.
  */

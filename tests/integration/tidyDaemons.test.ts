@@ -1,0 +1,100 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { DaemonStatus } from '../../shared/model.js';
+import type { ToolInfo } from '../../shared/protocol.js';
+import { alive, cliDriver } from '../helpers/cliDriver.js';
+import { makeTestHome } from '../helpers/testHome.js';
+import { waitUntil } from '../helpers/waitFor.js';
+
+/**
+ * Daemons that tidy up, driven through the compiled CLI with real daemons and a real Chromium: commands that only
+ * read start nothing, and `daemon stop --all` stops every profile's daemon.
+ */
+
+const { home, cleanup } = makeTestHome();
+const { tabmux, ok, json } = cliDriver(home);
+
+afterAll(async () => {
+  await tabmux(['daemon', 'stop', '--all']);
+  cleanup();
+});
+
+/** Pids of the processes whose command line names this test's home: its daemons and their Chromes. */
+function processesOfHome(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) {
+      continue;
+    }
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(home) && alive(Number(entry))) {
+        pids.push(Number(entry));
+      }
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+let offlineTools: ToolInfo[] = [];
+
+describe('commands that only read', () => {
+  it('start no daemon and no Chrome on a profile with none running', async () => {
+    const sessions = await tabmux(['session', 'list', '--json']);
+    expect(sessions.code).toBe(0);
+    expect(JSON.parse(sessions.stdout)).toEqual([]);
+    expect(await ok(['session', 'list'])).toMatch(/^no sessions \(the daemon for profile default is not running\)/);
+
+    const pages = await tabmux(['pages', '--json']);
+    expect(pages.code).toBe(0);
+    expect(JSON.parse(pages.stdout)).toEqual([]);
+    expect(await ok(['pages'])).toMatch(/not running/);
+
+    expect((await tabmux(['daemon', 'status'])).code).toBe(3);
+    expect((await tabmux(['log'])).code).toBe(0);
+
+    const tools = await tabmux(['mcp', 'list', '--json']);
+    expect(tools.code).toBe(0);
+    offlineTools = JSON.parse(tools.stdout) as ToolInfo[];
+    expect(offlineTools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['take_snapshot', 'navigate_page', 'list_pages']));
+    // The router's view: pageId is its own business, never an agent's.
+    expect(offlineTools.find((tool) => tool.name === 'take_snapshot')?.inputSchema.properties).not.toHaveProperty('pageId');
+    expect(await ok(['mcp', 'list'])).toMatch(/^take_snapshot\(|\ntake_snapshot\(/);
+
+    expect(existsSync(join(home, 'run', 'default.sock'))).toBe(false);
+    expect(processesOfHome()).toEqual([]);
+  });
+
+  it('list the same tools without a daemon as a running daemon serves', async () => {
+    await ok(['daemon', 'start']);
+    expect(await json<ToolInfo[]>(['mcp', 'list'])).toEqual(offlineTools);
+    await ok(['daemon', 'stop']);
+  });
+});
+
+describe('daemon stop --all', () => {
+  it("stops every profile's daemon with its Chrome, and is content when none runs", async () => {
+    await ok(['profile', 'add', 'second']);
+    await ok(['daemon', 'start']);
+    await ok(['daemon', 'start', '--profile', 'second']);
+    const first = await json<DaemonStatus>(['daemon', 'status']);
+    const second = await json<DaemonStatus>(['daemon', 'status', '--profile', 'second']);
+    const pids = [first.pid, first.chrome.pid, second.pid, second.chrome.pid].filter((pid): pid is number => pid !== null);
+    expect(pids).toHaveLength(4);
+
+    const stopped = await tabmux(['daemon', 'stop', '--all', '--json']);
+    expect(stopped.code).toBe(0);
+    expect(JSON.parse(stopped.stdout)).toEqual({ stopped: ['default', 'second'], failed: [] });
+    for (const pid of pids) {
+      await waitUntil(() => !alive(pid), `process ${pid} to exit`, 30_000);
+    }
+    expect((await tabmux(['daemon', 'status'])).code).toBe(3);
+    expect((await tabmux(['daemon', 'status', '--profile', 'second'])).code).toBe(3);
+
+    const none = await tabmux(['daemon', 'stop', '--all']);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toMatch(/no daemon was running/);
+  });
+});
