@@ -203,6 +203,23 @@ export interface DaemonStatus {
   downloads?: DownloadsInfo | undefined;
   /** The activity log's writes; absent when the profile does not record (or the daemon predates this field). */
   activityLog?: ActivityLogHealth | undefined;
+  /** When each step of this daemon's start ended; absent from daemons that predate this field. */
+  startup?: DaemonStartup | undefined;
+}
+
+/**
+ * Where a daemon's start spent its time, as wall-clock times (ms since the epoch): its process began, it claimed the
+ * profile, its browser was up (launched, adopted or connected), the sessions of a daemon that died were restored, and
+ * its socket took clients. A step not reached yet is null.
+ */
+export interface DaemonStartup {
+  processAt: number;
+  claimedAt: number;
+  browserAt: number | null;
+  restoredAt: number | null;
+  readyAt: number | null;
+  /** Whether the browser was a dead daemon's Chrome, adopted. */
+  adopted: boolean;
 }
 
 export type SessionCloseReason = 'closed' | 'expired' | 'daemon_stopped';
