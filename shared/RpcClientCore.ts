@@ -11,8 +11,11 @@ interface PendingCall {
 }
 
 export interface RpcClientCoreOptions {
-  /** Writes one serialized message; the transport adds its framing (a newline, a WebSocket frame). */
-  send: (text: string) => void;
+  /**
+   * Writes one serialized message; the transport adds its framing (a newline, a WebSocket frame). `id` is the
+   * request's, for a transport that can tell a request it could not deliver (see `failUndelivered`).
+   */
+  send: (text: string, id?: JsonRpcId) => void;
   /** Notifications from the server (events, MCP progress). */
   onNotification?: (method: string, params: unknown) => void;
   /** Longest a call may wait for its reply; none when unset (the daemon times tool calls out itself). */
@@ -29,7 +32,7 @@ export interface RpcClientCoreOptions {
  * in its head, or the oldest call when the head does not say.
  */
 export class RpcClientCore {
-  readonly #send: (text: string) => void;
+  readonly #send: (text: string, id?: JsonRpcId) => void;
   readonly #onNotification: (method: string, params: unknown) => void;
   readonly #callTimeoutMs: number | undefined;
   readonly #pending = new Map<JsonRpcId, PendingCall>();
@@ -63,7 +66,7 @@ export class RpcClientCore {
             }, timeoutMs);
       this.#pending.set(id, { method, resolve, reject, timer });
       try {
-        this.#send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+        this.#send(JSON.stringify({ jsonrpc: '2.0', id, method, params }), id);
       } catch (error) {
         this.#settle(id);
         reject(TabmuxError.from(error));
@@ -134,6 +137,13 @@ export class RpcClientCore {
     const pending = this.#settle(id);
     pending?.resolve(value);
     return pending !== undefined;
+  }
+
+  /** Rejects the calls with these ids that still wait (requests the transport could not deliver). */
+  failSome(ids: Iterable<JsonRpcId>, error: TabmuxError): void {
+    for (const id of ids) {
+      this.#settle(id)?.reject(error);
+    }
   }
 
   /** Rejects every call still waiting, e.g. when the socket under them closed. */

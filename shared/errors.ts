@@ -37,6 +37,7 @@ const CODES = {
   cancelled: true,
   daemon_stopping: true,
   daemon_not_running: true,
+  not_delivered: true,
   daemon_running: true,
   daemon_busy: true,
   daemon_start_failed: true,

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { TabmuxError } from '../../shared/errors.js';
-import type { DaemonState, DaemonStatus, DownloadsInfo } from '../../shared/model.js';
+import type { DaemonStartup, DaemonState, DaemonStatus, DownloadsInfo } from '../../shared/model.js';
 import { PROTOCOL_VERSION } from '../../shared/protocol.js';
 import { BrowserContexts } from './browser/BrowserContexts.js';
 import { BrowserDownloads } from './browser/BrowserDownloads.js';
@@ -102,6 +102,8 @@ export class Daemon {
   readonly #stopped: Promise<void>;
   /** The sessions as they change, for a daemon that adopts this one's Chrome should this one die (see SessionJournal). */
   readonly #journal: SessionJournal;
+  /** When each step of the start ended (see DaemonStartup). */
+  readonly #startup: Omit<DaemonStartup, 'adopted'>;
   #resolveStopped: () => void = () => undefined;
 
   private constructor(options: DaemonOptions, claimed: { claim: ClaimFile; replaced: unknown[]; startedAt: number }) {
@@ -111,6 +113,7 @@ export class Daemon {
     this.#claim = claimed.claim;
     this.#replaced = claimed.replaced;
     this.startedAt = claimed.startedAt;
+    this.#startup = { processAt: Math.round(performance.timeOrigin), claimedAt: claimed.startedAt, browserAt: null, restoredAt: null, readyAt: null };
     this.#stopped = new Promise((resolve) => {
       this.#resolveStopped = resolve;
     });
@@ -263,11 +266,13 @@ export class Daemon {
     this.#dashboardsWatch = await this.#dashboards.watch(() => void this.refreshDashboards().catch((error: unknown) => logger.warn(`dashboards: ${TabmuxError.from(error).message}`)));
     await this.refreshDashboards();
     await this.#browser.start();
+    this.#startup.browserAt = Date.now();
     // Chrome's pid in the pid file only helps a successor clean up after this daemon; failing to record it is no
     // reason not to serve.
     await this.#writeDaemonPidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`));
     await this.router.start();
     await this.#restoreSessions(journaled);
+    this.#startup.restoredAt = Date.now();
     const service = new ControlService({
       router: this.router,
       profile: profile.name,
@@ -286,6 +291,7 @@ export class Daemon {
       settled: () => this.#journal.settle(JOURNAL_SETTLE_LIMIT_MS),
     });
     this.#server = await SocketServer.listen(this.#socketPath, service, logger.child('socket'));
+    this.#startup.readyAt = Date.now();
     this.#setState(FROM_BROWSER[this.#browser.state] ?? 'degraded', this.#browser.lastError);
     const browser = this.#browser.info();
     logger.info(`ready on ${this.#socketPath} (${browser.kind === 'launched' ? `Chrome pid ${String(browser.pid)}, port ${String(browser.port)}` : `external browser ${browser.endpoint}`})`);
@@ -498,6 +504,7 @@ export class Daemon {
       upstream: { pid: workers[0]?.pid ?? null },
       workers,
       sessions: this.router.listSessions(),
+      startup: { ...this.#startup, adopted: this.#browser instanceof LaunchedBrowser && this.#browser.adopted },
       queue: this.router.queue(),
       settings: { ...this.router.settings },
       downloads: this.#downloadsInfo(),

@@ -125,6 +125,23 @@ describe('DaemonLane', () => {
     expect(lane.call(2, Buffer.from('{}'), call.done)).toBe(false);
   });
 
+  it('tells a call the daemon never got that it did not run, apart from one cut off after it was sent', async () => {
+    const daemon = await fakeDaemon();
+    const lane = await DaemonLane.open(daemon.path, 'sess-1', Logger.silent());
+    const { socket, lines } = await daemon.peer();
+    const sent = collector();
+    lane.call(1, Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}'), sent.done);
+    await until(() => lines.length === 1);
+    // The daemon's end closes now; the lane sees it only when it next reads, and a call made before that (here, in
+    // the same turn) is refused by the socket.
+    socket.destroy();
+    const unsent = collector();
+    lane.call(2, Buffer.from('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"b"}}'), unsent.done);
+    expect(await sent.next()).toMatchObject({ code: 'daemon_not_running' });
+    expect(await unsent.next()).toMatchObject({ code: 'not_delivered' });
+    expect(lane.open).toBe(false);
+  });
+
   it('fails a call whose reply is over the size limit, and reads the next reply', async () => {
     const daemon = await fakeDaemon();
     const limit = process.env['TABMUX_MAX_RESPONSE_BYTES'];

@@ -29,6 +29,8 @@ export class DaemonLane {
   readonly #socket: Socket;
   readonly #logger: Logger;
   readonly #pending = new Map<JsonRpcId, (reply: LaneReply) => void>();
+  /** Calls whose line the socket refused: the daemon was gone before they reached it, so none of them ran. */
+  readonly #undelivered = new Set<JsonRpcId>();
   /** The start of a reply line whose end has not come yet, and its length. */
   #partial: Buffer[] = [];
   #partialBytes = 0;
@@ -85,7 +87,11 @@ export class DaemonLane {
       return false;
     }
     this.#pending.set(id, done);
-    this.#socket.write(Buffer.concat([line, NEWLINE]));
+    this.#socket.write(Buffer.concat([line, NEWLINE]), (error) => {
+      if (error) {
+        this.#undelivered.add(id);
+      }
+    });
     return true;
   }
 
@@ -174,10 +180,14 @@ export class DaemonLane {
   #onClose(): void {
     this.#open = false;
     const lost = new TabmuxError('daemon_not_running', 'the daemon closed the connection (it may have stopped or crashed; see tabmux daemon status)');
-    for (const settle of this.#pending.values()) {
-      settle(lost);
+    const undelivered = new TabmuxError('not_delivered', 'the daemon was gone before the call reached it, so it did not run');
+    // A write the closed socket refused has told its callback so before the close: a call the daemon never got is
+    // not told it may have run.
+    for (const [id, settle] of this.#pending) {
+      settle(this.#undelivered.has(id) ? undelivered : lost);
     }
     this.#pending.clear();
+    this.#undelivered.clear();
   }
 }
 

@@ -134,7 +134,7 @@ export class McpBridge implements ToolBridge {
       if (!(await this.#rerunnable(name, error))) {
         return this.#failure(error);
       }
-      this.#options.logger.info(`${name} was cut off by a lost daemon connection; running it again (it is read-only)`);
+      this.#options.logger.info(`${name} was cut off by a lost daemon connection; sending it again (${TabmuxError.from(error).code === 'not_delivered' ? 'it never reached the daemon' : 'it is read-only'})`);
       try {
         return await this.#callOnce(name, args, options);
       } catch (again) {
@@ -150,6 +150,10 @@ export class McpBridge implements ToolBridge {
    */
   async #rerunnable(name: string, error: unknown): Promise<boolean> {
     const session = this.#bound.session;
+    if (error instanceof TabmuxError && error.code === 'not_delivered') {
+      // No daemon got it: sending it now is its first run, whatever the tool.
+      return true;
+    }
     if (!(error instanceof TabmuxError) || error.code !== 'daemon_not_running' || this.#options.sessionArg || session === undefined) {
       return false;
     }
@@ -246,7 +250,7 @@ export class McpBridge implements ToolBridge {
               done(this.#failureOrProtocolError(reply));
               return;
             }
-            this.#options.logger.info(`${name} was cut off by a lost daemon connection; running it again (it is read-only)`);
+            this.#options.logger.info(`${name} was cut off by a lost daemon connection; sending it again (${TabmuxError.from(reply).code === 'not_delivered' ? 'it never reached the daemon' : 'it is read-only'})`);
             const result = await this.#callOnce(name, args, {}).catch((error: unknown) => this.#failureOrProtocolError(error));
             done(result instanceof RelayedResult ? asToolResult(JSON.parse(result.json.toString('utf8'))) : result);
           });

@@ -54,6 +54,36 @@ async function connect(reply: (id: number, name: string, method: string, params:
   return DaemonClient.connect(daemon.path);
 }
 
+describe('DaemonClient when the daemon goes away', () => {
+  it('tells a request the daemon never got that it did not run, apart from one cut off after it was sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tmx-dc-'));
+    const path = join(dir, 'd.sock');
+    let second: Promise<unknown> | undefined;
+    const held: { client?: DaemonClient } = {};
+    const server = createServer((socket: Socket) => {
+      socket.on('data', (chunk: Buffer) => {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+          const message = JSON.parse(line) as { id: number; method: string };
+          if (message.method === 'tabmux/hello') {
+            socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: PROTOCOL_VERSION, version: 't', profile: 'p', pid: 1 } })}\n`);
+          } else if (message.method === 'first') {
+            // The daemon dies holding the first request; the client sends the second before it reads the close.
+            socket.destroy();
+            second = held.client?.request('second', {});
+            second?.catch(() => undefined);
+          }
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    daemons.push({ server, dir });
+    const client = await DaemonClient.connect(path);
+    held.client = client;
+    await expect(client.request('first', {})).rejects.toMatchObject({ code: 'daemon_not_running' });
+    await expect(second).rejects.toMatchObject({ code: 'not_delivered' });
+  });
+});
+
 describe('DaemonClient.relay', () => {
   it('hands over the bytes of a result in the daemon\'s own layout without parsing them', async () => {
     const client = await connect((id) => JSON.stringify({ jsonrpc: '2.0', id, result: RESULT }));

@@ -1,3 +1,4 @@
+import type { JsonRpcId } from '../../../shared/jsonrpc.js';
 import { createConnection, type Socket } from 'node:net';
 import { TabmuxError } from '../../../shared/errors.js';
 import { isRecord } from '../../../shared/isRecord.js';
@@ -43,14 +44,20 @@ export class DaemonClient {
   /** Requests whose successful result is wanted as the bytes the daemon wrote, not parsed. */
   readonly #relayed = new Set<number>();
   #closed = false;
+  /** Requests whose line the socket refused (see the close handler). */
+  readonly #undelivered = new Set<JsonRpcId>();
 
   private constructor(socket: Socket, path: string, maxBytes: number) {
     this.#socket = socket;
     this.path = path;
     this.hello = { protocolVersion: PROTOCOL_VERSION, version: '', profile: '', pid: 0 };
     this.#rpc = new RpcClientCore({
-      send: (text) => {
-        this.#socket.write(`${text}\n`);
+      send: (text, id) => {
+        this.#socket.write(`${text}\n`, (error) => {
+          if (error && id !== undefined) {
+            this.#undelivered.add(id);
+          }
+        });
       },
       onNotification: (method, params) => this.#onNotification(method, params),
     });
@@ -205,6 +212,10 @@ export class DaemonClient {
     this.#socket.on('error', () => undefined);
     this.#socket.on('close', () => {
       this.#closed = true;
+      // A write the closed socket refused has told its callback so before the close: those requests never reached
+      // the daemon, and are not told they may have run.
+      this.#rpc.failSome(this.#undelivered, new TabmuxError('not_delivered', 'the daemon was gone before the request reached it, so it did not run'));
+      this.#undelivered.clear();
       this.#rpc.failAll(new TabmuxError('daemon_not_running', 'the daemon closed the connection (it may have stopped or crashed; see tabmux daemon status)'));
       for (const listener of this.#closeListeners) {
         listener();
