@@ -189,7 +189,7 @@ export class AgentTools {
     }
     // Tokens are checked before a page is opened, so a bad token never causes side effects.
     const pendingPage = session.currentPage;
-    const translated = translateInputUids(args, (token, field) => checkToken(session, pendingPage, token, field));
+    const translated = translateInputUids(args, (token, field) => checkToken(session, pendingPage, token, field, (short) => this.options.sessions.all().some((other) => other.short === short)));
     const confined = await confineFileArgs(name, translated, sessionFolder(this.options.filesDir, session.id));
     const trace = TRACE_TOOLS.has(name) ? checkTraceCall(worker.trace, session, name, this.#sessionById) : undefined;
     const page = await this.options.pages.current(session, worker);

@@ -52,6 +52,22 @@ describe('SessionRegistry', () => {
     expect(registry.get(closed.id).id).toBe(closed.id);
   });
 
+  it('says how long an expired session was idle in seconds under a minute, in minutes above', () => {
+    const message = (ttl: number) => {
+      const registry = new SessionRegistry(ttl);
+      const session = registry.add(null, 0);
+      registry.remove(session.id, 'expired');
+      try {
+        registry.get(session.id);
+      } catch (error) {
+        return error instanceof Error ? error.message : '';
+      }
+      return '';
+    };
+    expect(message(3_000)).toContain('expired after 3 s idle');
+    expect(message(30 * 60_000)).toContain('expired after 30 min idle');
+  });
+
   it('lets one connection hold a session at a time; a stale unbind does nothing', () => {
     const registry = new SessionRegistry(TTL);
     const session = registry.add(null, 0);

@@ -110,7 +110,7 @@ export class SessionRegistry {
     const code: SessionGoneCode = ended === undefined ? 'unknown_session' : ended === 'expired' ? 'session_expired' : 'session_closed';
     switch (code) {
       case 'session_expired':
-        return new TabmuxError(code, `session ${id} expired after ${Math.round(this.sessionTtlMs / 60_000)} min idle; create a new one with: tabmux session create`);
+        return new TabmuxError(code, `session ${id} expired after ${idleTime(this.sessionTtlMs)} idle; create a new one with: tabmux session create`);
       case 'session_closed':
         return new TabmuxError(code, `session ${id} was closed; create a new one with: tabmux session create`);
       case 'unknown_session':
@@ -140,4 +140,9 @@ export class SessionRegistry {
     }
     return randomBytes(8).toString('hex');
   }
+}
+
+/** A TTL as a person reads it: seconds under a minute (a 3 s TTL is not "0 min"), minutes above. */
+export function idleTime(ms: number): string {
+  return ms < 60_000 ? `${Math.max(1, Math.round(ms / 1000))} s` : `${Math.round(ms / 60_000)} min`;
 }

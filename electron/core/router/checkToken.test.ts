@@ -45,4 +45,14 @@ describe('checkToken', () => {
     const { session, current } = setup();
     expect(refusal(() => checkToken(session, current, 'x', 'elements[0].uid'))?.message).toMatch(/^elements\[0\]\.uid: /);
   });
+
+  it("calls a token of no live session stale or unknown, and only a live one's another session's", () => {
+    const { session, current, epoch } = setup();
+    const live = new Set(['abcd1234', 'ffff0000']);
+    const check = (token: string) => refusal(() => checkToken(session, current, token, 'uid', (short) => live.has(short)));
+    expect(check(formatToken('ffff0000', epoch, '1_1'))).toMatchObject({ code: 'foreign_token', message: expect.stringMatching(/belongs to another session/) as unknown });
+    const unknown = check('u:1a2b3c4d:1:1_3');
+    expect(unknown).toMatchObject({ code: 'stale_token', message: expect.stringMatching(/stale or unknown/) as unknown });
+    expect(unknown?.message).not.toMatch(/another session/);
+  });
 });

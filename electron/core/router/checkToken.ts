@@ -6,12 +6,17 @@ import { RAW_UID } from '../upstream/upstreamReply.js';
 /**
  * Turns a session's uid token back into upstream's raw uid, refusing anything that is not from this session's latest
  * snapshot of its current page. `field` names the argument in the error, so the agent knows which one to fix.
+ * `isLiveShort` tells whether a token's session part names a session that exists now: a token of no live session
+ * (an ended one's, or one copied from documentation) is called unknown, not another session's.
  */
-export function checkToken(session: Session, current: OwnedPage | undefined, token: string, field: string): string {
+export function checkToken(session: Session, current: OwnedPage | undefined, token: string, field: string, isLiveShort: (short: string) => boolean = () => true): string {
   const parsed = parseToken(token);
   if (!parsed) {
     const hint = RAW_UID.test(token) ? ' It looks like a raw upstream uid;' : '';
     throw new TabmuxError('bad_token', `${field}: ${JSON.stringify(token)} is not a uid token.${hint} use the u:… uids from your latest take_snapshot`);
+  }
+  if (parsed.short !== session.short && !isLiveShort(parsed.short)) {
+    throw new TabmuxError('stale_token', `${field}: uid token ${token} is stale or unknown: no session has tokens starting u:${parsed.short}; call take_snapshot in this session and use its uids`);
   }
   if (parsed.short !== session.short) {
     throw new TabmuxError('foreign_token', `${field}: uid token ${token} belongs to another session; call take_snapshot in this session and use its uids`);
