@@ -181,6 +181,22 @@ export interface DownloadsInfo {
   unownedFolder: string | null;
 }
 
+/**
+ * Who started a daemon: `demand`, a command that needed one (`mcp serve`, `mcp call --new-session`, `session create`,
+ * ...); `daemon-start`, `tabmux daemon start` or `restart`; `app`, the tray or `tabmux dashboard`; `daemon-run`, a
+ * person running `tabmux daemon run` in the foreground. Only a daemon started on demand exits by itself.
+ */
+export type DaemonStartedBy = 'demand' | 'daemon-start' | 'app' | 'daemon-run';
+
+/** How long a daemon runs: until it is stopped, or, started on demand, until it has been idle for a while. */
+export interface DaemonLifetime {
+  startedBy: DaemonStartedBy;
+  /** How long it runs with no session and no client before it exits with its Chrome; null: until it is stopped. */
+  idleExitMs: number | null;
+  /** Since when it has had no session and no client (ms since the epoch); null while it has one, or is kept. */
+  idleSince: number | null;
+}
+
 export interface DaemonStatus {
   protocolVersion: number;
   version: string;
@@ -190,6 +206,8 @@ export interface DaemonStatus {
   startedAt: number;
   state: DaemonState;
   lastError: string | null;
+  /** Who started it and whether it exits when idle; absent from daemons that predate this field. */
+  lifetime?: DaemonLifetime | undefined;
   browser: BrowserInfo;
   /** The same facts in the shape scripts read (`chrome.port`); kept as long as the JSON output is a contract. */
   chrome: ChromeInfo;

@@ -165,6 +165,9 @@ export const daemonStatusSchema: z.ZodMiniType<DaemonStatus> = z.object({
   startedAt: z.number(),
   state: daemonState,
   lastError: z.nullable(z.string()),
+  lifetime: z.optional(
+    z.object({ startedBy: z.enum(['demand', 'daemon-start', 'app', 'daemon-run']), idleExitMs: z.nullable(z.number()), idleSince: z.nullable(z.number()) }),
+  ),
   browser: browserInfoSchema,
   chrome: chromeInfoSchema,
   upstream: z.object({ pid: z.nullable(z.number()) }),

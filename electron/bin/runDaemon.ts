@@ -51,7 +51,7 @@ async function startOrJoin(request: DaemonRunRequest, profile: ProfileEntry, log
   const deadline = Date.now() + JOIN_TIMEOUT_MS;
   for (;;) {
     try {
-      return await Daemon.start({ paths: request.paths, profile, logger, chrome: request.chrome, headless: request.headless });
+      return await Daemon.start({ paths: request.paths, profile, logger, chrome: request.chrome, headless: request.headless, startedBy: request.startedBy });
     } catch (error) {
       if (!(error instanceof TabmuxError) || error.code !== 'daemon_running' || Date.now() >= deadline) {
         throw error;

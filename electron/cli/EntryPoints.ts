@@ -1,3 +1,4 @@
+import type { DaemonStartedBy } from '../../shared/model.js';
 import type { StartOptions } from '../core/daemonProcess.js';
 import type { TabmuxPaths } from '../core/paths.js';
 
@@ -7,6 +8,8 @@ export interface DaemonRunRequest {
   profile: string;
   chrome: string | undefined;
   headless: boolean | undefined;
+  /** Who started the daemon (`--started-by`): one started on demand exits when idle. */
+  startedBy: DaemonStartedBy | undefined;
 }
 
 /** `tabmux dashboard`, its arguments parsed; the link goes to `stdout` as the first line. */

@@ -15,7 +15,7 @@ export const daemonStart: Command = {
   summary: "Start the profile's Chrome and daemon in the background (no-op if running)",
   options: chromeOptions,
   run: async (context) => {
-    const { status, started } = await startDaemon(context.paths, context.profile, startOptions(context.values));
+    const { status, started } = await startDaemon(context.paths, context.profile, { ...startOptions(context.values), startedBy: 'daemon-start' });
     const text = `${started ? 'started' : 'already running'}: profile ${status.profile}, daemon pid ${status.pid}, ${formatBrowserShort(status.browser)}, socket ${status.socketPath}`;
     context.stdout(context.json ? JSON.stringify({ ...status, started }, null, 2) : text);
     return 0;

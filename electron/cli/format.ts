@@ -1,4 +1,5 @@
-import type { BrowserInfo, DaemonStatus, DownloadsInfo, SessionInfo, TabInfo, WorkerInfo } from '../../shared/model.js';
+import { describeLifetime } from '../../shared/daemonLifetime.js';
+import type { BrowserInfo, DaemonLifetime, DaemonStatus, DownloadsInfo, SessionInfo, TabInfo, WorkerInfo } from '../../shared/model.js';
 import type { SessionPageResult, ToolResult } from '../../shared/protocol.js';
 
 export function ago(ms: number, now = Date.now()): string {
@@ -129,10 +130,17 @@ export function formatDownloads(downloads: DownloadsInfo | undefined): string[] 
   }
 }
 
+/** "started on demand, exits after 15 min idle (idle since 12:00:00)". */
+function formatLifetime(lifetime: DaemonLifetime): string {
+  const since = lifetime.idleSince === null ? '' : ` (idle since ${new Date(lifetime.idleSince).toISOString()})`;
+  return `${describeLifetime(lifetime)}${since}`;
+}
+
 export function formatStatus(status: DaemonStatus): string {
   const lines = [
     `profile ${status.profile}: ${status.state}${status.lastError ? ` (${status.lastError})` : ''}`,
     `daemon pid ${status.pid}, up since ${new Date(status.startedAt).toISOString()}, socket ${status.socketPath}`,
+    ...(status.lifetime ? [formatLifetime(status.lifetime)] : []),
     formatBrowser(status),
     formatWorkers(status.workers),
     ...formatDownloads(status.downloads),

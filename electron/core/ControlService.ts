@@ -48,6 +48,8 @@ export interface ControlServiceDeps {
    * client was told (a session created, a tab opened) survives a daemon killed right after. Undefined: nothing to wait for.
    */
   settled?: () => Promise<void> | undefined;
+  /** Told the number of connected clients whenever one connects or leaves (a daemon started on demand exits idle). */
+  clientsChanged?: (count: number) => void;
 }
 
 interface PeerState {
@@ -72,6 +74,7 @@ type Handlers = { [M in ControlMethod]: (params: ControlParams<M>, peer: Peer, s
  */
 export class ControlService {
   readonly #handlers: Handlers;
+  #clients = 0;
 
   constructor(private readonly deps: ControlServiceDeps) {
     this.#handlers = this.#createHandlers();
@@ -79,6 +82,8 @@ export class ControlService {
 
   open(peer: Peer): PeerHandle {
     const state: PeerState = { hello: false, bound: null, unsubscribe: undefined, calls: new Map() };
+    this.#clients += 1;
+    this.deps.clientsChanged?.(this.#clients);
     return {
       dispatch: (request) => this.#dispatch(peer, state, request),
       close: () => this.#onClose(peer, state),
@@ -196,6 +201,8 @@ export class ControlService {
       this.deps.router.unbind(state.bound, peer.id);
       this.deps.logger.info(`client ${peer.id} left session ${state.bound}${dropped ? `; dropped ${dropped} queued calls` : ''}`);
     }
+    this.#clients -= 1;
+    this.deps.clientsChanged?.(this.#clients);
   }
 
   #createHandlers(): Handlers {

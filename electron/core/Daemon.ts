@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { TabmuxError } from '../../shared/errors.js';
-import type { DaemonStartup, DaemonState, DaemonStatus, DownloadsInfo } from '../../shared/model.js';
+import type { DaemonLifetime, DaemonStartedBy, DaemonStartup, DaemonState, DaemonStatus, DownloadsInfo } from '../../shared/model.js';
 import { PROTOCOL_VERSION } from '../../shared/protocol.js';
 import { BrowserContexts } from './browser/BrowserContexts.js';
 import { BrowserDownloads } from './browser/BrowserDownloads.js';
@@ -39,7 +39,9 @@ import { DOWNLOADS_SUBFOLDER } from './router/sessionDownloads.js';
 import { readSessionJournal, SessionJournal } from './router/SessionJournal.js';
 import { sessionFolder } from './router/sessionFiles.js';
 import { ensureSecureDir } from './secureFs.js';
-import { activityLogSettings, downloadSettings, routerSettings } from './settings.js';
+import { activityLogSettings, downloadSettings, idleExitMs, routerSettings } from './settings.js';
+import { IdleExit } from './process/IdleExit.js';
+import { formatDuration } from '../../shared/daemonLifetime.js';
 import { ActivityLogStore } from './activity/ActivityLogStore.js';
 import { ActivityRecorder } from './activity/ActivityRecorder.js';
 import { ActivityPictures } from './activity/ActivityPictures.js';
@@ -57,6 +59,8 @@ export interface DaemonOptions {
   chrome?: string | undefined;
   /** `--headless` / `--no-headless`: overrides the profile and the environment. */
   headless?: boolean | undefined;
+  /** Who started the daemon (`--started-by`); one started on demand exits when idle. Default: `daemon-run`. */
+  startedBy?: DaemonStartedBy | undefined;
 }
 
 /** The browser's state as the daemon's, once the daemon is up. */
@@ -92,6 +96,10 @@ export class Daemon {
   #dashboardsRead: Promise<unknown> = Promise.resolve();
   #dashboardsWatch: { close: () => void } | undefined;
   #server: SocketServer | undefined;
+  /** The idle clock of a daemon started on demand, once it serves; undefined for one that runs until it is stopped. */
+  #idle: IdleExit | undefined;
+  /** Clients connected to the socket now. */
+  #clients = 0;
   /** Live pictures of tabs, for whoever watches; they follow the browser from run to run. */
   readonly #pictures: TabPictures;
   /** The activity log's writer; undefined when the profile turned the log off. */
@@ -289,12 +297,54 @@ export class Daemon {
       pictures: this.#pictures,
       refreshDashboards: () => this.refreshDashboards(),
       settled: () => this.#journal.settle(JOURNAL_SETTLE_LIMIT_MS),
+      clientsChanged: (count) => {
+        this.#clients = count;
+        this.#idle?.changed();
+      },
     });
     this.#server = await SocketServer.listen(this.#socketPath, service, logger.child('socket'));
+    this.#startIdleClock();
     this.#startup.readyAt = Date.now();
     this.#setState(FROM_BROWSER[this.#browser.state] ?? 'degraded', this.#browser.lastError);
     const browser = this.#browser.info();
     logger.info(`ready on ${this.#socketPath} (${browser.kind === 'launched' ? `Chrome pid ${String(browser.pid)}, port ${String(browser.port)}` : `external browser ${browser.endpoint}`})`);
+  }
+
+  /**
+   * A daemon started on demand exits with its Chrome once it has had no session and no client for the profile's idle
+   * time: nobody asked for it to stay, and nobody may remember to stop it. New clients are refused in the same turn
+   * as the last look, so none is served by a daemon on its way out; they start another (connectOrStart).
+   */
+  #startIdleClock(): void {
+    const { lifetime } = this;
+    if (lifetime.idleExitMs === null) {
+      return;
+    }
+    const afterMs = lifetime.idleExitMs;
+    const { logger } = this.#options;
+    this.#idle = new IdleExit({
+      afterMs,
+      inUse: () => this.#clients > 0 || this.router.sessionCount > 0,
+      exit: () => {
+        this.#server?.refuseNew();
+        logger.info(`no session and no client for ${formatDuration(afterMs)}; this daemon was started on demand, so it stops`);
+        void this.stop();
+      },
+    });
+    this.router.onSessionChange(() => this.#idle?.changed());
+    this.router.onEvent((event) => {
+      if (event.type === 'session.closed') {
+        this.#idle?.changed();
+      }
+    });
+    this.#idle.changed();
+  }
+
+  /** Who started this daemon, and whether it exits when idle (see DaemonLifetime). */
+  get lifetime(): DaemonLifetime {
+    const startedBy = this.#options.startedBy ?? 'daemon-run';
+    const afterMs = startedBy === 'demand' ? idleExitMs(this.#options.profile.config) : 0;
+    return { startedBy, idleExitMs: afterMs > 0 ? afterMs : null, idleSince: this.#idle?.idleSince ?? null };
   }
 
   /**
@@ -489,6 +539,7 @@ export class Daemon {
       startedAt: this.startedAt,
       state: this.state,
       lastError: this.lastError,
+      lifetime: this.lifetime,
       browser,
       chrome:
         browser.kind === 'launched'
@@ -526,6 +577,7 @@ export class Daemon {
   async #stop(kept: LaunchedBrowser | undefined): Promise<void> {
     const { logger } = this.#options;
     this.#setState('stopping', null);
+    this.#idle?.close();
     logger.info(kept ? 'stopping, leaving Chrome and the sessions to the next daemon' : 'stopping');
     // The socket goes first (only the one this daemon published), so a client that comes now finds no daemon rather
     // than one that refuses it; the pid file stays until the end, so no other daemon starts on this Chrome meanwhile.

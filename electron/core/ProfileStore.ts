@@ -34,6 +34,8 @@ export const profileConfigSchema = z.object({
   workerIdleMs: z.optional(positiveInt),
   /** How long a launched Chrome outlives a daemon that died, for the next daemon to adopt it; 0 closes it at once. */
   orphanGraceMs: z.optional(z.int().check(z.minimum(0))),
+  /** How long a daemon started on demand waits with no session and no client before it exits; 0 keeps it. */
+  idleExitMs: z.optional(z.int().check(z.minimum(0))),
   toolTimeoutsMs: z.optional(z.record(z.string(), positiveInt)),
   /** Downloads: kept in each session's folder (`session`, the default) or refused (`off`). */
   downloads: z.optional(z.enum(['session', 'off'])),

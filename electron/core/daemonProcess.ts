@@ -2,7 +2,7 @@ import { closeSync, openSync, promises as fs, watch, type FSWatcher } from 'node
 import { basename, dirname } from 'node:path';
 import { isErrorCode, TabmuxError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/isRecord.js';
-import type { DaemonStatus } from '../../shared/model.js';
+import type { DaemonStartedBy, DaemonStatus } from '../../shared/model.js';
 import { daemonLogTail, readDaemonLog } from './daemonLog.js';
 import { pidFilePath, profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from './paths.js';
 import { runningHolder } from './process/ClaimFile.js';
@@ -26,6 +26,11 @@ export interface StartOptions {
   timeoutMs?: number;
   /** The program that runs `tabmux daemon run` (Electron passes its own binary with ELECTRON_RUN_AS_NODE). */
   execPath?: string;
+  /**
+   * Who starts the daemon, should one be spawned: `daemon-start` and `app` (the tray, the dashboard) keep it until it
+   * is stopped; `demand`, the default, is a command that needed one, and the daemon exits once idle (see Daemon).
+   */
+  startedBy?: Exclude<DaemonStartedBy, 'daemon-run'>;
 }
 
 /**
@@ -173,7 +178,7 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
 async function spawnDaemon(profile: string, options: StartOptions, logFile: string): Promise<SpawnedDaemon> {
   const log = openSync(logFile, 'a', 0o600);
   // --json makes a failing daemon write its error code, so the caller sees profile_locked, chrome_not_found, ...
-  const args = [cliEntryPoint(), 'daemon', 'run', '--profile', profile, '--json'];
+  const args = [cliEntryPoint(), 'daemon', 'run', '--profile', profile, '--json', '--started-by', options.startedBy ?? 'demand'];
   if (options.chrome) {
     args.push('--chrome', options.chrome);
   }
@@ -325,8 +330,12 @@ export async function stopAllDaemons(paths: TabmuxPaths, profiles: readonly stri
  * adopts them; with none running, a plain start. `restarted` says whether one was running.
  */
 export async function restartDaemon(paths: TabmuxPaths, profile: string, options: StartOptions = {}): Promise<{ status: DaemonStatus; restarted: boolean }> {
+  // The new daemon is kept or exits when idle as the old one would have; a daemon not running is started to stay.
+  const running = await tryConnect(paths, profile);
+  const previous = await running?.call('tabmux/status').finally(() => running.close());
+  const startedBy = previous?.lifetime?.startedBy;
   const restarted = await stopDaemon(paths, profile, 20_000, { keepBrowser: true });
-  const { status } = await startDaemon(paths, profile, options);
+  const { status } = await startDaemon(paths, profile, { startedBy: startedBy === undefined || startedBy === 'daemon-run' ? 'daemon-start' : startedBy, ...options });
   return { status, restarted };
 }
 

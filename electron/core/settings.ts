@@ -27,6 +27,21 @@ export function orphanGraceMs(config: ProfileConfig, env: Env = process.env): nu
   return valid ?? config.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS;
 }
 
+/** Default for how long a daemon started on demand runs with no session and no client: 15 minutes. */
+export const DEFAULT_IDLE_EXIT_MS = 15 * 60_000;
+
+/**
+ * How long a daemon started on demand (by `mcp serve`, `mcp call --new-session`, ...) runs with no session and no
+ * client before it exits with its Chrome: `TABMUX_IDLE_EXIT_MS` over the profile's `idleExitMs` over 15 minutes; 0
+ * keeps it until it is stopped, as a daemon started by `daemon start` or the tray is kept.
+ */
+export function idleExitMs(config: ProfileConfig, env: Env = process.env): number {
+  const fromEnv = env['TABMUX_IDLE_EXIT_MS'];
+  const parsed = fromEnv === undefined || fromEnv === '' ? undefined : Number(fromEnv);
+  const valid = parsed !== undefined && Number.isInteger(parsed) && parsed >= 0 ? parsed : undefined;
+  return valid ?? config.idleExitMs ?? DEFAULT_IDLE_EXIT_MS;
+}
+
 /** Router settings: environment over profile config over defaults. */
 export function routerSettings(config: ProfileConfig, env: Env = process.env): RouterSettings {
   return {

@@ -1,15 +1,19 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../shared/model.js';
 import type { ToolInfo } from '../../shared/protocol.js';
 import { alive, cliDriver } from '../helpers/cliDriver.js';
+import { cliPath } from '../helpers/runCli.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitUntil } from '../helpers/waitFor.js';
 
 /**
  * Daemons that tidy up, driven through the compiled CLI with real daemons and a real Chromium: commands that only
- * read start nothing, and `daemon stop --all` stops every profile's daemon.
+ * read start nothing, `daemon stop --all` stops every profile's daemon, and a daemon started on demand exits with its
+ * Chrome once idle while one started by `daemon start` stays.
  */
 
 const { home, cleanup } = makeTestHome();
@@ -98,3 +102,65 @@ describe('daemon stop --all', () => {
     expect(none.stdout).toMatch(/no daemon was running/);
   });
 });
+
+/** An idle time far below a test's deadlines, and far above a step's time on a loaded machine. */
+const IDLE_EXIT_MS = 1500;
+
+/** Longer than the idle time several times over: a daemon that would exit idle has had every chance to. */
+const sleepPastIdle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, IDLE_EXIT_MS * 3));
+
+describe('idle exit', () => {
+  it('a daemon started on demand stays while an MCP client is connected, and exits with its Chrome once it left', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliPath(), 'mcp', 'serve'],
+      env: { ...inheritedEnv(), TABMUX_HOME: home, TABMUX_HEADLESS: '1', TABMUX_IDLE_EXIT_MS: String(IDLE_EXIT_MS) },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'idle-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const result = await client.callTool({ name: 'list_pages', arguments: {} });
+      expect(result.isError).not.toBe(true);
+      const status = await json<DaemonStatus>(['daemon', 'status']);
+      expect(status.lifetime).toEqual({ startedBy: 'demand', idleExitMs: IDLE_EXIT_MS, idleSince: null });
+      expect(await ok(['daemon', 'status'])).toMatch(/started on demand, exits after 1500 ms idle/);
+      const pids = [status.pid, status.chrome.pid].filter((pid): pid is number => pid !== null);
+      expect(pids).toHaveLength(2);
+
+      await sleepPastIdle();
+      expect(pids.filter((pid) => alive(pid))).toEqual(pids);
+
+      // The client goes: its bridge closes its session and leaves, and the daemon is idle from then on.
+      await client.close();
+      for (const pid of pids) {
+        await waitUntil(() => !alive(pid), `process ${pid} to exit once idle`, 60_000);
+      }
+      expect(existsSync(join(home, 'run', 'default.sock'))).toBe(false);
+      expect((await tabmux(['daemon', 'status'])).code).toBe(3);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a daemon started by daemon start stays however long it is idle', async () => {
+    await ok(['daemon', 'start'], { TABMUX_IDLE_EXIT_MS: String(IDLE_EXIT_MS) });
+    const status = await json<DaemonStatus>(['daemon', 'status']);
+    expect(status.lifetime).toEqual({ startedBy: 'daemon-start', idleExitMs: null, idleSince: null });
+    expect(await ok(['daemon', 'status'])).toMatch(/started by daemon start, stays until stopped/);
+    await sleepPastIdle();
+    expect(alive(status.pid)).toBe(true);
+    expect((await json<DaemonStatus>(['daemon', 'status'])).pid).toBe(status.pid);
+    await ok(['daemon', 'stop']);
+  });
+});
+
+function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith('TABMUX_')) {
+      env[key] = value;
+    }
+  }
+  return env;
+}

@@ -231,6 +231,11 @@ export class Router {
     return this.#sessions.all().map((session) => this.#info(session));
   }
 
+  /** How many sessions there are, without building their infos (asked at every session change). */
+  get sessionCount(): number {
+    return this.#sessions.all().length;
+  }
+
   bind(id: string, connectionId: string): SessionInfo {
     return this.#changed(this.#sessions.bind(id, connectionId));
   }

@@ -383,7 +383,8 @@ export class Supervisor {
   }
 
   async #startAndWatch(slot: Slot): Promise<void> {
-    const { started } = await startDaemon(this.#paths, slot.name, this.#options.execPath === undefined ? {} : { execPath: this.#options.execPath });
+    // A daemon the tray or the dashboard starts stays until it is stopped, as one `tabmux daemon start` starts does.
+    const { started } = await startDaemon(this.#paths, slot.name, this.#options.execPath === undefined ? { startedBy: 'app' } : { execPath: this.#options.execPath, startedBy: 'app' });
     if (!(await this.#attach(slot, started))) {
       throw new TabmuxError('daemon_not_running', `the daemon for profile ${slot.name} started but stopped answering; see its log`);
     }

@@ -100,6 +100,15 @@ export class SocketServer {
   }
 
   /**
+   * Takes no more connections, from this turn on: a client on its way is hung up on before its hello, and a later one
+   * is refused; either waits for this daemon to be gone and starts another (see tryConnect, connectOrStart). The
+   * connections already made are kept until `close`.
+   */
+  refuseNew(): void {
+    this.#server.close();
+  }
+
+  /**
    * Stops serving. The socket file goes first, so a client that comes meanwhile finds no socket (nothing runs) rather
    * than one that refuses it.
    */

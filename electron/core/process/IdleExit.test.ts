@@ -1,0 +1,69 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { IdleExit } from './IdleExit.js';
+
+describe('IdleExit', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  function clock(): { idle: IdleExit; use: { count: number }; exits: () => number } {
+    const use = { count: 0 };
+    let exits = 0;
+    const idle = new IdleExit({ afterMs: 1000, inUse: () => use.count > 0, exit: () => (exits += 1), now: () => Date.now() });
+    return { idle, use, exits: () => exits };
+  }
+
+  it('exits once nothing has been in use for the whole idle time', () => {
+    const { idle, exits } = clock();
+    idle.changed();
+    expect(idle.idleSince).toBe(Date.now());
+    vi.advanceTimersByTime(999);
+    expect(exits()).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(exits()).toBe(1);
+    idle.changed();
+    vi.advanceTimersByTime(5000);
+    expect(exits()).toBe(1);
+  });
+
+  it('stands still while something is in use, and starts from zero when it is let go', () => {
+    const { idle, use, exits } = clock();
+    idle.changed();
+    vi.advanceTimersByTime(900);
+    use.count = 1;
+    idle.changed();
+    expect(idle.idleSince).toBeNull();
+    vi.advanceTimersByTime(5000);
+    expect(exits()).toBe(0);
+    use.count = 0;
+    idle.changed();
+    vi.advanceTimersByTime(900);
+    expect(exits()).toBe(0);
+    vi.advanceTimersByTime(100);
+    expect(exits()).toBe(1);
+  });
+
+  it('looks again at the end, for a change not reported yet', () => {
+    const { idle, use, exits } = clock();
+    idle.changed();
+    use.count = 1;
+    vi.advanceTimersByTime(1000);
+    expect(exits()).toBe(0);
+    expect(idle.idleSince).toBeNull();
+    use.count = 0;
+    idle.changed();
+    vi.advanceTimersByTime(1000);
+    expect(exits()).toBe(1);
+  });
+
+  it('never exits once closed', () => {
+    const { idle, exits } = clock();
+    idle.changed();
+    idle.close();
+    vi.advanceTimersByTime(5000);
+    expect(exits()).toBe(0);
+  });
+});

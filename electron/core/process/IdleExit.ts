@@ -1,0 +1,71 @@
+export interface IdleExitOptions {
+  /** How long the daemon may be idle before it exits. */
+  afterMs: number;
+  /** Whether anything still uses the daemon: a session, or a client connected. Asked at every change and at the end. */
+  inUse: () => boolean;
+  /**
+   * Called once, when the idle time ran out with nothing in use; it must stop new clients from being served in the
+   * same turn (see Daemon), so none comes between the last look and the exit.
+   */
+  exit: () => void;
+  now?: () => number;
+}
+
+/**
+ * The idle clock of a daemon started on demand. Every change in its sessions or clients is reported with `changed`;
+ * while something is in use the clock stands still, and it starts again from zero once nothing is. When it runs out,
+ * `inUse` is asked once more (a change not reported yet) before `exit` is called.
+ */
+export class IdleExit {
+  readonly #options: IdleExitOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #idleSince: number | null = null;
+  #done = false;
+
+  constructor(options: IdleExitOptions) {
+    this.#options = options;
+  }
+
+  /** Since when nothing has used the daemon (ms since the epoch); null while something does. */
+  get idleSince(): number | null {
+    return this.#idleSince;
+  }
+
+  changed(): void {
+    if (this.#done) {
+      return;
+    }
+    if (this.#options.inUse()) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#idleSince = null;
+      return;
+    }
+    if (this.#timer === undefined) {
+      this.#idleSince = (this.#options.now ?? Date.now)();
+      this.#timer = setTimeout(() => this.#runOut(), this.#options.afterMs);
+      // The daemon's other work keeps the process alive; the clock alone must not.
+      this.#timer.unref();
+    }
+  }
+
+  #runOut(): void {
+    this.#timer = undefined;
+    if (this.#done) {
+      return;
+    }
+    if (this.#options.inUse()) {
+      this.#idleSince = null;
+      return;
+    }
+    this.#done = true;
+    this.#options.exit();
+  }
+
+  /** Stops the clock for good (the daemon stops for another reason). */
+  close(): void {
+    this.#done = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
