@@ -1,4 +1,8 @@
 import type { HostConnection } from '../host/Host.js';
+import { NO_HISTORY_FILTER, type HistoryFilter } from './Timeline.js';
+
+/** What the selected profile's pane shows: its sessions, tabs and queue, or its history of calls. */
+export type ProfileView = 'overview' | 'history';
 
 export interface Toast {
   id: number;
@@ -18,8 +22,10 @@ export interface UiState {
   toasts: Toast[];
   /** The tab shown in the live view, if one is open. */
   liveView: { profile: string; tabId: string } | null;
+  view: ProfileView;
+  historyFilter: HistoryFilter;
 }
 
 export function initialUiState(): UiState {
-  return { selectedProfile: null, debug: false, connection: { state: 'connecting' }, loadError: null, pending: {}, toasts: [], liveView: null };
+  return { selectedProfile: null, debug: false, connection: { state: 'connecting' }, loadError: null, pending: {}, toasts: [], liveView: null, view: 'overview', historyFilter: NO_HISTORY_FILTER };
 }

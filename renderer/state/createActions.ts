@@ -6,7 +6,7 @@ import type { Host } from '../host/Host.js';
 import { actionKey } from './actionKey.js';
 import type { TabmuxState, TabmuxStore } from './createTabmuxStore.js';
 import { waitForState } from './waitForState.js';
-import { loadingTimeline, TIMELINE_LIMIT, timelineLoaded, type Timeline } from './Timeline.js';
+import { loadingTimeline, NO_HISTORY_FILTER, TIMELINE_LIMIT, timelineLoaded, type Timeline } from './Timeline.js';
 import { activityQueryResultSchema } from '../../shared/activity.js';
 
 /** A profile on a browser the user runs, as the add form collects it. */
@@ -31,11 +31,15 @@ export interface TabmuxActions {
   attachPage: (profile: string, session: string, pageId: number) => Promise<void>;
   openTab: (profile: string, url: string) => Promise<void>;
   cancelCall: (profile: string, callId: number) => Promise<void>;
-  /** Opens a session's history (its whole activity log, up to TIMELINE_LIMIT entries); new calls join it live. */
-  openTimeline: (profile: string, session: string) => Promise<void>;
+  /**
+   * Shows the profile's history (its activity log, up to TIMELINE_LIMIT entries; new calls join it live), filtered to
+   * one session when `session` is given. The log is read again on every open.
+   */
+  openHistory: (profile: string, session?: string | null) => Promise<void>;
   /** A picture the activity log keeps (base64 JPEG), or null when it is gone or was never taken. */
   logPicture: (profile: string, name: string) => Promise<string | null>;
-  closeTimeline: () => void;
+  /** Back to the profile's sessions, tabs and queue. */
+  closeHistory: () => void;
 }
 
 export interface ActionOptions {
@@ -57,6 +61,7 @@ function isOneOf(state: ProfileState | undefined, settled: readonly ProfileState
  * state the server has not confirmed. Failures become toasts with the server's message.
  */
 export function createActions(host: Host, store: TabmuxStore, options: ActionOptions = {}): TabmuxActions {
+  let historyOpens = 0;
   const confirmTimeoutMs = options.confirmTimeoutMs ?? 10_000;
   const lifecycleTimeoutMs = options.lifecycleTimeoutMs ?? 90_000;
 
@@ -238,14 +243,19 @@ export function createActions(host: Host, store: TabmuxStore, options: ActionOpt
       return typeof result === 'object' && result !== null && 'data' in result && typeof result.data === 'string' ? result.data : null;
     },
 
-    openTimeline: async (profile, id) => {
-      store.getState().setTimeline(loadingTimeline(profile, id));
+    openHistory: async (profile, session = null) => {
+      const state = store.getState();
+      state.setHistoryFilter({ ...NO_HISTORY_FILTER, session });
+      state.setView('history');
+      state.setTimeline(loadingTimeline(profile));
+      // A later open (or a close) replaces this one; its answer then goes nowhere.
+      const mine = ++historyOpens;
       const current = (): Timeline | null => {
         const open = store.getState().timeline;
-        return open?.profile === profile && open.session === id ? open : null;
+        return mine === historyOpens && open?.profile === profile ? open : null;
       };
       try {
-        const result = activityQueryResultSchema.safeParse(await daemon({ profile, method: 'tabmux/log.query', params: { session: id, limit: TIMELINE_LIMIT } }));
+        const result = activityQueryResultSchema.safeParse(await daemon({ profile, method: 'tabmux/log.query', params: { limit: TIMELINE_LIMIT } }));
         if (!result.success) {
           throw new TabmuxError('internal', 'the daemon answered the log query with something else than log entries');
         }
@@ -261,6 +271,10 @@ export function createActions(host: Host, store: TabmuxStore, options: ActionOpt
       }
     },
 
-    closeTimeline: () => store.getState().setTimeline(null),
+    closeHistory: () => {
+      historyOpens++;
+      store.getState().setView('overview');
+      store.getState().setTimeline(null);
+    },
   };
 }

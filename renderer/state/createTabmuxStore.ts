@@ -3,13 +3,13 @@ import type { SupervisorEvent, SupervisorSnapshot } from '../../shared/superviso
 import type { HostConnection } from '../host/Host.js';
 import { applyEvent, applyEvents } from './applyEvent.js';
 import { emptyServerState, fromSnapshot, type ServerState } from './ServerState.js';
-import { appendActivity, type Timeline } from './Timeline.js';
-import { initialUiState, type Toast, type UiState } from './UiState.js';
+import { appendActivity, type HistoryFilter, type Timeline } from './Timeline.js';
+import { initialUiState, type ProfileView, type Toast, type UiState } from './UiState.js';
 
 export interface ServerSlice extends ServerState {
   loadSnapshot: (snapshot: SupervisorSnapshot, since?: readonly SupervisorEvent[]) => void;
   receive: (event: SupervisorEvent) => void;
-  /** The session history that is open, if any. */
+  /** The profile history that is open, if any. */
   timeline: Timeline | null;
   setTimeline: (timeline: Timeline | null) => void;
 }
@@ -24,6 +24,8 @@ export interface UiSlice extends UiState {
   dismissToast: (id: number) => void;
   openLiveView: (profile: string, tabId: string) => void;
   closeLiveView: () => void;
+  setView: (view: ProfileView) => void;
+  setHistoryFilter: (filter: Partial<HistoryFilter>) => void;
 }
 
 export type TabmuxState = ServerSlice & UiSlice;
@@ -41,7 +43,7 @@ let nextToastId = 1;
 
 const createUiSlice: StateCreator<TabmuxState, [], [], UiSlice> = (set) => ({
   ...initialUiState(),
-  selectProfile: (name) => set({ selectedProfile: name }),
+  selectProfile: (name) => set((state) => (state.selectedProfile === name ? state : { selectedProfile: name, view: 'overview' })),
   setDebug: (on) => set({ debug: on }),
   setConnection: (connection) => set({ connection }),
   setLoadError: (message) => set({ loadError: message }),
@@ -64,6 +66,8 @@ const createUiSlice: StateCreator<TabmuxState, [], [], UiSlice> = (set) => ({
   dismissToast: (id) => set((state) => ({ toasts: state.toasts.filter((toast) => toast.id !== id) })),
   openLiveView: (profile, tabId) => set({ liveView: { profile, tabId } }),
   closeLiveView: () => set({ liveView: null }),
+  setView: (view) => set({ view }),
+  setHistoryFilter: (filter) => set((state) => ({ historyFilter: { ...state.historyFilter, ...filter } })),
 });
 
 export function createTabmuxStore(): TabmuxStore {

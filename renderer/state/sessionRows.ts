@@ -1,4 +1,4 @@
-import type { SessionActivity, SessionInfo, SessionPage, TabInfo } from '../../shared/model.js';
+import type { SessionActivity, SessionInfo, SessionLastCall, SessionPage, TabInfo } from '../../shared/model.js';
 import { shortId } from '../format/shortId.js';
 import type { ServerState } from './ServerState.js';
 
@@ -18,6 +18,7 @@ export interface SessionRow {
   lastUsedAt: number;
   queued: number;
   running: number;
+  lastCall: SessionLastCall | null;
 }
 
 export function sessionName(session: Pick<SessionInfo, 'id' | 'label'>): string {
@@ -41,6 +42,7 @@ export function toSessionRow(session: SessionInfo): SessionRow {
     lastUsedAt: session.lastUsedAt,
     queued: session.queued,
     running: session.running,
+    lastCall: session.lastCall ?? null,
   };
 }
 

@@ -45,6 +45,7 @@ export function ActionButton(props: ActionButtonProps) {
       className={classes}
       data-testid={props.testId}
       data-pending={pending ? 'true' : undefined}
+      data-confirm={props.confirmLabel ? 'true' : undefined}
       aria-busy={pending}
       disabled={pending || props.disabled === true}
       title={props.title}

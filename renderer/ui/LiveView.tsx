@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useRef, type KeyboardEvent, type PointerEvent, type WheelEvent } from 'react';
+import { useCallback, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent, type WheelEvent } from 'react';
 import type { TabPicture } from '../../shared/model.js';
 import type { PictureInputRequest } from '../../shared/pictureInput.js';
 import { actionKey } from '../state/actionKey.js';
@@ -8,7 +8,9 @@ import { ActionButton } from './ActionButton.js';
 import { keyInput, modifierBits, mouseButton, pagePoint } from './takeoverInput.js';
 import { TabPictureView } from './TabPictureView.js';
 import { useActions, usePictures, useTabmux } from './TabmuxContext.js';
+import { useElementSize } from './useElementSize.js';
 import { useNow } from './useNow.js';
+import { fitInside, type Size } from './fitInside.js';
 
 /** Pointer moves are many; one every this many milliseconds is enough for hovers and drags. */
 const MOVE_INTERVAL_MS = 50;
@@ -33,6 +35,11 @@ export function LiveView(props: { profile: string; tabId: string }) {
   const sending = useRef<Promise<void>>(Promise.resolve());
   const lastMove = useRef(0);
   const surface = useRef<HTMLDivElement>(null);
+  // The picture takes all the room the window leaves it, at the tab's proportions (frames come at most 1280x800, so
+  // on a large screen they are scaled up rather than shown small in the middle).
+  const [stageRef, , stage] = useElementSize<HTMLDivElement>();
+  const [frame, setFrame] = useState<Size | null>(null);
+  const shown = stage && frame ? fitInside(frame, stage) : null;
   const controlling = session ? session.paused : tab !== undefined;
 
   const send = useCallback(
@@ -118,7 +125,20 @@ export function LiveView(props: { profile: string; tabId: string }) {
             onKeyUp={onKey('keyUp')}
             onContextMenu={(event) => event.preventDefault()}
           >
-            <TabPictureView profile={profile} tabId={tabId} size="live" testId="live-picture" className="picture-live" onPicture={(picture) => (latest.current = picture)} />
+            <div ref={stageRef} className="live-stage">
+              <TabPictureView
+                profile={profile}
+                tabId={tabId}
+                size="live"
+                testId="live-picture"
+                className="picture-live"
+                style={shown ? { width: shown.width, height: shown.height } : undefined}
+                onPicture={(picture, canvas) => {
+                  latest.current = picture;
+                  setFrame((last) => (last?.width === canvas.width && last.height === canvas.height ? last : { width: canvas.width, height: canvas.height }));
+                }}
+              />
+            </div>
           </div>
           <aside className="live-side">
             {session ? (

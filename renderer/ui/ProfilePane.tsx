@@ -8,7 +8,7 @@ import { QueuePanel } from './QueuePanel.js';
 import { SessionsPanel } from './SessionsPanel.js';
 import { TabsPanel } from './TabsPanel.js';
 import { LiveView } from './LiveView.js';
-import { TimelinePanel } from './TimelinePanel.js';
+import { HistoryView } from './HistoryView.js';
 import { useActions, useTabmux } from './TabmuxContext.js';
 
 /** The selected profile: its header, and either its live panels or what to do to get them. */
@@ -17,6 +17,7 @@ export function ProfilePane(props: { profile: string }) {
   const entry = useTabmux((state) => state.profiles[profile]);
   const debug = useTabmux((state) => state.debug);
   const liveView = useTabmux((state) => state.liveView);
+  const view = useTabmux((state) => state.view);
   const actions = useActions();
 
   if (!entry) {
@@ -84,13 +85,26 @@ export function ProfilePane(props: { profile: string }) {
   } else {
     body = (
       <div className="panels">
-        <SessionsPanel profile={profile} />
-        <TimelinePanel profile={profile} />
-        <div className="panels-row">
-          <TabsPanel profile={profile} />
-          <QueuePanel profile={profile} />
+        <div className="view-tabs" role="tablist" aria-label="What to show">
+          <button type="button" role="tab" className="view-tab" data-testid="view-overview" aria-selected={view === 'overview'} onClick={actions.closeHistory}>
+            Sessions and tabs
+          </button>
+          <button type="button" role="tab" className="view-tab" data-testid="view-history" aria-selected={view === 'history'} onClick={() => view !== 'history' && void actions.openHistory(profile)}>
+            History
+          </button>
         </div>
-        {debug && <DebugPanel profile={profile} />}
+        {view === 'history' ? (
+          <HistoryView profile={profile} />
+        ) : (
+          <>
+            <SessionsPanel profile={profile} />
+            <div className="panels-row">
+              <TabsPanel profile={profile} />
+              <QueuePanel profile={profile} />
+            </div>
+            {debug && <DebugPanel profile={profile} />}
+          </>
+        )}
         {liveView?.profile === profile && <LiveView key={liveView.tabId} profile={profile} tabId={liveView.tabId} />}
       </div>
     );

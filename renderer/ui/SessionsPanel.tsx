@@ -1,12 +1,16 @@
 import { useMemo, useState } from 'react';
 import { actionKey } from '../state/actionKey.js';
+import { sessionCall } from '../state/sessionCall.js';
 import { currentTabIds, sessionRows } from '../state/sessionRows.js';
 import { EmptyState } from './EmptyState.js';
 import { InlineForm } from './InlineForm.js';
 import { Panel } from './Panel.js';
 import { SessionRowView } from './SessionRowView.js';
 import { useActions, useIsPending, useTabmux } from './TabmuxContext.js';
+import { useElementSize } from './useElementSize.js';
 import { useNow } from './useNow.js';
+
+const NARROW_TABLE_PX = 960;
 
 export function SessionsPanel(props: { profile: string }) {
   const { profile } = props;
@@ -18,7 +22,13 @@ export function SessionsPanel(props: { profile: string }) {
   const rows = useMemo(() => sessionRows(sessions), [sessions]);
   const tabs = useTabmux((state) => state.tabs[profile]);
   const currentTabs = useMemo(() => currentTabIds(tabs), [tabs]);
-  const now = useNow(5_000);
+  const queue = useTabmux((state) => state.queue[profile]);
+  // Running calls show how long they have run, to the second.
+  const now = useNow(queue?.some((entry) => entry.state === 'running') ? 1_000 : 5_000);
+  const [wrapRef, , size] = useElementSize<HTMLDivElement>();
+  // Below this the table keeps the columns a person needs to act (what each session is on and doing) and folds
+  // each row's actions into a menu, so nothing is cut off on a small screen.
+  const narrow = size !== null && size.width < NARROW_TABLE_PX;
 
   const create = (label: string): void => {
     setFormOpen(false);
@@ -60,16 +70,21 @@ export function SessionsPanel(props: { profile: string }) {
           Point an agent at <code>tabmux mcp serve --profile {profile}</code>, or create a session here and attach a tab to it.
         </EmptyState>
       ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="sessions-table">
+        <div className="table-wrap" ref={wrapRef}>
+          <table className="table" data-testid="sessions-table" data-layout={narrow ? 'narrow' : 'wide'}>
             <thead>
               <tr>
                 <th>Session</th>
                 <th>Activity</th>
                 <th>Current tab</th>
-                <th className="num">Tabs</th>
-                <th>Last used</th>
-                <th className="num">Queued</th>
+                <th title="The call running or waiting now, else the last one and what became of it">Call</th>
+                {!narrow && (
+                  <>
+                    <th className="num">Tabs</th>
+                    <th>Last used</th>
+                    <th className="num">Queued</th>
+                  </>
+                )}
                 <th className="row-actions-head">
                   <span className="sr-only">Actions</span>
                 </th>
@@ -81,7 +96,9 @@ export function SessionsPanel(props: { profile: string }) {
                   key={row.id}
                   profile={profile}
                   row={row}
+                  call={sessionCall({ id: row.id, lastCall: row.lastCall }, queue)}
                   now={now}
+                  narrow={narrow}
                   showWorker={workerCount > 1}
                   tabId={row.currentPage ? (currentTabs.get(`${row.id}\n${row.currentPage.pageId}`) ?? null) : null}
                 />

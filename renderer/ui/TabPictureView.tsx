@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type CSSProperties } from 'react';
 import type { PictureSize, TabPicture } from '../../shared/model.js';
 import { usePictures } from './TabmuxContext.js';
 
@@ -17,7 +17,7 @@ function decode(picture: TabPicture): Promise<ImageBitmap> {
  * keeps the frame's own pixel size and is scaled by CSS, so it shows the page's proportions at any size.
  * `data-frames` counts the frames drawn (tests wait on it).
  */
-export function TabPictureView(props: { profile: string; tabId: string; size: PictureSize; testId: string; className?: string; onPicture?: (picture: TabPicture) => void }) {
+export function TabPictureView(props: { profile: string; tabId: string; size: PictureSize; testId: string; className?: string; style?: CSSProperties | undefined; onPicture?: (picture: TabPicture, canvas: HTMLCanvasElement) => void }) {
   const { profile, tabId, size, onPicture } = props;
   const pictures = usePictures();
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -46,7 +46,7 @@ export function TabPictureView(props: { profile: string; tabId: string; size: Pi
           bitmap.close();
           frames += 1;
           element.dataset['frames'] = String(frames);
-          latestCallback.current?.(picture);
+          latestCallback.current?.(picture, element);
         })
         .catch(() => undefined);
     });
@@ -56,5 +56,5 @@ export function TabPictureView(props: { profile: string; tabId: string; size: Pi
     };
   }, [pictures, profile, tabId, size]);
 
-  return <canvas ref={canvas} className={`picture ${props.className ?? ''}`} data-testid={props.testId} data-tab-id={tabId} data-frames="0" width={16} height={10} />;
+  return <canvas ref={canvas} className={`picture ${props.className ?? ''}`} data-testid={props.testId} data-tab-id={tabId} data-frames="0" width={16} height={10} style={props.style} />;
 }

@@ -27,8 +27,14 @@ export function TabRowView(props: { profile: string; row: TabRow; showWorker: bo
         </div>
       </div>
       <div className="tab-meta">
-        {props.showWorker && <span className="muted small mono">w{row.worker}</span>}
-        <span className="muted small mono">#{row.pageId}</span>
+        {props.showWorker && (
+          <span className="muted small" data-testid={`tab-worker-${id}`} title={`Upstream worker ${row.worker} (a chrome-devtools-mcp process) runs this tab's calls`}>
+            worker {row.worker}
+          </span>
+        )}
+        <span className="muted small" data-testid={`tab-page-${id}`} title={`Upstream page id ${row.pageId}, in worker ${row.worker}'s numbering`}>
+          page {row.pageId}
+        </span>
         {row.owner ? (
           <span className="owner" data-testid={`tab-owner-${id}`} title={row.owner.id}>
             {row.owner.name}

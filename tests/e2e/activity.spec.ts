@@ -36,20 +36,21 @@ test('a session history shows each call with its outcome, live', async ({ page, 
   const panel = page.getByTestId('timeline-panel');
   await expect(panel).toContainText('History of historian');
   const rows = panel.getByTestId('timeline-row');
+  // Newest first.
   await expect(rows).toHaveCount(3);
-  await expect(rows.nth(0)).toContainText('new_page');
-  await expect(rows.nth(0).locator('[data-outcome]')).toHaveAttribute('data-outcome', 'ok');
-  await expect(rows.nth(2).locator('[data-outcome]')).toHaveAttribute('data-outcome', 'rejected');
+  await expect(rows.nth(2)).toContainText('new_page');
+  await expect(rows.nth(2).locator('[data-outcome]')).toHaveAttribute('data-outcome', 'ok');
+  await expect(rows.nth(0).locator('[data-outcome]')).toHaveAttribute('data-outcome', 'rejected');
 
-  await rows.nth(2).click();
+  await rows.nth(0).click();
   await expect(page.getByTestId('timeline-detail')).toContainText('url_denied');
   await rows.nth(1).click();
   await expect(page.getByTestId('timeline-detail')).toContainText(HOSTILE);
 
-  // A call made while the history is open joins it without a reload.
+  // A call made while the history is open joins it, at the top, without a reload.
   expect((await stack.cli(['mcp', 'call', '--session', sessionId, 'list_pages'])).code).toBe(0);
   await expect(rows).toHaveCount(4);
-  await expect(rows.nth(3)).toContainText('list_pages');
+  await expect(rows.nth(0)).toContainText('list_pages');
   expect(await page.evaluate("'__pwned' in window")).toBe(false);
   const shot = testInfo.outputPath('timeline.png');
   await page.screenshot({ path: shot, fullPage: true });
@@ -137,11 +138,12 @@ test('a history of 10,000 calls draws only the rows in view', async ({ page, sta
   await expect(list).toHaveAttribute('data-count', '10004');
   const drawn = await page.getByTestId('timeline-row').count();
   expect(drawn).toBeLessThan(60);
-  await expect(page.getByTestId('timeline-row').first()).toHaveAttribute('data-entry-id', 'seed-0');
+  // Newest first: the calls of this run on top, the oldest of the old segment at the bottom.
+  await expect(page.getByTestId('timeline-row').first()).toContainText('list_pages');
   await list.hover();
   await page.mouse.wheel(0, 400_000);
-  await expect(page.getByTestId('timeline-row').last()).toContainText('list_pages');
-  await expect(page.locator('[data-entry-id="seed-9999"]')).toBeVisible();
+  await expect(page.getByTestId('timeline-row').last()).toHaveAttribute('data-entry-id', 'seed-0');
+  await expect(page.locator('[data-entry-id="seed-0"]')).toBeVisible();
   expect(await page.getByTestId('timeline-row').count()).toBeLessThan(60);
 });
 
@@ -150,10 +152,8 @@ test('a navigation shows a picture of the tab in the history and in the HTML rep
   expect((await stack.cli(['mcp', 'call', '--session', sessionId, 'navigate_page', JSON.stringify({ url: red })])).code).toBe(0);
   await openDashboard(page, stack.url);
   await page.getByTestId(`session-history-${sessionId}`).click();
-  const list = page.getByTestId('timeline-list');
-  await list.hover();
-  await page.mouse.wheel(0, 400_000);
-  const row = page.getByTestId('timeline-row').filter({ hasText: 'navigate_page' }).last();
+  // The newest navigation is at the top.
+  const row = page.getByTestId('timeline-row').filter({ hasText: 'navigate_page' }).first();
   await row.click();
   const picture = page.getByTestId('timeline-picture');
   await expect(picture).toBeVisible();
