@@ -38,6 +38,7 @@ const CODES = {
   daemon_stopping: true,
   daemon_not_running: true,
   not_delivered: true,
+  daemon_crashed: false,
   daemon_running: true,
   daemon_busy: true,
   daemon_start_failed: true,

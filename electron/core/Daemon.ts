@@ -37,6 +37,7 @@ import type { ProfileEntry } from './ProfileStore.js';
 import { Router } from './router/Router.js';
 import { DOWNLOADS_SUBFOLDER } from './router/sessionDownloads.js';
 import { readSessionJournal, SessionJournal } from './router/SessionJournal.js';
+import { CallsInFlight, readCallsInFlight, type CallInFlight } from './activity/CallsInFlight.js';
 import { sessionFolder } from './router/sessionFiles.js';
 import { ensureSecureDir } from './secureFs.js';
 import { activityLogSettings, downloadSettings, idleExitMs, routerSettings } from './settings.js';
@@ -110,6 +111,8 @@ export class Daemon {
   readonly #stopped: Promise<void>;
   /** The sessions as they change, for a daemon that adopts this one's Chrome should this one die (see SessionJournal). */
   readonly #journal: SessionJournal;
+  /** The calls under way, for a daemon started after this one died to log as cut off (with the activity log on). */
+  readonly #callsInFlight: CallsInFlight | undefined;
   /** When each step of the start ended (see DaemonStartup). */
   readonly #startup: Omit<DaemonStartup, 'adopted'>;
   #resolveStopped: () => void = () => undefined;
@@ -143,8 +146,13 @@ export class Daemon {
     this.#browser.on('back', () => void this.#writeDaemonPidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`)));
     this.#activity = this.#createActivityLog();
     this.#journal = new SessionJournal(join(profileDataDir(paths, profile.name), 'sessions.json'), (error) => logger.warn(`session journal: ${TabmuxError.from(error).message}`));
+    const inFlight = this.#activity
+      ? new CallsInFlight(join(profileDataDir(paths, profile.name), 'calls-in-flight.json'), (error) => logger.warn(`calls in flight: ${TabmuxError.from(error).message}`))
+      : undefined;
+    this.#callsInFlight = inFlight;
     this.router = new Router({
       observe: this.#activity?.recorder.record,
+      began: inFlight && ((call) => inFlight.begin({ session: call.sessionId, label: call.label, tool: call.tool, at: call.at, page: call.pageBefore })),
       profile: profile.name,
       settings: routerSettings(profile.config),
       logger: logger.child('router'),
@@ -263,12 +271,14 @@ export class Daemon {
     await this.#cleanUpAfterDeadDaemons();
     // Read before anything of this daemon's is written: what the daemon that died left.
     const journaled = await readSessionJournal(this.#journal.path);
+    const interrupted = this.#callsInFlight ? await readCallsInFlight(this.#callsInFlight.path) : [];
     if (this.#browser.kind === 'launched') {
       // Loading upstream is most of a worker's start, and the longest step of the daemon's: it begins first, and
       // launching Chrome, the rest of a worker's start, runs meanwhile.
       this.#preparedWorker = PreparedUpstream.start({ tempDir: this.#workerTempDir(0) }, logger.child('upstream0'));
     }
     await this.#activity?.store.start();
+    await this.#logInterrupted(interrupted);
     await this.#activity?.pictures.retain().catch((error: unknown) => logger.warn(`activity pictures: ${TabmuxError.from(error).message}`));
     // Before the browser starts, so its first run is guarded against every dashboard running now or started later.
     this.#dashboardsWatch = await this.#dashboards.watch(() => void this.refreshDashboards().catch((error: unknown) => logger.warn(`dashboards: ${TabmuxError.from(error).message}`)));
@@ -345,6 +355,44 @@ export class Daemon {
     const startedBy = this.#options.startedBy ?? 'daemon-run';
     const afterMs = startedBy === 'demand' ? idleExitMs(this.#options.profile.config) : 0;
     return { startedBy, idleExitMs: afterMs > 0 ? afterMs : null, idleSince: this.#idle?.idleSince ?? null };
+  }
+
+  /**
+   * The calls a daemon that died left under way go into the activity log as cut off by its end (unless their entry
+   * made it: the file of calls in flight is written a moment after a change), then the file is started afresh.
+   */
+  async #logInterrupted(calls: readonly CallInFlight[]): Promise<void> {
+    const activity = this.#activity;
+    const inFlight = this.#callsInFlight;
+    if (!activity || !inFlight) {
+      return;
+    }
+    if (calls.length > 0) {
+      const since = Math.min(...calls.map((call) => call.at));
+      const logged = await activity.store.query({ since, limit: 100_000 }).catch(() => ({ entries: [] }));
+      const seen = new Set(logged.entries.map((entry) => `${entry.session} ${entry.tool} ${String(entry.at)}`));
+      const cut = calls.filter((call) => !seen.has(`${call.session} ${call.tool} ${String(call.at)}`));
+      for (const call of cut) {
+        await activity.recorder.record({
+          sessionId: call.session,
+          label: call.label,
+          tool: call.tool,
+          args: {},
+          at: call.at,
+          durationMs: Math.max(0, this.startedAt - call.at),
+          pageBefore: call.page,
+          pageAfter: null,
+          tabAfter: null,
+          opened: [],
+          error: new TabmuxError(
+            'daemon_crashed',
+            'the tabmux daemon ended (it was killed or crashed) while this call ran, so whether it took effect is unknown; the time shown runs to the next daemon\'s start, and the arguments were not kept',
+          ),
+        });
+      }
+      this.#options.logger.warn(`logged ${cut.length} call(s) the daemon that died left under way`);
+    }
+    await inFlight.write().catch((error: unknown) => this.#options.logger.warn(`calls in flight: ${TabmuxError.from(error).message}`));
   }
 
   /**
@@ -590,6 +638,8 @@ export class Daemon {
       await this.#journal.seal(this.router.journal()).catch((error: unknown) => logger.warn(`could not write the session journal: ${TabmuxError.from(error).message}`));
     }
     await this.router.close().catch(() => undefined);
+    // Every call ended above and was logged (cancelled, when the stop cut it off): none is left under way.
+    await this.#callsInFlight?.clear().catch((error: unknown) => logger.warn(`could not remove the calls in flight: ${TabmuxError.from(error).message}`));
     if (!kept) {
       // Stopping ends the sessions: no later daemon brings them back.
       await this.#journal.clear().catch((error: unknown) => logger.warn(`could not remove the session journal: ${TabmuxError.from(error).message}`));

@@ -203,6 +203,46 @@ describe('activity log across a SIGKILL and retention', () => {
     }
   });
 
+  it('logs a call under way at the kill as cut off by it, once', async () => {
+    const { env, cleanup } = makeTestHome();
+    const cliEnv = { ...process.env, ...env, TABMUX_HEADLESS: '1', TABMUX_WORKERS: '1' };
+    const status = async (): Promise<{ pid: number; upstream: { pid: number }; queue: { tool: string; state: string }[] }> =>
+      JSON.parse((await run(process.execPath, [CLI, 'daemon', 'status', '--json'], { env: cliEnv })).stdout) as { pid: number; upstream: { pid: number }; queue: { tool: string; state: string }[] };
+    try {
+      await run(process.execPath, [CLI, 'daemon', 'start'], { env: cliEnv });
+      const session = (await run(process.execPath, [CLI, 'session', 'create', '--label', 'cut'], { env: cliEnv })).stdout.trim();
+      const slow = run(process.execPath, [CLI, 'mcp', 'call', '--session', session, 'evaluate_script', JSON.stringify({ function: '() => new Promise((resolve) => setTimeout(resolve, 60000))' })], { env: cliEnv }).catch(
+        () => undefined,
+      );
+      await waitUntil(async () => (await status()).queue.some((entry) => entry.tool === 'evaluate_script' && entry.state === 'running'), 'the slow call to run');
+      // The calls in flight are written a moment after they change (100 ms); a call younger than that may be missed.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const first = await status();
+      process.kill(first.pid, 'SIGKILL');
+      await waitUntil(() => !isProcessAlive(first.upstream.pid), 'upstream to exit after the daemon');
+      await run(process.execPath, [CLI, 'daemon', 'start'], { env: cliEnv });
+      await slow;
+      const cut = (): Promise<ActivityEntry[]> =>
+        run(process.execPath, [CLI, 'log', '--json', '--session', session], { env: cliEnv }).then(({ stdout }) =>
+          (JSON.parse(stdout) as ActivityEntry[]).filter((entry) => entry.error?.code === 'daemon_crashed'),
+        );
+      const entries = await cut();
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({ tool: 'evaluate_script', outcome: 'failed', label: 'cut', args: {} });
+      expect(entries[0]?.error?.message).toMatch(/whether it took effect is unknown/);
+
+      // The next crash, with nothing under way, logs nothing more.
+      const second = await status();
+      process.kill(second.pid, 'SIGKILL');
+      await waitUntil(() => !isProcessAlive(second.upstream.pid), 'upstream to exit after the daemon');
+      await run(process.execPath, [CLI, 'daemon', 'start'], { env: cliEnv });
+      expect(await cut()).toHaveLength(1);
+    } finally {
+      await run(process.execPath, [CLI, 'daemon', 'stop'], { env: cliEnv }).catch(() => undefined);
+      cleanup();
+    }
+  });
+
   it('trims the oldest entries by size and old segments by age', async () => {
     const { home } = makeTestHome();
     const dir = join(home, 'data', 'profiles', 'default', 'activity');

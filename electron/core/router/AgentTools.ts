@@ -12,7 +12,7 @@ import type { Worker } from './Worker.js';
 import type { WorkerPool } from './WorkerPool.js';
 import { checkToken } from './checkToken.js';
 import { gatePageCall } from './dialogGate.js';
-import type { CallObserver } from './CallRecord.js';
+import type { CallBeginObserver, CallObserver } from './CallRecord.js';
 import { CallWatch, type TabUrl } from './CallWatch.js';
 import { joinReply, replyOf } from '../upstream/upstreamReply.js';
 import { snapshotIds } from '../upstream/snapshotText.js';
@@ -51,6 +51,8 @@ export interface AgentToolsOptions {
   front: FrontTab;
   /** Told about every call once it is answered (the activity log). */
   observe?: CallObserver | undefined;
+  /** Told when an observed call begins; the function it returns is called when the call ends, answered or not. */
+  began?: CallBeginObserver | undefined;
   tabUrl?: TabUrl | undefined;
   /** Whether sessions share windows (`tab`, the default) or each has its own: `resize_page` depends on it. */
   isolation?: Isolation | undefined;
@@ -110,12 +112,15 @@ export class AgentTools {
       const pages = watch?.after() ?? { pageAfter: null, tabAfter: null, opened: [] };
       await observe({ sessionId, label: session?.label ?? null, tool: name, args, at, durationMs: Date.now() - at, pageBefore: watch?.before ?? null, ...pages, ...outcome });
     };
+    const ended = this.options.began?.({ sessionId, label: session?.label ?? null, tool: name, at, pageBefore: watch?.before ?? null });
     let result: ToolResult;
     try {
       result = await this.#call(sessionId, name, args, callOptions, watch);
     } catch (error) {
       await record({ error: TabmuxError.from(error) });
       throw error;
+    } finally {
+      ended?.();
     }
     await record({ result });
     return result;

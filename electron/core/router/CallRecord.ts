@@ -31,6 +31,12 @@ export interface CallRecord {
  */
 export type CallObserver = (call: CallRecord) => Promise<void> | void;
 
+/** What is known of an agent call when it begins (see CallRecord). */
+export type CallBegun = Pick<CallRecord, 'sessionId' | 'label' | 'tool' | 'at' | 'pageBefore'>;
+
+/** Told when an agent call begins; returns what to call when it ends. Must be quick and never throw. */
+export type CallBeginObserver = (call: CallBegun) => () => void;
+
 /**
  * Text a page wrote that an answer carries and the activity log keeps out like a typed value: an open dialog's
  * message and default value, from upstream's structured data (the answer's text cannot tell them apart from the rest

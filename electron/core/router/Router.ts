@@ -5,7 +5,7 @@ import type { UrlPolicy } from '../browser/urlPolicy.js';
 import type { Logger } from '../Logger.js';
 import type { Upstream } from '../UpstreamClient.js';
 import { AgentTools, type CallOptions } from './AgentTools.js';
-import type { CallObserver } from './CallRecord.js';
+import type { CallBeginObserver, CallObserver } from './CallRecord.js';
 import { ChangeFeed } from './ChangeFeed.js';
 import { ControlCommands } from './ControlCommands.js';
 import { FrontTab } from './FrontTab.js';
@@ -41,6 +41,8 @@ export interface RouterOptions {
   urlPolicy?: () => UrlPolicy | undefined;
   /** Told about every agent call once it is answered (the activity log). */
   observe?: CallObserver | undefined;
+  /** Told when an observed agent call begins (the calls in flight, for the activity log after a crash). */
+  began?: CallBeginObserver | undefined;
   /** The browser is one tabmux did not launch: tabs nobody owns there are the user's, never shown to agents. */
   externalBrowser?: boolean | undefined;
 }
@@ -128,6 +130,7 @@ export class Router {
       isolation: settings.isolation,
       externalBrowser: options.externalBrowser,
       observe: options.observe,
+      began: options.began,
       tabUrl: (tabId) => this.#sessionTabs.source?.list().find((tab) => tab.tabId === tabId)?.url,
       urlPolicy: options.urlPolicy ?? (() => undefined),
       catalog: () => this.catalog,
