@@ -43,7 +43,8 @@ let nextToastId = 1;
 
 const createUiSlice: StateCreator<TabmuxState, [], [], UiSlice> = (set) => ({
   ...initialUiState(),
-  selectProfile: (name) => set((state) => (state.selectedProfile === name ? state : { selectedProfile: name, view: 'overview' })),
+  // Another profile opens on its sessions; the history of the one left is dropped rather than kept growing unseen.
+  selectProfile: (name) => set((state) => (state.selectedProfile === name ? state : { selectedProfile: name, view: 'overview', timeline: null })),
   setDebug: (on) => set({ debug: on }),
   setConnection: (connection) => set({ connection }),
   setLoadError: (message) => set({ loadError: message }),

@@ -181,6 +181,16 @@ test('History is a view of its own: newest first, following new calls, filtered 
     expect(text).toContain('new_page');
   }
 
+  // At 800x600 the filters and the rows' essentials are all on screen.
+  await page.setViewportSize({ width: 800, height: 600 });
+  for (const filter of ['session', 'tool', 'outcome']) {
+    await expectWithinWidth(page, page.getByTestId(`history-filter-${filter}`));
+  }
+  await expectWithinWidth(page, rows.first().locator('[data-outcome]'));
+  await expectWithinWidth(page, page.getByTestId('view-overview'));
+  await snap(page, testInfo, 'history-800x600');
+  await page.setViewportSize({ width: 1360, height: 860 });
+
   // A session's History button opens the view on that session.
   await page.getByTestId('view-overview').click();
   await page.getByTestId(`session-history-${writer}`).click();
