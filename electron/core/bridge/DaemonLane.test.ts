@@ -142,6 +142,17 @@ describe('DaemonLane', () => {
     expect(lane.open).toBe(false);
   });
 
+  it('tells a call whose line the daemon never read, when it ended, that it did not run', async () => {
+    const daemon = await fakeDaemon();
+    const lane = await DaemonLane.open(daemon.path, 'sess-1', Logger.silent());
+    const { socket } = await daemon.peer();
+    const call = collector();
+    // Written into the daemon's socket, and the daemon ends before it reads it (in this same turn).
+    lane.call(3, Buffer.from('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"c"}}'), call.done);
+    socket.destroy();
+    expect(await call.next()).toMatchObject({ code: 'not_delivered' });
+  });
+
   it('fails a call whose reply is over the size limit, and reads the next reply', async () => {
     const daemon = await fakeDaemon();
     const limit = process.env['TABMUX_MAX_RESPONSE_BYTES'];

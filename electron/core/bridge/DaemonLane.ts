@@ -31,6 +31,8 @@ export class DaemonLane {
   readonly #pending = new Map<JsonRpcId, (reply: LaneReply) => void>();
   /** Calls whose line the socket refused: the daemon was gone before they reached it, so none of them ran. */
   readonly #undelivered = new Set<JsonRpcId>();
+  /** The call whose line was written last (undefined when a cancellation was): see the reset in the constructor. */
+  #lastWritten: JsonRpcId | undefined;
   /** The start of a reply line whose end has not come yet, and its length. */
   #partial: Buffer[] = [];
   #partialBytes = 0;
@@ -44,6 +46,12 @@ export class DaemonLane {
     this.#maxBytes = maxBytes;
     this.#logger = logger;
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      // A daemon that ends with bytes of ours unread leaves its end reset: what was written last it never read.
+      if (error.code === 'ECONNRESET' && this.#lastWritten !== undefined) {
+        this.#undelivered.add(this.#lastWritten);
+      }
+    });
     socket.on('close', () => this.#onClose());
   }
 
@@ -87,6 +95,7 @@ export class DaemonLane {
       return false;
     }
     this.#pending.set(id, done);
+    this.#lastWritten = id;
     this.#socket.write(Buffer.concat([line, NEWLINE]), (error) => {
       if (error) {
         this.#undelivered.add(id);
@@ -98,6 +107,7 @@ export class DaemonLane {
   /** Tells the daemon the client cancelled a call on this lane; its reply still settles the call. */
   cancel(id: JsonRpcId): void {
     if (this.#open && this.#pending.has(id)) {
+      this.#lastWritten = undefined;
       this.#socket.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the MCP client cancelled the call' } })}\n`);
     }
   }
@@ -181,7 +191,7 @@ export class DaemonLane {
     this.#open = false;
     const lost = new TabmuxError('daemon_not_running', 'the daemon closed the connection (it may have stopped or crashed; see tabmux daemon status)');
     const undelivered = new TabmuxError('not_delivered', 'the daemon was gone before the call reached it, so it did not run');
-    // A write the closed socket refused has told its callback so before the close: a call the daemon never got is
+    // A write the closed socket refused, or a reset, has said so before the close: a call the daemon never got is
     // not told it may have run.
     for (const [id, settle] of this.#pending) {
       settle(this.#undelivered.has(id) ? undelivered : lost);

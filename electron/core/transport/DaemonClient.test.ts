@@ -82,6 +82,26 @@ describe('DaemonClient when the daemon goes away', () => {
     await expect(client.request('first', {})).rejects.toMatchObject({ code: 'daemon_not_running' });
     await expect(second).rejects.toMatchObject({ code: 'not_delivered' });
   });
+
+  it('tells a request the daemon never read, when it ended, that it did not run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tmx-dc-'));
+    const path = join(dir, 'd.sock');
+    const sockets: Socket[] = [];
+    const server = createServer((socket: Socket) => {
+      sockets.push(socket);
+      socket.once('data', (chunk: Buffer) => {
+        const message = JSON.parse(chunk.toString('utf8').split('\n')[0] ?? '{}') as { id: number };
+        socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: PROTOCOL_VERSION, version: 't', profile: 'p', pid: 1 } })}\n`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    daemons.push({ server, dir });
+    const client = await DaemonClient.connect(path);
+    // Written into the daemon's socket, and the daemon ends before it reads it (in this same turn).
+    const unread = client.request('unread', {});
+    sockets[0]?.destroy();
+    await expect(unread).rejects.toMatchObject({ code: 'not_delivered' });
+  });
 });
 
 describe('DaemonClient.relay', () => {

@@ -46,6 +46,8 @@ export class DaemonClient {
   #closed = false;
   /** Requests whose line the socket refused (see the close handler). */
   readonly #undelivered = new Set<JsonRpcId>();
+  /** The request written last (undefined when a notification was): see the reset in the error handler. */
+  #lastWritten: JsonRpcId | undefined;
 
   private constructor(socket: Socket, path: string, maxBytes: number) {
     this.#socket = socket;
@@ -53,6 +55,7 @@ export class DaemonClient {
     this.hello = { protocolVersion: PROTOCOL_VERSION, version: '', profile: '', pid: 0 };
     this.#rpc = new RpcClientCore({
       send: (text, id) => {
+        this.#lastWritten = id;
         this.#socket.write(`${text}\n`, (error) => {
           if (error && id !== undefined) {
             this.#undelivered.add(id);
@@ -209,10 +212,15 @@ export class DaemonClient {
         }
       }
     });
-    this.#socket.on('error', () => undefined);
+    this.#socket.on('error', (error: NodeJS.ErrnoException) => {
+      // A daemon that ends with bytes of ours unread leaves its end reset: what was written last it never read.
+      if (error.code === 'ECONNRESET' && this.#lastWritten !== undefined) {
+        this.#undelivered.add(this.#lastWritten);
+      }
+    });
     this.#socket.on('close', () => {
       this.#closed = true;
-      // A write the closed socket refused has told its callback so before the close: those requests never reached
+      // A write the closed socket refused, or a reset, has said so before the close: those requests never reached
       // the daemon, and are not told they may have run.
       this.#rpc.failSome(this.#undelivered, new TabmuxError('not_delivered', 'the daemon was gone before the request reached it, so it did not run'));
       this.#undelivered.clear();
