@@ -6,6 +6,7 @@ import type {
   BrowserInfo,
   ChromeInfo,
   DaemonEvent,
+  DaemonLifetime,
   DaemonState,
   DaemonStatus,
   DownloadsInfo,
@@ -156,6 +157,12 @@ const downloadsInfoSchema: z.ZodMiniType<DownloadsInfo> = z.object({
   unownedFolder: z.nullable(z.string()),
 });
 
+export const daemonLifetimeSchema: z.ZodMiniType<DaemonLifetime> = z.object({
+  startedBy: z.enum(['demand', 'daemon-start', 'app', 'daemon-run']),
+  idleExitMs: z.nullable(z.number()),
+  idleSince: z.nullable(z.number()),
+});
+
 export const daemonStatusSchema: z.ZodMiniType<DaemonStatus> = z.object({
   protocolVersion: z.number(),
   version: z.string(),
@@ -165,9 +172,7 @@ export const daemonStatusSchema: z.ZodMiniType<DaemonStatus> = z.object({
   startedAt: z.number(),
   state: daemonState,
   lastError: z.nullable(z.string()),
-  lifetime: z.optional(
-    z.object({ startedBy: z.enum(['demand', 'daemon-start', 'app', 'daemon-run']), idleExitMs: z.nullable(z.number()), idleSince: z.nullable(z.number()) }),
-  ),
+  lifetime: z.optional(daemonLifetimeSchema),
   browser: browserInfoSchema,
   chrome: chromeInfoSchema,
   upstream: z.object({ pid: z.nullable(z.number()) }),

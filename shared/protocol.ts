@@ -4,7 +4,7 @@ import { activityQueryResultSchema, activityQuerySchema } from './activity.js';
 import type { DaemonEvent } from './model.js';
 import { pictureInputSchema } from './pictureInput.js';
 import type { EVENT_METHOD } from './protocolConstants.js';
-import { browserInfoSchema, daemonStatusSchema, sessionInfoSchema, sessionPageSchema, tabInfoSchema } from './modelSchemas.js';
+import { browserInfoSchema, daemonLifetimeSchema, daemonStatusSchema, sessionInfoSchema, sessionPageSchema, tabInfoSchema } from './modelSchemas.js';
 
 /**
  * The tabmux control protocol: newline-delimited JSON-RPC 2.0. A connection opens with `tabmux/hello`; after
@@ -76,6 +76,8 @@ export const controlMethods = {
     ),
     result: z.object({ stopping: z.literal(true) }),
   },
+  /** `daemon start` on a running daemon: one started on demand stays until it is stopped from now on. */
+  'tabmux/keep': { params: empty, result: z.object({ lifetime: daemonLifetimeSchema }) },
   'tabmux/subscribe': { params: empty, result: daemonStatusSchema },
   'tabmux/tools.list': {
     params: z.optional(

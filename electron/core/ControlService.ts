@@ -1,7 +1,7 @@
 import { TabmuxError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/isRecord.js';
 import type { JsonRpcId, JsonRpcRequest } from '../../shared/jsonrpc.js';
-import type { BrowserInfo, DaemonStatus, TabPicture } from '../../shared/model.js';
+import type { BrowserInfo, DaemonLifetime, DaemonStatus, TabPicture } from '../../shared/model.js';
 import {
   controlMethods,
   EVENT_METHOD,
@@ -48,6 +48,8 @@ export interface ControlServiceDeps {
    * client was told (a session created, a tab opened) survives a daemon killed right after. Undefined: nothing to wait for.
    */
   settled?: () => Promise<void> | undefined;
+  /** `daemon start` on a running daemon: one started on demand stays until it is stopped from now on. */
+  keep: () => DaemonLifetime;
   /** Told the number of connected clients whenever one connects or leaves (a daemon started on demand exits idle). */
   clientsChanged?: (count: number) => void;
 }
@@ -221,6 +223,7 @@ export class ControlService {
         setImmediate(() => this.deps.stop({ keepBrowser: params?.keepBrowser === true }));
         return { stopping: true };
       },
+      'tabmux/keep': () => ({ lifetime: this.deps.keep() }),
       'tabmux/subscribe': (_params, peer, state) => {
         state.unsubscribe ??= router.onEvent((event) => peer.notify(EVENT_METHOD, event));
         return this.deps.status();

@@ -101,6 +101,8 @@ export class Daemon {
   #idle: IdleExit | undefined;
   /** Clients connected to the socket now. */
   #clients = 0;
+  /** Who started the daemon; `daemon start` on a daemon started on demand makes it one that stays (see `keep`). */
+  #startedBy: DaemonStartedBy;
   /** Live pictures of tabs, for whoever watches; they follow the browser from run to run. */
   readonly #pictures: TabPictures;
   /** The activity log's writer; undefined when the profile turned the log off. */
@@ -119,6 +121,7 @@ export class Daemon {
 
   private constructor(options: DaemonOptions, claimed: { claim: ClaimFile; replaced: unknown[]; startedAt: number }) {
     this.#options = options;
+    this.#startedBy = options.startedBy ?? 'daemon-run';
     const { paths, profile, logger } = options;
     this.#socketPath = socketPath(paths, profile.name);
     this.#claim = claimed.claim;
@@ -307,6 +310,7 @@ export class Daemon {
       pictures: this.#pictures,
       refreshDashboards: () => this.refreshDashboards(),
       settled: () => this.#journal.settle(JOURNAL_SETTLE_LIMIT_MS),
+      keep: () => this.keep(),
       clientsChanged: (count) => {
         this.#clients = count;
         this.#idle?.changed();
@@ -350,9 +354,23 @@ export class Daemon {
     this.#idle.changed();
   }
 
+  /**
+   * `daemon start` on a daemon started on demand: a person asked for it, so from now on it stays until it is stopped,
+   * as one that `daemon start` started.
+   */
+  keep(): DaemonLifetime {
+    if (this.#startedBy === 'demand') {
+      this.#startedBy = 'daemon-start';
+      this.#idle?.close();
+      this.#idle = undefined;
+      this.#options.logger.info('daemon start asked for this daemon: it stays until it is stopped');
+    }
+    return this.lifetime;
+  }
+
   /** Who started this daemon, and whether it exits when idle (see DaemonLifetime). */
   get lifetime(): DaemonLifetime {
-    const startedBy = this.#options.startedBy ?? 'daemon-run';
+    const startedBy = this.#startedBy;
     const afterMs = startedBy === 'demand' ? idleExitMs(this.#options.profile.config) : 0;
     return { startedBy, idleExitMs: afterMs > 0 ? afterMs : null, idleSince: this.#idle?.idleSince ?? null };
   }

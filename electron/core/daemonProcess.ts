@@ -29,6 +29,7 @@ export interface StartOptions {
   /**
    * Who starts the daemon, should one be spawned: `daemon-start` and `app` (the tray, the dashboard) keep it until it
    * is stopped; `demand`, the default, is a command that needed one, and the daemon exits once idle (see Daemon).
+   * `daemon-start` also keeps a running daemon that was started on demand.
    */
   startedBy?: Exclude<DaemonStartedBy, 'daemon-run'>;
 }
@@ -127,7 +128,12 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
   const existing = await tryConnect(paths, profile);
   if (existing) {
     try {
-      return { status: await existing.call('tabmux/status'), started: false };
+      const status = await existing.call('tabmux/status');
+      // `daemon start` asks for a daemon that stays: one that a command started on demand is kept from now on.
+      if (options.startedBy === 'daemon-start' && status.lifetime?.startedBy === 'demand') {
+        status.lifetime = (await existing.call('tabmux/keep')).lifetime;
+      }
+      return { status, started: false };
     } finally {
       existing.close();
     }

@@ -111,14 +111,7 @@ const sleepPastIdle = (): Promise<void> => new Promise((resolve) => setTimeout(r
 
 describe('idle exit', () => {
   it('a daemon started on demand stays while an MCP client is connected, and exits with its Chrome once it left', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [cliPath(), 'mcp', 'serve'],
-      env: { ...inheritedEnv(), TABMUX_HOME: home, TABMUX_HEADLESS: '1', TABMUX_IDLE_EXIT_MS: String(IDLE_EXIT_MS) },
-      stderr: 'pipe',
-    });
-    const client = new Client({ name: 'idle-test', version: '1.0.0' });
-    await client.connect(transport);
+    const client = await connectMcpClient();
     try {
       const result = await client.callTool({ name: 'list_pages', arguments: {} });
       expect(result.isError).not.toBe(true);
@@ -143,6 +136,26 @@ describe('idle exit', () => {
     }
   });
 
+  it('daemon start keeps a daemon that was started on demand', async () => {
+    const client = await connectMcpClient();
+    let before: DaemonStatus;
+    try {
+      await client.callTool({ name: 'list_pages', arguments: {} });
+      before = await json<DaemonStatus>(['daemon', 'status']);
+      expect(before.lifetime?.startedBy).toBe('demand');
+      const started = await tabmux(['daemon', 'start', '--json']);
+      expect(started.code).toBe(0);
+      expect(JSON.parse(started.stdout)).toMatchObject({ started: false, pid: before.pid, lifetime: { startedBy: 'daemon-start', idleExitMs: null } });
+    } finally {
+      await client.close();
+    }
+    await sleepPastIdle();
+    const after = await json<DaemonStatus>(['daemon', 'status']);
+    expect(after.pid).toBe(before.pid);
+    expect(after.lifetime).toEqual({ startedBy: 'daemon-start', idleExitMs: null, idleSince: null });
+    await ok(['daemon', 'stop']);
+  });
+
   it('a daemon started by daemon start stays however long it is idle', async () => {
     await ok(['daemon', 'start'], { TABMUX_IDLE_EXIT_MS: String(IDLE_EXIT_MS) });
     const status = await json<DaemonStatus>(['daemon', 'status']);
@@ -154,6 +167,19 @@ describe('idle exit', () => {
     await ok(['daemon', 'stop']);
   });
 });
+
+/** An MCP client on `tabmux mcp serve`, whose daemon, if it starts one, exits after IDLE_EXIT_MS idle. */
+async function connectMcpClient(): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliPath(), 'mcp', 'serve'],
+    env: { ...inheritedEnv(), TABMUX_HOME: home, TABMUX_HEADLESS: '1', TABMUX_IDLE_EXIT_MS: String(IDLE_EXIT_MS) },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'idle-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
 
 function inheritedEnv(): Record<string, string> {
   const env: Record<string, string> = {};
