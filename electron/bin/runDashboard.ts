@@ -25,7 +25,7 @@ export async function runDashboard(request: DashboardRequest): Promise<number> {
     throw error;
   }
   // Scripts read the link from the first line, so it comes before anything else.
-  request.stdout(server.url);
+  request.stdout(request.json ? JSON.stringify({ url: server.url }) : server.url);
   request.stderr('tabmux dashboard: serving every profile; daemons keep running when this stops. Press Ctrl+C to stop.');
   request.stderr(
     "Open the link in a browser no agent drives: the profiles' browsers refuse this address, and the access token stays in the tab that opened the link.",

@@ -16,6 +16,8 @@ export interface DaemonRunRequest {
 export interface DashboardRequest {
   paths: TabmuxPaths;
   port: number;
+  /** --json: the link goes out as `{"url": ...}`, one line, so a script reads it the way it reads every other command. */
+  json: boolean;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
 }

@@ -10,6 +10,7 @@ import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, for
 import { mcpCommands } from './mcpCommands.js';
 import { dashboardCommands } from './dashboardCommand.js';
 import { logCommands } from './logCommands.js';
+import { doctorCommand } from './doctorCommand.js';
 import { chromeOptions, daemonRun } from './daemonRun.js';
 import { sessionCreate } from './sessionCreate.js';
 import { daemonStart } from './daemonStart.js';
@@ -46,13 +47,27 @@ async function withDaemon<T>(context: CommandContext, use: (client: DaemonClient
 }
 
 /** A command that makes one daemon call and prints its result: as JSON with --json, else as `text(result)`. */
-function showing<T>(call: (client: DaemonClient, context: CommandContext) => Promise<T>, text: (result: T) => string): Command['run'] {
-  return (context) =>
-    withDaemon(context, async (client) => {
+function showing<T>(call: (client: DaemonClient, context: CommandContext) => Promise<T>, text: (result: T) => string, check: (context: CommandContext) => void = () => undefined): Command['run'] {
+  return (context) => {
+    // A mistake in the arguments is reported before a daemon (and its Chrome) is started for nothing.
+    check(context);
+    return withDaemon(context, async (client) => {
       const result = await call(client, context);
       print(context, result, text(result));
       return 0;
     });
+  };
+}
+
+function checkSession(context: CommandContext): void {
+  requireSession(context);
+}
+
+function checkSessionAndPage(context: CommandContext): void {
+  requireSession(context);
+  if (stringOption(context.values, 'page') !== undefined) {
+    requirePage(context);
+  }
 }
 
 /**
@@ -97,6 +112,7 @@ const daemonCommands: Command[] = [
     words: ['daemon', 'status'],
     usage: 'tabmux daemon status [--profile NAME] [--json]',
     summary: 'Show sessions, their pages, the queue, Chrome and upstream processes (exit 3 when not running)',
+    examples: ['tabmux daemon status', 'tabmux daemon status --profile work --json', 'tabmux daemon status >/dev/null; [ $? -eq 3 ] && echo "not running"'],
     run: async (context) => {
       const client = await tryConnect(context.paths, context.profile);
       if (!client) {
@@ -117,6 +133,7 @@ const daemonCommands: Command[] = [
     usage: 'tabmux daemon stop [--profile NAME] | daemon stop --all',
     summary: "Stop the daemon, its upstream and its Chrome; --all stops every profile's daemon",
     options: { all: { type: 'boolean' } },
+    examples: ['tabmux daemon stop', 'tabmux daemon stop --profile work', 'tabmux daemon stop --all'],
     run: async (context) => {
       if (boolOption(context.values, 'all')) {
         return stopAll(context);
@@ -131,6 +148,7 @@ const daemonCommands: Command[] = [
     usage: 'tabmux daemon restart [--profile NAME] [--chrome PATH] [--headless]',
     summary: "Restart the daemon (after upgrading tabmux, say), keeping its Chrome, sessions and their tabs; starts it if it is not running",
     options: chromeOptions,
+    examples: ['tabmux daemon restart', 'tabmux daemon restart --profile work'],
     run: async (context) => {
       const { status, restarted } = await restartDaemon(context.paths, context.profile, startOptions(context.values));
       const text = `${restarted ? 'restarted' : 'started'}: profile ${status.profile}, daemon pid ${status.pid}, ${formatBrowserShort(status.browser)}, ${status.sessions.length} session(s)`;
@@ -146,6 +164,8 @@ const profileCommands: Command[] = [
     words: ['profile', 'list'],
     usage: 'tabmux profile list [--json]',
     summary: 'List profiles and whether their daemon runs',
+    examples: ['tabmux profile list', 'tabmux profile list --json'],
+    anyProfile: true,
     run: async (context) => {
       const profiles = await new ProfileStore(context.paths).list();
       const rows = await Promise.all(
@@ -176,6 +196,25 @@ const profileCommands: Command[] = [
       isolation: { type: 'string' },
       'log-values': { type: 'boolean' },
     },
+    optionHelp: {
+      chrome: { text: 'the Chrome or Chromium this profile launches', value: 'PATH', default: 'one found in the usual places', env: 'TABMUX_CHROME' },
+      headless: { text: 'this profile runs Chrome without a window', default: 'headed (headless on Linux without a display)', env: 'TABMUX_HEADLESS=1' },
+      'chrome-arg': { text: 'an extra Chrome flag for this profile, like --chrome-arg=--lang=de', value: 'FLAG', env: 'TABMUX_CHROME_ARGS (space-separated)' },
+      workers: { text: 'how many upstream workers may serve sessions in parallel (1 to 16)', value: 'N', default: 'an eighth of memory at ~150 MiB each, 2 to 16', env: 'TABMUX_WORKERS' },
+      'browser-url': { text: "connect to a Chrome you started with --remote-debugging-port, by its HTTP address, instead of launching one", value: 'URL' },
+      'ws-endpoint': { text: "connect to a remote engine's CDP WebSocket (browserless, Selenium Grid, a hosted service)", value: 'URL' },
+      'ws-header': { text: 'a header sent with --ws-endpoint\'s handshake; ${VAR} is read from the environment when connecting, never stored', value: "'NAME: VALUE'" },
+      'start-command': { text: 'a command tabmux runs to start the external browser when it is not reachable', value: 'CMD' },
+      isolation: { text: 'tab: sessions share windows; window: each session gets a window of its own', value: 'tab|window', default: 'tab' },
+      'log-values': { text: 'keep typed values and header values in the activity log in clear', default: 'redacted' },
+    },
+    examples: [
+      'tabmux profile add work',
+      'tabmux profile add ci --headless --workers 4',
+      'tabmux profile add mine --browser-url http://127.0.0.1:9222',
+      "tabmux profile add remote --ws-endpoint wss://engine.example/chrome --ws-header 'Authorization: Bearer ${ENGINE_TOKEN}'",
+    ],
+    anyProfile: true,
     run: async (context) => {
       const name = context.positionals[0] ?? '';
       const chromeArgs = context.values['chrome-arg'];
@@ -248,10 +287,16 @@ const profileCommands: Command[] = [
     usage: 'tabmux profile remove NAME',
     summary: "Forget a profile (its Chrome data stays on disk; the daemon must be stopped)",
     positionals: [1, 1],
+    examples: ['tabmux daemon stop --profile work && tabmux profile remove work'],
+    anyProfile: true,
     run: async (context) => {
       const name = context.positionals[0] ?? '';
-      if (await isDaemonRunning(context.paths, name)) {
-        throw new TabmuxError('invalid_params', `profile ${name} is running; stop it first with: tabmux daemon stop --profile ${name}`);
+      const running = await isDaemonRunning(context.paths, name).catch((error: unknown) => {
+        // Not knowing whether a daemon runs is a refusal to remove (exit 1), not "not running" (exit 3).
+        throw new TabmuxError('daemon_running', TabmuxError.from(error).message, { cause: error });
+      });
+      if (running) {
+        throw new TabmuxError('daemon_running', `profile ${name} is running; stop it first with: tabmux daemon stop --profile ${name}`);
       }
       await new ProfileStore(context.paths).remove(name);
       print(context, { removed: name }, `removed profile ${name}`);
@@ -266,6 +311,7 @@ const sessionCommands: Command[] = [
     words: ['session', 'list'],
     usage: 'tabmux session list [--json]',
     summary: 'List sessions with their pages',
+    examples: ['tabmux session list', 'tabmux session list --profile work --json'],
     run: reading(async (client) => (await client.call('tabmux/session.list')).sessions, formatSessions, []),
   },
   {
@@ -273,9 +319,11 @@ const sessionCommands: Command[] = [
     usage: 'tabmux session close --session ID',
     summary: 'Close a session and the tabs it opened (attached tabs stay open)',
     options: sessionOption,
+    examples: ['tabmux session close --session "$S"'],
     run: showing(
       (client, context) => client.call('tabmux/session.close', { session: requireSession(context) }),
-      (result) => `closed=${result.closed}`,
+      (result) => `closed session ${result.closed} and ${result.closedPages.length} tab(s) it opened`,
+      checkSession,
     ),
   },
   {
@@ -283,16 +331,22 @@ const sessionCommands: Command[] = [
     usage: 'tabmux session page --session ID',
     summary: "Show a session's current page",
     options: sessionOption,
-    run: showing((client, context) => client.call('tabmux/session.page', { session: requireSession(context) }), formatPageResult),
+    examples: ['tabmux session page --session "$S"', 'tabmux session page --session "$S" --json'],
+    run: showing((client, context) => client.call('tabmux/session.page', { session: requireSession(context) }), (result) => formatPageResult(result), checkSession),
   },
   {
     words: ['session', 'attach'],
     usage: 'tabmux session attach --session ID --page PAGE',
     summary: 'Give an existing tab to a session (it stays open when the session ends)',
     options: { ...sessionOption, page: { type: 'string' } },
+    examples: ['tabmux session attach --session "$S" --page 3'],
     run: showing(
       (client, context) => client.call('tabmux/session.attach', { session: requireSession(context), pageId: requirePage(context) }),
-      formatPageResult,
+      (result) => formatPageResult(result, 'attached the tab'),
+      (context) => {
+        requireSession(context);
+        requirePage(context);
+      },
     ),
   },
   {
@@ -300,6 +354,11 @@ const sessionCommands: Command[] = [
     usage: 'tabmux session new-page --session ID [--url URL] [--foreground]',
     summary: 'Open a new tab for a session',
     options: { ...sessionOption, url: { type: 'string' }, foreground: { type: 'boolean' } },
+    optionHelp: {
+      url: { text: 'the address the new tab opens', value: 'URL', default: 'about:blank' },
+      foreground: { text: 'bring the new tab to the front', default: 'opened in the background' },
+    },
+    examples: ['tabmux session new-page --session "$S" --url https://example.com', 'tabmux session new-page --session "$S" --foreground'],
     run: showing(
       (client, context) =>
         client.call('tabmux/session.newPage', {
@@ -307,7 +366,8 @@ const sessionCommands: Command[] = [
           url: stringOption(context.values, 'url') ?? 'about:blank',
           background: !boolOption(context.values, 'foreground'),
         }),
-      formatPageResult,
+      (result) => formatPageResult(result, 'opened a tab'),
+      checkSession,
     ),
   },
   {
@@ -315,13 +375,16 @@ const sessionCommands: Command[] = [
     usage: 'tabmux session release --session ID [--page PAGE]',
     summary: "Take a tab away from a session, leaving it open (default: the session's current page)",
     options: { ...sessionOption, page: { type: 'string' } },
+    optionHelp: { page: { text: 'the page to take away, as tabmux pages shows it', value: 'PAGE', default: "the session's current page" } },
+    examples: ['tabmux session release --session "$S"', 'tabmux session release --session "$S" --page 4'],
     run: showing(
       (client, context) =>
         client.call(
           'tabmux/session.release',
           stringOption(context.values, 'page') === undefined ? { session: requireSession(context) } : { session: requireSession(context), pageId: requirePage(context) },
         ),
-      formatPageResult,
+      (result) => formatPageResult(result, 'released the tab'),
+      checkSessionAndPage,
     ),
   },
   {
@@ -329,9 +392,11 @@ const sessionCommands: Command[] = [
     usage: 'tabmux session pause --session ID',
     summary: "Hold a session's calls so a human can use its tab",
     options: sessionOption,
+    examples: ['tabmux session pause --session "$S"'],
     run: showing(
       (client, context) => client.call('tabmux/session.pause', { session: requireSession(context) }),
-      (session) => `paused=${session.id}`,
+      (session) => `paused session ${session.id}: its calls wait until tabmux session resume --session ${session.id}`,
+      checkSession,
     ),
   },
   {
@@ -339,18 +404,21 @@ const sessionCommands: Command[] = [
     usage: 'tabmux session resume --session ID',
     summary: "Let a paused session's calls run again",
     options: sessionOption,
+    examples: ['tabmux session resume --session "$S"'],
     run: showing(
       (client, context) => client.call('tabmux/session.resume', { session: requireSession(context) }),
-      (session) => `resumed=${session.id}`,
+      (session) => `resumed session ${session.id}: its calls run again`,
+      checkSession,
     ),
   },
   {
     words: ['pages'],
     usage: 'tabmux pages [--json]',
     summary: 'Every tab of the profile with its owner',
+    examples: ['tabmux pages', 'tabmux pages --profile work --json'],
     run: reading(async (client) => (await client.call('tabmux/tabs.list')).tabs, formatTabs, []),
   },
 ];
 
-export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...logCommands, ...dashboardCommands];
+export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...logCommands, ...dashboardCommands, doctorCommand];
 

@@ -14,6 +14,7 @@ export const daemonRun: Command = {
   usage: 'tabmux daemon run [--profile NAME] [--chrome PATH] [--headless|--no-headless]',
   summary: 'Run the daemon in the foreground (what daemon start runs in the background)',
   options: { ...chromeOptions, 'no-headless': { type: 'boolean' }, 'started-by': { type: 'string' } },
+  examples: ['tabmux daemon run --profile work --headless', 'TABMUX_LOG_LEVEL=debug tabmux daemon run'],
   run: (context) =>
     context.entryPoints.runDaemon({
       paths: context.paths,

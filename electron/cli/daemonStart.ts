@@ -14,6 +14,7 @@ export const daemonStart: Command = {
   usage: 'tabmux daemon start [--profile NAME] [--chrome PATH] [--headless]',
   summary: "Start the profile's Chrome and daemon in the background (no-op if running)",
   options: chromeOptions,
+  examples: ['tabmux daemon start', 'tabmux daemon start --profile work --headless', 'tabmux daemon start --chrome /usr/bin/chromium'],
   run: async (context) => {
     const { status, started } = await startDaemon(context.paths, context.profile, { ...startOptions(context.values), startedBy: 'daemon-start' });
     const text = `${started ? 'started' : 'already running'}: profile ${status.profile}, daemon pid ${status.pid}, ${formatBrowserShort(status.browser)}, socket ${status.socketPath}`;

@@ -31,14 +31,15 @@ export function formatSessions(sessions: readonly SessionInfo[]): string {
   if (sessions.length === 0) {
     return 'no sessions';
   }
-  const rows = [['SESSION', 'LABEL', 'STATE', 'OWNED', 'PAGE', 'TABS', 'QUEUED', 'LAST USED', 'URL']];
+  // CLIENT says whether a client connection holds the session, in the dashboard's word: "detached" when none does.
+  const rows = [['SESSION', 'LABEL', 'STATE', 'CLIENT', 'PAGE', 'TABS', 'QUEUED', 'LAST USED', 'URL']];
   for (const session of sessions) {
     const current = session.pages.find((page) => page.current);
     rows.push([
       session.id,
       session.label ?? '-',
       session.activity,
-      session.owned ? 'yes' : 'no',
+      session.owned ? 'connected' : 'detached',
       session.currentPageId === null ? '-' : String(session.currentPageId),
       String(session.pages.length),
       String(session.queued),
@@ -49,8 +50,10 @@ export function formatSessions(sessions: readonly SessionInfo[]): string {
   return table(rows);
 }
 
-export function formatPageResult(result: SessionPageResult): string {
-  return `session=${result.session} page=${result.pageId === null ? '' : String(result.pageId)} url=${result.url ?? ''}`;
+/** Where a session is now, in words, after what a command did (`lead`: "opened a tab"); --json has the fields. */
+export function formatPageResult(result: SessionPageResult, lead?: string): string {
+  const where = result.pageId === null ? 'has no current page (its next call that needs one opens a tab)' : `is on page ${result.pageId}: ${result.url ?? 'about:blank'}`;
+  return `${lead === undefined ? '' : `${lead}; `}session ${result.session} ${where}`;
 }
 
 export function formatTabs(tabs: readonly TabInfo[]): string {

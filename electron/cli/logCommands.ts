@@ -102,6 +102,15 @@ export const logCommands: Command[] = [
     usage: 'tabmux log [--session ID] [--since TIME] [--limit N] [--follow] [--json] | log --session ID --export html|json [--out FILE]',
     summary: "What agents did: each call's tool, arguments (typed values redacted), outcome and pages; TIME is ISO or 10m, 2h, 7d",
     options: { session: { type: 'string', short: 's' }, since: { type: 'string' }, limit: { type: 'string' }, follow: { type: 'boolean', short: 'f' }, export: { type: 'string' }, out: { type: 'string' } },
+    optionHelp: {
+      session: { text: "only this session's calls", value: 'ID', default: 'every session' },
+      since: { text: 'only calls from this time on: an ISO time, or an age like 10m, 2h, 7d', value: 'TIME', default: 'all the log keeps' },
+      limit: { text: `at most this many calls, the newest (1 to ${EXPORT_LIMIT})`, value: 'N', default: `${DEFAULT_LIMIT}; ${EXPORT_LIMIT} with --export` },
+      follow: { text: 'keep printing new calls as agents make them, until the daemon stops (needs it running)' },
+      export: { text: "write one session's calls as a report: html (with pictures) or json", value: 'html|json' },
+      out: { text: 'write the --export report to this file', value: 'FILE', default: 'stdout' },
+    },
+    examples: ['tabmux log --since 10m', 'tabmux log --session "$S" --follow', 'tabmux log --session "$S" --export html --out report.html'],
     run: async (context) => {
       const format = stringOption(context.values, 'export');
       if (format !== undefined && format !== 'html' && format !== 'json') {

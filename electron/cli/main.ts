@@ -1,31 +1,45 @@
+import { TabmuxError } from '../../shared/errors.js';
 import { tabmuxVersion } from '../core/version.js';
+import { ProfileStore } from '../core/ProfileStore.js';
 import { COMMANDS } from './commands.js';
 import type { EntryPoints } from './EntryPoints.js';
-import { defaultIo, runCommand, type CliIo } from './runCommand.js';
+import { overallHelp } from './helpText.js';
+import { defaultIo, EXIT, runCommand, type CliIo } from './runCommand.js';
 
 export type { CliIo } from './runCommand.js';
 
 export function helpText(): string {
-  const lines = [
-    `tabmux ${tabmuxVersion()}: many agents, one logged-in Chrome profile, each agent in its own tab.`,
-    '',
-    'Usage:',
-    ...COMMANDS.map((command) => `  ${command.usage}\n      ${command.summary}`),
-    '',
-    'Every command takes --profile NAME (default "default") and --json. Set TABMUX_HOME to keep all files in one folder.',
-  ];
-  return lines.join('\n');
+  return overallHelp(`tabmux ${tabmuxVersion()}: many agents, one logged-in Chrome profile, each agent in its own tab.`, COMMANDS);
 }
 
-/** Runs the CLI and returns its exit code: 0 success, 1 failure, 2 usage error, 3 daemon not running (status). */
+/**
+ * Runs the CLI and returns its exit code: 0 success, 1 failure, 2 usage error, 3 daemon not running. Every command
+ * that acts on a profile first checks that it exists, so a typo in --profile says so the same way everywhere.
+ */
 export async function runCli(argv: readonly string[], entryPoints: EntryPoints, io: CliIo = defaultIo): Promise<number> {
+  if (argv[0] === 'help' && argv.length > 1) {
+    return runCli([...argv.slice(1), '--help'], entryPoints, io);
+  }
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
     io.stdout(helpText());
-    return argv.length === 0 ? 2 : 0;
+    return EXIT.ok;
   }
   if (argv[0] === '--version' || argv[0] === 'version') {
     io.stdout(tabmuxVersion());
-    return 0;
+    return EXIT.ok;
   }
-  return runCommand(argv, COMMANDS, entryPoints, io);
+  return runCommand(argv, COMMANDS, entryPoints, io, {
+    checkProfile: async (paths, profile) => {
+      try {
+        await new ProfileStore(paths).get(profile);
+      } catch (error) {
+        const failure = TabmuxError.from(error);
+        // An unreadable profiles.json says so itself; a name that is not there is said the same way for every command.
+        if (failure.code === 'invalid_profile' && failure.message.startsWith('no profile named')) {
+          throw new TabmuxError('invalid_profile', `profile ${profile} does not exist; create it with: tabmux profile add ${profile} (tabmux profile list shows them)`, { cause: error });
+        }
+        throw failure;
+      }
+    },
+  });
 }

@@ -33,10 +33,26 @@ async function bound(context: CommandContext, use: (client: DaemonClient) => Pro
   }
   const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli');
   try {
-    await client.bindSession(session);
+    await bindAndTell(context, client, session);
     return await use(client);
   } finally {
     client.close();
+  }
+}
+
+/**
+ * Binds the session, and says on stderr when it is paused: its calls then wait, with no output, until the person who
+ * took over its tab resumes it (or the call's timeout), and whoever runs the command should know why.
+ */
+async function bindAndTell(context: CommandContext, client: DaemonClient, session: string): Promise<void> {
+  const bound = await client.request('tabmux/session.bind', { session });
+  if (!isRecord(bound) || bound['id'] !== session) {
+    // The client's own check, for its error.
+    await client.bindSession(session);
+    return;
+  }
+  if (bound['paused'] === true) {
+    context.stderr(`session ${session} is paused (someone took over its tab); this call waits until they resume it (tabmux session resume --session ${session}, or Resume in the dashboard)`);
   }
 }
 
@@ -78,6 +94,15 @@ const mcpCall: Command = {
     chrome: { type: 'string' },
     headless: { type: 'boolean' },
   },
+  optionHelp: {
+    'new-session': { text: 'create a session for this call (starting the daemon if none runs) and print its id on stderr; it stays open for later --session calls' },
+    label: { text: 'a name for the session --new-session creates', value: 'TEXT' },
+  },
+  examples: [
+    'tabmux mcp call --session "$S" new_page \'{"url": "https://example.com"}\'',
+    'tabmux mcp call --session "$S" take_snapshot',
+    'tabmux mcp call --new-session --headless list_pages',
+  ],
   positionals: [1, 2],
   run: (context) => {
     const [tool = '', argsText] = context.positionals;
@@ -102,6 +127,11 @@ const mcpBatch: Command = {
   usage: 'tabmux mcp batch --session ID --script FILE [--fail-fast]',
   summary: 'Run a JSON list of {tool, args} steps in one session; args may refer to earlier results',
   options: { session: { type: 'string', short: 's' }, script: { type: 'string' }, 'fail-fast': { type: 'boolean' } },
+  optionHelp: {
+    script: { text: 'a JSON file with a list of {"tool", "args", "id"?} steps; - reads it from stdin', value: 'FILE' },
+    'fail-fast': { text: 'stop at the first step that fails', default: 'run every step' },
+  },
+  examples: ['tabmux mcp batch --session "$S" --script login.json', 'tabmux mcp batch --session "$S" --script - --fail-fast < steps.json'],
   run: async (context) => {
     const file = stringOption(context.values, 'script');
     if (!file) {
@@ -158,6 +188,7 @@ const mcpBatch: Command = {
 const mcpList: Command = {
   words: ['mcp', 'list'],
   usage: 'tabmux mcp list [--json]',
+  examples: ['tabmux mcp list', 'tabmux mcp list --json | jq -r ".[].name"'],
   summary: "List the tools as agents see them (from the running daemon, else from chrome-devtools-mcp alone: no daemon or Chrome is started)",
   run: async (context) => {
     const client = await tryConnect(context.paths, context.profile, 'tabmux-cli');

@@ -19,6 +19,13 @@ export const mcpServe: Command = {
     chrome: { type: 'string' },
     headless: { type: 'boolean' },
   },
+  optionHelp: {
+    profile: { text: 'a profile to serve; give it several times for one server over several browsers (each tool then takes a browser argument)', value: 'NAME', default: '"default"' },
+    session: { text: 'bind this existing session instead of creating one (one profile only)', value: 'ID', default: 'a new session, closed when the client leaves' },
+    label: { text: "the label of the session the server creates", value: 'TEXT', default: "the MCP client's name from initialize" },
+    'session-arg': { text: 'route each call by its session_id argument (several agent sessions on one connection) instead of one bound session' },
+  },
+  examples: ['tabmux mcp serve', 'tabmux mcp serve --profile work --label claude', 'tabmux mcp serve --profile default --profile work', 'npx @modelcontextprotocol/inspector tabmux mcp serve'],
   run: (context) => {
     const profiles = servedProfiles(context);
     const session = stringOption(context.values, 'session');

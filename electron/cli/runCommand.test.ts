@@ -52,6 +52,61 @@ describe('what commands print', () => {
     expect(hasTerminalControl(out.join(''))).toBe(false);
     expect(JSON.parse(out.join(''))).toEqual({ label: HOSTILE });
     const failed = await run(['fail', '--json']);
-    expect(JSON.parse(failed.err.join(''))).toEqual({ error: { code: 'invalid_params', message: `no session ${HOSTILE}` } });
+    expect(JSON.parse(failed.out.join(''))).toEqual({ error: { code: 'invalid_params', message: `no session ${HOSTILE}` } });
+    expect(failed.err).toEqual([]);
+  });
+
+  it('reports a usage error as JSON on stdout with --json, exit 2, whatever went wrong', async () => {
+    for (const argv of [['echo', '--nope', '--json'], ['nothing', '--json'], ['echo', 'extra', '--json']]) {
+      const { out, err, code } = await run(argv);
+      expect(code, argv.join(' ')).toBe(2);
+      expect(err).toEqual([]);
+      const parsed: unknown = JSON.parse(out.join(''));
+      expect(parsed).toMatchObject({ error: { code: 'invalid_params', message: expect.any(String) as unknown } });
+    }
+  });
+});
+
+describe('usage errors', () => {
+  it("name the option in tabmux's words, never Node's parser's", async () => {
+    const withSession: Command = { ...echo, words: ['say'], usage: 'tabmux say --session ID', options: { session: { type: 'string', short: 's' } } };
+    const runWith = async (argv: string[]) => {
+      const err: string[] = [];
+      const code = await runCommand(argv, [withSession], NONE, { stdout: () => undefined, stderr: (text) => err.push(text) });
+      return { code, err: err.join('\n') };
+    };
+    const unknown = await runWith(['say', '--sesion', 'x']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain('unknown option --sesion');
+    expect(unknown.err).not.toMatch(/To specify a positional argument|parseArgs|ERR_PARSE_ARGS/);
+    const missing = await runWith(['say', '--session']);
+    expect(missing.err).toContain('option --session needs a value');
+    const swallowed = await runWith(['say', '--session', '-p']);
+    expect(swallowed.err).toContain('option --session needs a value (got -p');
+    const flag = await runWith(['say', '--json=yes']);
+    expect(flag.err).toContain('option --json takes no value');
+    const short = await runWith(['say', '-x']);
+    expect(short.err).toContain('unknown option -x');
+  });
+
+  it('lists a group for its name alone (exit 2) and for --help (exit 0)', async () => {
+    const grouped: Command[] = [{ ...echo, words: ['things', 'show'] }, { ...echo, words: ['things', 'hide'] }];
+    const runWith = async (argv: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runCommand(argv, grouped, NONE, { stdout: (text) => out.push(text), stderr: (text) => err.push(text) });
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+    const help = await runWith(['things', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.out).toContain('tabmux things show');
+    expect(help.out).toContain('tabmux things hide');
+    const bare = await runWith(['things']);
+    expect(bare.code).toBe(2);
+    expect(bare.err).toContain('tabmux things needs a command');
+    expect(bare.err).toContain('tabmux things hide');
+    const wrong = await runWith(['things', 'eat']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.err).toContain('unknown command "things eat"');
   });
 });

@@ -1,16 +1,11 @@
-import { parseArgs } from 'node:util';
-import { TabmuxError } from '../../shared/errors.js';
+import { TabmuxError, type ErrorCode } from '../../shared/errors.js';
 import { terminalSafe } from '../../shared/terminalText.js';
 import { resolvePaths } from '../core/paths.js';
 import { DEFAULT_PROFILE, validateProfileName } from '../core/validateProfileName.js';
 import type { Command } from './Command.js';
 import type { EntryPoints } from './EntryPoints.js';
-
-const GLOBAL_OPTIONS = {
-  profile: { type: 'string', short: 'p' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+import { commandHelp, GLOBAL_OPTIONS, groupHelp, groupsOf } from './helpText.js';
+import { parseCommandArgs } from './parseCommandArgs.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -32,6 +27,39 @@ function terminalIo(io: CliIo): CliIo {
   return { stdout: (text) => io.stdout(terminalSafe(text)), stderr: (text) => io.stderr(terminalSafe(text)) };
 }
 
+/**
+ * The one table of exit codes every command follows: 0 ok, 1 failure, 2 usage error (a wrong command, option or
+ * argument), 3 the profile's daemon is not running (where a command needs it and will not start it).
+ */
+export const EXIT = { ok: 0, failure: 1, usage: 2, notRunning: 3 } as const;
+
+export function exitCodeOf(code: ErrorCode): number {
+  switch (code) {
+    case 'invalid_params':
+      return EXIT.usage;
+    case 'daemon_not_running':
+      return EXIT.notRunning;
+    default:
+      return EXIT.failure;
+  }
+}
+
+/** An error as a command reports it: with --json, one JSON object on stdout (the output scripts read), else text on stderr. */
+export function reportError(io: CliIo, json: boolean, error: unknown, exitCode?: number): number {
+  const failure = TabmuxError.from(error);
+  if (json) {
+    io.stdout(JSON.stringify({ error: { code: failure.code, message: failure.message } }));
+  } else {
+    io.stderr(`tabmux: ${failure.message}`);
+  }
+  return exitCode ?? exitCodeOf(failure.code);
+}
+
+/** What a caller of runCommand may add: a check that the profile a command acts on exists (the full CLI has one). */
+export interface RunOptions {
+  checkProfile?: (paths: ReturnType<typeof resolvePaths>, profile: string) => Promise<void>;
+}
+
 function findCommand(args: readonly string[], commands: readonly Command[]): { command: Command; rest: string[] } | undefined {
   let best: Command | undefined;
   for (const command of commands) {
@@ -43,46 +71,64 @@ function findCommand(args: readonly string[], commands: readonly Command[]): { c
 }
 
 /**
- * Finds the command named by `argv` in `commands`, parses its options and runs it; returns the exit code: 0 success,
- * 1 failure, 2 usage error, 3 daemon not running (status). The table is a parameter so that an entry point that
- * serves one command can load that command alone.
+ * Finds the command named by `argv` in `commands`, parses its options and runs it; returns the exit code (see EXIT).
+ * The table is a parameter so that an entry point that serves one command can load that command alone. A group's
+ * name alone (`tabmux session`), or with --help, lists the group's commands.
  */
-export async function runCommand(argv: readonly string[], commands: readonly Command[], entryPoints: EntryPoints, given: CliIo = defaultIo): Promise<number> {
+export async function runCommand(argv: readonly string[], commands: readonly Command[], entryPoints: EntryPoints, given: CliIo = defaultIo, options: RunOptions = {}): Promise<number> {
   const io = terminalIo(given);
+  // Before the command is known, --json is looked for anywhere, so that even "no such command" is JSON for a script.
+  const wantsJson = argv.includes('--json');
   const found = findCommand(argv, commands);
   if (!found) {
-    io.stderr(`tabmux: unknown command "${argv.filter((arg) => !arg.startsWith('-')).slice(0, 2).join(' ')}"; run tabmux --help`);
-    return 2;
+    const [first = ''] = argv;
+    if (groupsOf(commands).includes(first)) {
+      const asked = argv.slice(1).every((arg) => arg === '--help' || arg === '-h' || arg === '--json') && argv.some((arg) => arg === '--help' || arg === '-h');
+      if (asked) {
+        io.stdout(groupHelp(first, commands));
+        return EXIT.ok;
+      }
+      const what = argv[1] === undefined || argv[1].startsWith('-') ? `tabmux ${first} needs a command` : `unknown command "${first} ${argv[1]}"`;
+      if (wantsJson) {
+        return reportError(io, true, new TabmuxError('invalid_params', `${what}; run tabmux ${first} --help`));
+      }
+      io.stderr(`tabmux: ${what}\n\n${groupHelp(first, commands)}`);
+      return EXIT.usage;
+    }
+    const named = argv.filter((arg) => !arg.startsWith('-')).slice(0, 2).join(' ');
+    return reportError(io, wantsJson, new TabmuxError('invalid_params', `unknown command "${named}"; run tabmux --help for the list`));
   }
   const { command, rest } = found;
-  let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...rest], options: { ...GLOBAL_OPTIONS, ...command.options }, allowPositionals: true, strict: true });
-  } catch (error) {
-    io.stderr(`tabmux: ${error instanceof Error ? error.message : String(error)}\nusage: ${command.usage}`);
-    return 2;
-  }
-  if (parsed.values['help'] === true) {
-    io.stdout(`usage: ${command.usage}\n${command.summary}`);
-    return 0;
-  }
-  const [min, max] = command.positionals ?? [0, 0];
-  if (parsed.positionals.length < min || parsed.positionals.length > max) {
-    io.stderr(`tabmux: wrong number of arguments\nusage: ${command.usage}`);
-    return 2;
-  }
-  const profileValue = parsed.values['profile'];
-  const json = parsed.values['json'] === true;
-  try {
-    const profile = validateProfileName(typeof profileValue === 'string' ? profileValue : DEFAULT_PROFILE);
-    return await command.run({ paths: resolvePaths(), profile, json, values: parsed.values, positionals: parsed.positionals, entryPoints, ...io });
-  } catch (error) {
-    const failure = TabmuxError.from(error);
-    if (json) {
-      io.stderr(JSON.stringify({ error: { code: failure.code, message: failure.message } }));
-    } else {
-      io.stderr(`tabmux: ${failure.message}`);
+    const parsed = parseCommandArgs(rest, { ...GLOBAL_OPTIONS, ...command.options }, command.usage);
+    if (parsed.values['help'] === true) {
+      io.stdout(commandHelp(command));
+      return EXIT.ok;
     }
-    return failure.code === 'invalid_params' ? 2 : 1;
+    const json = parsed.values['json'] === true;
+    try {
+      const [min, max] = command.positionals ?? [0, 0];
+      if (parsed.positionals.length < min || parsed.positionals.length > max) {
+        const expected = max === 0 ? 'no arguments' : min === max ? `${min} argument(s)` : `${min} to ${max} arguments`;
+        throw new TabmuxError('invalid_params', `tabmux ${command.words.join(' ')} takes ${expected}, got ${parsed.positionals.length}${parsed.positionals.length > 0 ? ` (${parsed.positionals.join(' ')})` : ''}; usage: ${command.usage}`);
+      }
+      const profileValue = parsed.values['profile'];
+      let profile: string;
+      try {
+        profile = validateProfileName(typeof profileValue === 'string' ? profileValue : DEFAULT_PROFILE);
+      } catch (error) {
+        // A name that can never be a profile is a mistake in the command line: exit 2, its own code kept for scripts.
+        return reportError(io, json, error, EXIT.usage);
+      }
+      const paths = resolvePaths();
+      if (options.checkProfile && command.anyProfile !== true) {
+        await options.checkProfile(paths, profile);
+      }
+      return await command.run({ paths, profile, json, values: parsed.values, positionals: parsed.positionals, entryPoints, ...io });
+    } catch (error) {
+      return reportError(io, json, error);
+    }
+  } catch (error) {
+    return reportError(io, wantsJson, error);
   }
 }

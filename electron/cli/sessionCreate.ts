@@ -13,6 +13,7 @@ export const sessionCreate: Command = {
   usage: 'tabmux session create [--label TEXT]',
   summary: 'Create a session and print its id',
   options: { label: { type: 'string' }, ...chromeOptions },
+  examples: ['S=$(tabmux session create --label my-agent)', 'tabmux session create --profile work --json'],
   run: async (context) => {
     const label = stringOption(context.values, 'label');
     const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli', startOptions(context.values));

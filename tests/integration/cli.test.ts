@@ -282,7 +282,7 @@ describe('tabmux session and mcp', () => {
       expect(listedA?.ownerWorker).toBe(status.sessions.find((session) => session.id === a)?.worker);
       expect(text).toMatch(new RegExp(`^${listedA?.pageId}\\s+${a}\\s+created\\s+${listedA?.windowId}\\s+${listedA?.ownerPageId}\\s+${listedA?.ownerWorker}\\s`, 'm'));
       expect(text).toMatch(/\(unowned\)/);
-      expect(await ok(['session', 'page', '--session', a])).toBe(`session=${a} page=${page.pageId} url=${FORM}\n`);
+      expect(await ok(['session', 'page', '--session', a])).toBe(`session ${a} is on page ${page.pageId}: ${FORM}\n`);
     });
 
     it('attach gives an unowned tab to a session, release gives it back, and close leaves it open', async () => {
@@ -293,8 +293,8 @@ describe('tabmux session and mcp', () => {
 
       // With several workers the session may address the tab by another id (its own worker's); pages shows it beside the tab's own.
       const attachedLine = await ok(['session', 'attach', '--session', c, '--page', String(pageId)]);
-      expect(attachedLine).toMatch(new RegExp(`^session=${c} page=\\d+ url=about:blank\n$`));
-      const ownId = Number(/page=(\d+)/.exec(attachedLine)![1]);
+      expect(attachedLine).toMatch(new RegExp(`^attached the tab; session ${c} is on page \\d+: about:blank\n$`));
+      const ownId = Number(/is on page (\d+)/.exec(attachedLine)![1]);
       expect((await json<TabInfo[]>(['pages'])).find((tab) => tab.owner === c)).toMatchObject({ pageId, ownerPageId: ownId, origin: 'attached' });
       // The attached tab is the session's current page: its calls act there.
       expect(await ok(['mcp', 'call', '-s', c, 'evaluate_script', '{"function": "() => location.href"}'])).toContain('about:blank');
@@ -309,7 +309,7 @@ describe('tabmux session and mcp', () => {
       expect((await json<TabInfo[]>(['pages'])).find((tab) => tab.pageId === pageId && tab.worker === 0)).toMatchObject({ owner: null, origin: null });
 
       await ok(['session', 'attach', '--session', c, '--page', String(pageId)]);
-      expect(await ok(['session', 'close', '--session', c])).toBe(`closed=${c}\n`);
+      expect(await ok(['session', 'close', '--session', c])).toBe(`closed session ${c} and 0 tab(s) it opened\n`);
       const after = (await json<TabInfo[]>(['pages'])).find((tab) => tab.pageId === pageId && tab.worker === 0);
       expect(after).toMatchObject({ owner: null });
     });

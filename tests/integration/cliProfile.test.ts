@@ -86,7 +86,7 @@ describe('tabmux profile', () => {
     }
     const asJson = await tabmux(['daemon', 'status', '--profile', '../x', '--json']);
     expect(asJson.code).not.toBe(0);
-    expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: 'invalid_profile' } });
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ error: { code: 'invalid_profile' } });
     expect(existsSync(join(home, 'data', 'profiles', '..', 'x'))).toBe(false);
     expect(existsSync(join(home, 'data', 'x'))).toBe(false);
   });
@@ -103,7 +103,7 @@ describe('tabmux profile', () => {
 
     const asJson = await tabmux(['daemon', 'start', '--profile', 'nochrome', '--json'], { TABMUX_CHROME: '/nonexistent' });
     expect(asJson.code).toBe(1);
-    expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: 'chrome_not_found' } });
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ error: { code: 'chrome_not_found' } });
   });
 
   describe('a user-data-dir already held by another Chrome', () => {
@@ -141,7 +141,7 @@ describe('tabmux profile', () => {
 
       const asJson = await tabmux(['daemon', 'start', '--profile', 'locked', '--json']);
       expect(asJson.code).toBe(1);
-      expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: 'profile_locked', message: expect.stringMatching(/already in use/) as unknown } });
+      expect(JSON.parse(asJson.stdout)).toMatchObject({ error: { code: 'profile_locked', message: expect.stringMatching(/already in use/) as unknown } });
     });
   });
 });
