@@ -103,7 +103,7 @@ export class McpBridge implements ToolBridge {
       tools = await (await this.#link.client()).listTools(sessionArg);
     } catch (error) {
       // The connection may have died just now (a daemon restart); one fresh attempt starts the daemon again.
-      if (error instanceof TabmuxError && error.code === 'daemon_not_running') {
+      if (error instanceof TabmuxError && (error.code === 'daemon_not_running' || error.code === 'not_delivered')) {
         tools = await (await this.#link.client()).listTools(sessionArg);
       } else {
         throw error;
