@@ -88,6 +88,8 @@ describe('supervisor', () => {
     expect(starting.state).toBe('starting');
     const ready = await until(() => (supervisor.view('default').state === 'ready' ? supervisor.view('default') : undefined), 'ready');
     expect(ready.status?.state).toBe('ready');
+    // Started from the tray or the dashboard, it stays until it is stopped: it never exits idle.
+    expect(ready.status?.lifetime).toMatchObject({ startedBy: 'app', idleExitMs: null });
     expect(profileEvents().map((view) => view.state)).toEqual(['stopping', 'stopped', 'starting', 'ready']);
   });
 
