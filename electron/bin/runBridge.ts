@@ -28,6 +28,8 @@ export async function runBridge(request: BridgeRequest): Promise<number> {
       label,
       sessionArg,
       logger: profiles.length > 1 ? logger.child(profile) : logger,
+      // Loaded only when a daemon cannot be reached or started (it is in the agents' rarely loaded part).
+      catalogue: async (asSessionArg) => (await import('../core/router/toolsWithoutBrowser.js')).agentToolsWithoutBrowser({ sessionArg: asSessionArg, logger }),
       onNotification: (method, params) => forward(method, params),
     });
   const [only] = profiles;

@@ -22,6 +22,11 @@ export interface BridgeOptions {
   /** Session-argument mode (--session-arg): route each call by its `session_id` argument. */
   sessionArg?: boolean | undefined;
   logger: Logger;
+  /**
+   * The tools as agents see them without a daemon (upstream's catalogue through tabmux's rewriting), for a profile
+   * whose daemon or browser cannot start: the client still gets its tools, and each call then says what is wrong.
+   */
+  catalogue?: ((sessionArg: boolean) => Promise<ToolInfo[]>) | undefined;
   /** Receives MCP notifications from the daemon (progress, logging, list changes) for the client. */
   onNotification?: (method: string, params: unknown) => void;
 }
@@ -44,6 +49,8 @@ export class McpBridge implements ToolBridge {
   readonly #agents: AgentSessions;
   #clientName: string | undefined;
   #closing: Promise<void> | undefined;
+  /** The catalogue's list, once read (it starts an upstream process of its own). */
+  #catalogueTools: Promise<ToolInfo[]> | undefined;
   /** Tools upstream marks read-only (`annotations.readOnlyHint`): one cut off by a lost connection is run again. */
   readonly #readOnly = new Set<string>();
   /** Whether #readOnly was filled from a tool list (a client need not ask for one before calling). */
@@ -100,14 +107,20 @@ export class McpBridge implements ToolBridge {
     const sessionArg = this.#options.sessionArg === true;
     let tools: ToolInfo[];
     try {
-      tools = await (await this.#link.client()).listTools(sessionArg);
+      tools = await this.#daemonTools(sessionArg);
     } catch (error) {
-      // The connection may have died just now (a daemon restart); one fresh attempt starts the daemon again.
-      if (error instanceof TabmuxError && (error.code === 'daemon_not_running' || error.code === 'not_delivered')) {
-        tools = await (await this.#link.client()).listTools(sessionArg);
-      } else {
+      const { catalogue } = this.#options;
+      if (catalogue === undefined) {
         throw error;
       }
+      // The tool list does not need the browser: a client that cannot list tools shows the server as broken, with no
+      // hint why, while a call answers with what is wrong and how to fix it.
+      this.#options.logger.warn(`answering tools/list from the tool catalogue: ${TabmuxError.from(error).message}`);
+      this.#catalogueTools ??= catalogue(sessionArg).catch((failure: unknown) => {
+        this.#catalogueTools = undefined;
+        throw failure;
+      });
+      return this.#catalogueTools;
     }
     for (const tool of tools) {
       if (tool.annotations?.['readOnlyHint'] === true) {
@@ -116,6 +129,18 @@ export class McpBridge implements ToolBridge {
     }
     this.#toolsKnown = true;
     return tools;
+  }
+
+  async #daemonTools(sessionArg: boolean): Promise<ToolInfo[]> {
+    try {
+      return await (await this.#link.client()).listTools(sessionArg);
+    } catch (error) {
+      // The connection may have died just now (a daemon restart); one fresh attempt starts the daemon again.
+      if (error instanceof TabmuxError && (error.code === 'daemon_not_running' || error.code === 'not_delivered')) {
+        return (await this.#link.client()).listTools(sessionArg);
+      }
+      throw error;
+    }
   }
 
   /** The daemon's status, connecting (and starting the daemon) when there is no connection. */

@@ -168,9 +168,9 @@ describe('StdioMcpServer', () => {
     send('{not json');
     expect((await next())['error']).toMatchObject({ code: -32700 });
     send({ jsonrpc: '2.0', id: 1, method: 'resources/list' });
-    expect(await next()).toMatchObject({ id: 1, error: { code: -32601, message: 'MCP error -32601: Method not found' } });
+    expect(await next()).toMatchObject({ id: 1, error: { code: -32601, message: 'Method not found' } });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'missing' } });
-    expect(await next()).toMatchObject({ id: 2, error: { code: -32602, message: 'MCP error -32602: unknown tool missing' } });
+    expect(await next()).toMatchObject({ id: 2, error: { code: -32602, message: 'unknown tool missing' } });
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { arguments: {} } });
     expect(await next()).toMatchObject({ id: 3, error: { code: -32602 } });
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'bad' } });
@@ -209,7 +209,7 @@ describe('StdioMcpServer', () => {
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope', arguments: {} } });
     await new Promise((resolve) => setImmediate(resolve));
     lane.sent[2]?.done(new TabmuxError('unknown_tool', 'unknown tool nope'));
-    expect(await next()).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'MCP error -32602: unknown tool nope' } });
+    expect(await next()).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'unknown tool nope' } });
   });
 
   it('gives the bridge the calls its lane declines, and every other request', async () => {

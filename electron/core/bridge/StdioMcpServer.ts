@@ -292,8 +292,9 @@ export class StdioMcpServer {
   }
 
   #writeError(id: JsonRpcId | null, code: number, message: string): void {
-    // The wording MCP SDK servers use, so clients and their users see the same errors as before.
-    this.#write({ jsonrpc: '2.0', id, error: { code, message: `MCP error ${code}: ${message}` } });
+    // The message alone, as upstream's server writes it: MCP clients put "MCP error CODE:" in front of what they show,
+    // so a prefix on the wire would be shown twice.
+    this.#write({ jsonrpc: '2.0', id, error: { code, message } });
   }
 
   /** The reply around a result the daemon serialized: one write, the result's bytes copied once. */
