@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../shared/model.js';
+import { readDaemonPidFile } from '../../electron/core/DaemonPidFile.js';
 import type { ToolInfo } from '../../shared/protocol.js';
 import { alive, cliDriver } from '../helpers/cliDriver.js';
 import { cliPath } from '../helpers/runCli.js';
@@ -134,7 +135,30 @@ describe('idle exit', () => {
     } finally {
       await client.close();
     }
-  });
+  }, 120_000);
+
+  it('serves every client that comes while a daemon started on demand runs out its idle time, or starts another', async () => {
+    const daemons = new Set<number>();
+    for (let round = 0; round < 30 && (round < 6 || daemons.size < 2); round += 1) {
+      const client = await connectMcpClient();
+      try {
+        const result = await client.callTool({ name: 'list_pages', arguments: {} });
+        expect(result.isError).not.toBe(true);
+        const pid = (await readDaemonPidFile(join(home, 'run', 'default.pid')))?.pid;
+        expect(pid).toEqual(expect.any(Number));
+        daemons.add(pid ?? 0);
+      } finally {
+        await client.close();
+      }
+      // The next client comes around the moment the daemon, idle since this one left, decides to exit: before it,
+      // at it, or after it, each must be served.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * IDLE_EXIT_MS));
+    }
+    expect(daemons.size).toBeGreaterThanOrEqual(2);
+    for (const pid of daemons) {
+      await waitUntil(() => !alive(pid), `daemon ${pid} to exit once idle`, 60_000);
+    }
+  }, 240_000);
 
   it('daemon start keeps a daemon that was started on demand', async () => {
     const client = await connectMcpClient();
