@@ -160,6 +160,25 @@ describe('idle exit', () => {
     }
   }, 240_000);
 
+  it('daemon restart of a daemon started on demand starts one that exits idle too', async () => {
+    const client = await connectMcpClient();
+    let restarted: DaemonStatus;
+    try {
+      await client.callTool({ name: 'list_pages', arguments: {} });
+      const before = await json<DaemonStatus>(['daemon', 'status']);
+      expect(before.lifetime?.startedBy).toBe('demand');
+      // The idle time is the new daemon's environment's, as for any daemon: the restarting command's.
+      restarted = JSON.parse(await ok(['daemon', 'restart', '--json'], { TABMUX_IDLE_EXIT_MS: String(IDLE_EXIT_MS) })) as DaemonStatus;
+      expect(restarted.pid).not.toBe(before.pid);
+      expect(restarted.lifetime).toMatchObject({ startedBy: 'demand', idleExitMs: IDLE_EXIT_MS });
+      // The agent goes on, on the new daemon.
+      expect((await client.callTool({ name: 'list_pages', arguments: {} })).isError).not.toBe(true);
+    } finally {
+      await client.close();
+    }
+    await waitUntil(() => !alive(restarted.pid), 'the restarted daemon to exit once idle', 60_000);
+  }, 120_000);
+
   it('daemon start keeps a daemon that was started on demand', async () => {
     const client = await connectMcpClient();
     let before: DaemonStatus;
