@@ -18,10 +18,13 @@ const ROOT = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 /** ws loads these only if they are installed (in a try), as faster optional parts; they are not dependencies. */
 const OPTIONAL_IMPORTS = new Set(['bufferutil', 'utf-8-validate']);
+/** What the tarball may hold: the command's built files, the dashboard page, and npm's own files. */
+const SHIPPED = ['dist/electron/bin', 'dist/renderer', 'package.json', 'README.md', 'LICENSE'];
 /** Far above what each step takes on a loaded machine; a step that hangs fails the check instead of the CI run. */
 const STEP_TIMEOUT_MS = 5 * 60_000;
 
-const problems = [];
+/** What is wrong, each said once (a file may import the same missing package many times). */
+const problems = new Set();
 const work = mkdtempSync(join(tmpdir(), 'tmx-pack-'));
 
 function run(command, args, options = {}) {
@@ -57,19 +60,22 @@ function checkContents(files) {
   const paths = files.map((file) => file.path);
   for (const path of paths) {
     if (path.endsWith('.map')) {
-      problems.push(`tarball holds a source map: ${path}`);
+      problems.add(`tarball holds a source map: ${path}`);
     }
     if (path.startsWith('dist/bench/') || path.startsWith('bench/')) {
-      problems.push(`tarball holds bench code: ${path}`);
+      problems.add(`tarball holds bench code: ${path}`);
+    } else if (!SHIPPED.some((shipped) => path === shipped || path.startsWith(`${shipped}/`))) {
+      // npm adds some files whatever "files" says (the file "main" names, for one).
+      problems.add(`tarball holds ${path}, which is no part of the installed command`);
     }
   }
   for (const wanted of ['LICENSE', 'README.md', 'package.json', pkg.bin.tabmux, 'dist/renderer/index.html']) {
     if (!paths.includes(wanted)) {
-      problems.push(`tarball lacks ${wanted}`);
+      problems.add(`tarball lacks ${wanted}`);
     }
   }
   if (!readFileSync(join(ROOT, 'LICENSE'), 'utf8').includes('Apache License') || pkg.license !== 'Apache-2.0') {
-    problems.push('LICENSE is not the Apache-2.0 text package.json names');
+    problems.add('LICENSE is not the Apache-2.0 text package.json names');
   }
 }
 
@@ -94,7 +100,7 @@ function checkImports(installed) {
       const specifier = match[2];
       if (specifier.startsWith('.')) {
         if (!existsSync(resolve(dirname(file), specifier))) {
-          problems.push(`${file.slice(installed.length + 1)} imports ${specifier}, which is not in the package`);
+          problems.add(`${file.slice(installed.length + 1)} imports ${specifier}, which is not in the package`);
         }
         continue;
       }
@@ -107,13 +113,13 @@ function checkImports(installed) {
       }
       used.add(name);
       if (!declared.has(name)) {
-        problems.push(`${file.slice(installed.length + 1)} imports ${specifier}, but ${name} is not in "dependencies"`);
+        problems.add(`${file.slice(installed.length + 1)} imports ${specifier}, but ${name} is not in "dependencies"`);
       }
     }
   }
   for (const name of declared) {
     if (!used.has(name)) {
-      problems.push(`"dependencies" names ${name}, which no shipped file imports (a dev dependency?)`);
+      problems.add(`"dependencies" names ${name}, which no shipped file imports (a dev dependency?)`);
     }
   }
   return scripts.length;
@@ -134,15 +140,15 @@ function checkInstalledCommand(prefix) {
   try {
     const version = cli(['--version']);
     if (version.code !== 0 || !version.stdout.includes(pkg.version)) {
-      problems.push(`installed tabmux --version printed ${JSON.stringify(version.stdout + version.stderr)} (exit ${String(version.code)})`);
+      problems.add(`installed tabmux --version printed ${JSON.stringify(version.stdout + version.stderr)} (exit ${String(version.code)})`);
     }
     const status = cli(['daemon', 'status', '--json']);
     if (status.code === null || missingModule.test(status.stderr)) {
-      problems.push(`installed tabmux daemon status failed to run: ${status.stderr}`);
+      problems.add(`installed tabmux daemon status failed to run: ${status.stderr}`);
     }
     const call = cli(['mcp', 'call', '--new-session', 'list_pages']);
     if (call.code !== 0 || !call.stdout.includes('## Pages')) {
-      problems.push(`installed tabmux mcp call list_pages exited ${String(call.code)}:\n${call.stdout}\n${call.stderr}`);
+      problems.add(`installed tabmux mcp call list_pages exited ${String(call.code)}:\n${call.stdout}\n${call.stderr}`);
     } else {
       console.log('installed tabmux: --version, daemon status, and mcp call list_pages (daemon, Chromium, upstream worker) work');
     }
@@ -166,7 +172,7 @@ try {
     run('npm', ['install', '-g', '--prefix', prefix, '--engine-strict', '--no-audit', '--no-fund', join(work, info.filename)], { cwd: work }),
   );
   if (/EBADENGINE/.test(install.stdout + install.stderr)) {
-    problems.push(`the install warned of an unsupported engine:\n${install.stderr}`);
+    problems.add(`the install warned of an unsupported engine:\n${install.stderr}`);
   }
   const installed = join(prefix, 'lib', 'node_modules', 'tabmux');
   const packages = filesUnder(join(installed, 'node_modules')).filter((file) => /node_modules\/(?:@[^/]+\/)?[^/@]+\/package\.json$/.test(file)).length;
@@ -175,13 +181,13 @@ try {
   console.log(`checked the imports of ${scripts} installed files against "dependencies": ${Object.keys(pkg.dependencies).join(', ')}`);
   checkInstalledCommand(prefix);
 } catch (error) {
-  problems.push(error instanceof Error ? error.message : String(error));
+  problems.add(error instanceof Error ? error.message : String(error));
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 
-if (problems.length > 0) {
-  console.error(`package check failed:\n- ${problems.join('\n- ')}`);
+if (problems.size > 0) {
+  console.error(`package check failed:\n- ${[...problems].join('\n- ')}`);
   process.exitCode = 1;
 } else {
   console.log('package check passed');
