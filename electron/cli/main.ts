@@ -1,4 +1,3 @@
-import { TabmuxError } from '../../shared/errors.js';
 import { tabmuxVersion } from '../core/version.js';
 import { ProfileStore } from '../core/ProfileStore.js';
 import { COMMANDS } from './commands.js';
@@ -29,17 +28,9 @@ export async function runCli(argv: readonly string[], entryPoints: EntryPoints, 
     return EXIT.ok;
   }
   return runCommand(argv, COMMANDS, entryPoints, io, {
+    // The same error, in the same words, as a daemon asked to start for a profile that does not exist.
     checkProfile: async (paths, profile) => {
-      try {
-        await new ProfileStore(paths).get(profile);
-      } catch (error) {
-        const failure = TabmuxError.from(error);
-        // An unreadable profiles.json says so itself; a name that is not there is said the same way for every command.
-        if (failure.code === 'invalid_profile' && failure.message.startsWith('no profile named')) {
-          throw new TabmuxError('invalid_profile', `profile ${profile} does not exist; create it with: tabmux profile add ${profile} (tabmux profile list shows them)`, { cause: error });
-        }
-        throw failure;
-      }
+      await new ProfileStore(paths).get(profile);
     },
   });
 }

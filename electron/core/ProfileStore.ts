@@ -99,7 +99,7 @@ export class ProfileStore {
     if (name === DEFAULT_PROFILE) {
       return { name, config: {} };
     }
-    throw new TabmuxError('invalid_profile', `no profile named ${JSON.stringify(name)}; create it with: tabmux profile add ${name}`);
+    throw new TabmuxError('invalid_profile', `profile ${name} does not exist; create it with: tabmux profile add ${name} (tabmux profile list shows the profiles)`);
   }
 
   async add(name: string, config: ProfileConfig): Promise<ProfileEntry> {

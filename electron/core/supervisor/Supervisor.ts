@@ -214,7 +214,7 @@ export class Supervisor {
   #slot(name: string): Slot {
     const slot = this.#slots.get(name);
     if (!slot) {
-      throw new TabmuxError('invalid_profile', `no profile named ${JSON.stringify(name)}; create it with: tabmux profile add ${name}`);
+      throw new TabmuxError('invalid_profile', `profile ${name} does not exist; create it with: tabmux profile add ${name} (tabmux profile list shows the profiles)`);
     }
     return slot;
   }
