@@ -3,7 +3,7 @@ import { TabmuxError } from '../../shared/errors.js';
 import { hasTerminalControl } from '../../shared/terminalText.js';
 import type { Command } from './Command.js';
 import type { EntryPoints } from './EntryPoints.js';
-import { runCommand, type CliIo } from './runCommand.js';
+import { EXIT, exitCodeOf, runCommand, type CliIo } from './runCommand.js';
 
 const NONE: EntryPoints = { runDaemon: () => Promise.resolve(1), runDashboard: () => Promise.resolve(1), runBridge: () => Promise.resolve(1) };
 
@@ -108,5 +108,23 @@ describe('usage errors', () => {
     const wrong = await runWith(['things', 'eat']);
     expect(wrong.code).toBe(2);
     expect(wrong.err).toContain('unknown command "things eat"');
+  });
+});
+
+describe('exit codes', () => {
+  it('are one table: usage 2, not running 3, any other failure 1', () => {
+    expect(EXIT).toEqual({ ok: 0, failure: 1, usage: 2, notRunning: 3 });
+    expect(exitCodeOf('invalid_params')).toBe(2);
+    expect(exitCodeOf('daemon_not_running')).toBe(3);
+    for (const code of ['invalid_profile', 'chrome_not_found', 'daemon_start_failed', 'unknown_session', 'internal'] as const) {
+      expect(exitCodeOf(code), code).toBe(1);
+    }
+  });
+
+  it('a bad --profile name is a usage error that keeps its own code', async () => {
+    const out: string[] = [];
+    const code = await runCommand(['echo', '--profile', '../x', '--json'], [echo], NONE, { stdout: (text) => out.push(text), stderr: () => undefined });
+    expect(code).toBe(2);
+    expect(JSON.parse(out.join(''))).toMatchObject({ error: { code: 'invalid_profile' } });
   });
 });
