@@ -31,6 +31,7 @@ const CODES = {
   url_denied: true,
   resource_busy: true,
   dialog_open: true,
+  request_gone: true,
   upstream_failed: false,
   upstream_unavailable: false,
   timeout: true,

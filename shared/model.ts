@@ -44,6 +44,41 @@ export interface SessionInfo {
   running: number;
   /** The session's latest answered call; null before its first, absent from daemons that predate this field. */
   lastCall?: SessionLastCall | null | undefined;
+  /** The oldest request of the session waiting for a person (a question); null or absent when none waits. */
+  waitingForHuman?: SessionWaiting | null | undefined;
+}
+
+/** What waits for a person: an agent's question (`ask_human`). */
+export type HumanRequestKind = 'question';
+
+/** Who answered a request: a person at the CLI or at the dashboard (or tray). */
+export type HumanActor = 'cli' | 'dashboard';
+
+/** A session held by a request for a person, as its SessionInfo shows it. */
+export interface SessionWaiting {
+  requestId: string;
+  kind: HumanRequestKind;
+  /** When the request began (epoch ms). */
+  since: number;
+}
+
+/**
+ * Something an agent waits on a person for (`tabmux requests`, the dashboard's "Needs you"): its id (`req-<8 hex>`)
+ * answers it. The question and choices are the agent's own words; `url` is the session's current page as the router
+ * knows it, never text a page wrote.
+ */
+export interface HumanRequest {
+  id: string;
+  kind: HumanRequestKind;
+  sessionId: string;
+  label: string | null;
+  tool: string;
+  url: string | null;
+  question: string;
+  choices: string[];
+  createdAt: number;
+  /** When it fails unanswered (epoch ms). */
+  timeoutAt: number;
 }
 
 /** What a session did last, at a glance: the tool, what became of it (as the activity log says) and when. */
@@ -152,6 +187,8 @@ export interface TabInfo {
   windowId: number | null;
   /** Chrome's id of the tab, when the daemon knows it: what live pictures and takeover input address. */
   tabId?: string | undefined;
+  /** The request of the owning session that waits for a person (tabmux requests); absent when none waits. */
+  waitingForHuman?: string | undefined;
 }
 
 /** Whether the activity log's writes reach the disk; shown to the person (status, dashboard, daemon.log). */

@@ -10,6 +10,7 @@ import type {
   DaemonState,
   DaemonStatus,
   DownloadsInfo,
+  HumanRequest,
   PageOrigin,
   PictureMetadata,
   ProfileState,
@@ -60,6 +61,20 @@ export const sessionInfoSchema: z.ZodMiniType<SessionInfo> = z.object({
   queued: z.number(),
   running: z.number(),
   lastCall: z.optional(z.nullable(z.object({ tool: z.string(), outcome: activityOutcomeSchema, at: z.number(), endedAt: z.number() }))),
+  waitingForHuman: z.optional(z.nullable(z.object({ requestId: z.string(), kind: z.enum(['question']), since: z.number() }))),
+});
+
+export const humanRequestSchema: z.ZodMiniType<HumanRequest> = z.object({
+  id: z.string(),
+  kind: z.enum(['question']),
+  sessionId: z.string(),
+  label: z.nullable(z.string()),
+  tool: z.string(),
+  url: z.nullable(z.string()),
+  question: z.string(),
+  choices: z.array(z.string()),
+  createdAt: z.number(),
+  timeoutAt: z.number(),
 });
 
 const queueEntrySchema: z.ZodMiniType<QueueEntry> = z.object({
@@ -125,6 +140,7 @@ export const tabInfoSchema: z.ZodMiniType<TabInfo> = z.object({
   upstreamSelected: z.boolean(),
   windowId: z.nullable(z.number()),
   tabId: z.optional(z.string()),
+  waitingForHuman: z.optional(z.string()),
 });
 
 const pictureMetadataSchema: z.ZodMiniType<PictureMetadata> = z.object({

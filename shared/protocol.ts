@@ -4,7 +4,7 @@ import { activityQueryResultSchema, activityQuerySchema } from './activity.js';
 import type { DaemonEvent } from './model.js';
 import { pictureInputSchema } from './pictureInput.js';
 import type { EVENT_METHOD } from './protocolConstants.js';
-import { browserInfoSchema, daemonLifetimeSchema, daemonStatusSchema, sessionInfoSchema, sessionPageSchema, tabInfoSchema } from './modelSchemas.js';
+import { browserInfoSchema, daemonLifetimeSchema, daemonStatusSchema, humanRequestSchema, sessionInfoSchema, sessionPageSchema, tabInfoSchema } from './modelSchemas.js';
 
 /**
  * The tabmux control protocol: newline-delimited JSON-RPC 2.0. A connection opens with `tabmux/hello`; after
@@ -145,6 +145,17 @@ export const controlMethods = {
    * cannot name ports) and answers with the ports its browser's tabs are now kept away from.
    */
   'tabmux/dashboards.refresh': { params: empty, result: z.object({ ports: z.array(z.int()) }) },
+  /** What waits for a person now (agents' questions), oldest first. */
+  'tabmux/requests.list': { params: empty, result: z.object({ requests: z.array(humanRequestSchema) }) },
+  /** A person's answer to a question: its text becomes the agent's `ask_human` result. */
+  'tabmux/requests.answer': {
+    params: z.object({
+      id: z.string().check(z.maxLength(64), z.describe('The request id, as tabmux requests lists it')),
+      text: z.string().check(z.maxLength(100_000)),
+      by: z._default(z.enum(['cli', 'dashboard']), 'cli').check(z.describe('Who answered, for the activity log')),
+    }),
+    result: z.object({ answered: z.string(), sessionId: z.string() }),
+  },
 } as const satisfies Record<string, { params: z.ZodMiniType; result: z.ZodMiniType }>;
 
 export type ControlMethod = keyof typeof controlMethods;

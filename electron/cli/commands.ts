@@ -10,6 +10,7 @@ import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, for
 import { mcpCommands } from './mcpCommands.js';
 import { dashboardCommands } from './dashboardCommand.js';
 import { logCommands } from './logCommands.js';
+import { requestCommands } from './requestCommands.js';
 import { doctorCommand } from './doctorCommand.js';
 import { chromeOptions, daemonRun } from './daemonRun.js';
 import { sessionCreate } from './sessionCreate.js';
@@ -420,5 +421,5 @@ const sessionCommands: Command[] = [
   },
 ];
 
-export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...logCommands, ...dashboardCommands, doctorCommand];
+export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...requestCommands, ...logCommands, ...dashboardCommands, doctorCommand];
 

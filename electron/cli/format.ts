@@ -47,13 +47,22 @@ export function formatSessions(sessions: readonly SessionInfo[]): string {
       truncate(current?.url ?? '-', 60),
     ]);
   }
-  return table(rows);
+  const waiting = sessions.flatMap((session) => (session.waitingForHuman ? [`${session.id} waits for you: ${session.waitingForHuman.requestId}`] : []));
+  return withWaiting(table(rows), waiting);
 }
 
 /** Where a session is now, in words, after what a command did (`lead`: "opened a tab"); --json has the fields. */
 export function formatPageResult(result: SessionPageResult, lead?: string): string {
   const where = result.pageId === null ? 'has no current page (its next call that needs one opens a tab)' : `is on page ${result.pageId}: ${result.url ?? 'about:blank'}`;
   return `${lead === undefined ? '' : `${lead}; `}session ${result.session} ${where}`;
+}
+
+/**
+ * The table, then a line per session waiting for a person: after the table, so the columns scripts read stay as they
+ * were.
+ */
+function withWaiting(text: string, waiting: readonly string[]): string {
+  return waiting.length === 0 ? text : `${text}\n\n${waiting.join('\n')}\n(see them with: tabmux requests; answer with: tabmux answer ID --text TEXT)`;
 }
 
 export function formatTabs(tabs: readonly TabInfo[]): string {
@@ -74,7 +83,8 @@ export function formatTabs(tabs: readonly TabInfo[]): string {
       truncate(tab.url, 80),
     ]);
   }
-  return table(rows);
+  const waiting = tabs.flatMap((tab) => (tab.waitingForHuman !== undefined && tab.owner !== null ? [`page ${tab.pageId} (${tab.owner}) waits for you: ${tab.waitingForHuman}`] : []));
+  return withWaiting(table(rows), waiting);
 }
 
 /** One phrase for `daemon start`: the launched Chrome's pid and port, or the external browser's address and state. */

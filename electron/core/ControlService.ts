@@ -264,6 +264,8 @@ export class ControlService {
       'tabmux/log.picture': async (params) => ({ data: await this.deps.logPicture(params.name) }),
       'tabmux/browser.connect': async () => ({ browser: await this.deps.connectBrowser() }),
       'tabmux/dashboards.refresh': async () => ({ ports: await this.deps.refreshDashboards() }),
+      'tabmux/requests.list': () => ({ requests: router.requests() }),
+      'tabmux/requests.answer': (params) => router.answer(params.id, params.text, params.by),
       'tabmux/pictures.watch': async (params, peer) => {
         const deliver = (picture: TabPicture): void => peer.notify(EVENT_METHOD, { type: 'picture', profile: this.deps.profile, picture });
         return { watching: await this.deps.pictures.watch(peer.id, deliver, params.tabs) };

@@ -31,6 +31,8 @@ export const profileConfigSchema = z.object({
   sessionTtlMs: z.optional(positiveInt),
   reapIntervalMs: z.optional(positiveInt),
   callTimeoutMs: z.optional(positiveInt),
+  /** How long an agent's ask_human waits for a person's answer before it fails. */
+  questionTimeoutMs: z.optional(positiveInt),
   workerIdleMs: z.optional(positiveInt),
   /** How long a launched Chrome outlives a daemon that died, for the next daemon to adopt it; 0 closes it at once. */
   orphanGraceMs: z.optional(z.int().check(z.minimum(0))),

@@ -52,6 +52,7 @@ export function routerSettings(config: ProfileConfig, env: Env = process.env): R
     callTimeoutMs: positiveInt(env['TABMUX_CALL_TIMEOUT_MS']) ?? config.callTimeoutMs ?? DEFAULT_SETTINGS.callTimeoutMs,
     workerIdleMs: positiveInt(env['TABMUX_WORKER_IDLE_MS']) ?? config.workerIdleMs ?? DEFAULT_SETTINGS.workerIdleMs,
     toolTimeoutsMs: { ...DEFAULT_SETTINGS.toolTimeoutsMs, ...config.toolTimeoutsMs, ...toolTimeouts(env['TABMUX_TOOL_TIMEOUTS']) },
+    questionTimeoutMs: positiveInt(env['TABMUX_QUESTION_TIMEOUT_MS']) ?? config.questionTimeoutMs ?? DEFAULT_SETTINGS.questionTimeoutMs,
   };
 }
 

@@ -42,6 +42,8 @@ export const REDACTION_RULES: Readonly<Record<string, readonly string[]>> = {
   performance_analyze_insight: [],
   lighthouse_audit: [],
   close_session: [],
+  // The agent's own words to its person, meant to be read.
+  ask_human: [],
 };
 
 export interface RedactedArgs {

@@ -25,7 +25,9 @@ import { capOwnWait } from './ownWaitCap.js';
 import { movePages } from './remapPages.js';
 import { resizeInPage } from './resizeInPage.js';
 import { contextName } from './sessionContexts.js';
-import type { Isolation } from './RouterSettings.js';
+import { DEFAULT_SETTINGS, type Isolation } from './RouterSettings.js';
+import { ASK_HUMAN, answerForLog, askHuman } from './askHuman.js';
+import { HumanRequests } from './HumanRequests.js';
 
 export interface CallOptions {
   /** Connection id of the caller, so its queued calls go when it vanishes. */
@@ -61,6 +63,9 @@ export interface AgentToolsOptions {
    * not tabmux's to show, so `includeUnowned` lists none.
    */
   externalBrowser?: boolean | undefined;
+  /** What waits for a person (`ask_human`), and how long a question may wait (the router's; tests may leave them out). */
+  humans?: HumanRequests | undefined;
+  questionTimeoutMs?: number | undefined;
 }
 
 /**
@@ -69,9 +74,11 @@ export interface AgentToolsOptions {
  */
 export class AgentTools {
   readonly #sessionById: SessionLookup;
+  readonly #humans: HumanRequests;
 
   constructor(private readonly options: AgentToolsOptions) {
     this.#sessionById = (id) => options.sessions.find(id);
+    this.#humans = options.humans ?? new HumanRequests(() => undefined);
   }
 
   /**
@@ -110,7 +117,8 @@ export class AgentTools {
     // The reply waits for the observer (the activity log's write): a caller never sees an answer the log lost.
     const record = async (outcome: { result?: ToolResult; error?: TabmuxError }): Promise<void> => {
       const pages = watch?.after() ?? { pageAfter: null, tabAfter: null, opened: [] };
-      await observe({ sessionId, label: session?.label ?? null, tool: name, args, at, durationMs: Date.now() - at, pageBefore: watch?.before ?? null, ...pages, ...outcome });
+      const logged = outcome.result && name === ASK_HUMAN ? { ...outcome, result: answerForLog(outcome.result) } : outcome;
+      await observe({ sessionId, label: session?.label ?? null, tool: name, args, at, durationMs: Date.now() - at, pageBefore: watch?.before ?? null, ...pages, ...logged });
     };
     const ended = this.options.began?.({ sessionId, label: session?.label ?? null, tool: name, at, pageBefore: watch?.before ?? null });
     let result: ToolResult;
@@ -130,6 +138,11 @@ export class AgentTools {
     const { sessions, pool } = this.options;
     const session = sessions.get(sessionId);
     session.lastUsedAt = Date.now();
+    if (name === ASK_HUMAN) {
+      // Answered by a person, not the browser: it takes no place in the queue, so the session's worker (and every
+      // other session) goes on while it waits, and the call timeout does not apply.
+      return askHuman(session, args, this.#humans, this.options.questionTimeoutMs ?? DEFAULT_SETTINGS.questionTimeoutMs, callOptions.owner);
+    }
     const kind = this.options.catalog().kind(name);
     if (!kind) {
       throw new TabmuxError('unknown_tool', `Tool ${name} not found`);

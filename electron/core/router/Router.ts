@@ -1,5 +1,5 @@
 import { TabmuxError } from '../../../shared/errors.js';
-import type { DaemonEvent, QueueEntry, SessionCloseReason, SessionInfo, TabInfo, WorkerInfo } from '../../../shared/model.js';
+import type { DaemonEvent, HumanActor, HumanRequest, QueueEntry, SessionCloseReason, SessionInfo, TabInfo, WorkerInfo } from '../../../shared/model.js';
 import type { SessionPageResult, ToolInfo, ToolResult } from '../../../shared/protocol.js';
 import type { UrlPolicy } from '../browser/urlPolicy.js';
 import type { Logger } from '../Logger.js';
@@ -18,6 +18,7 @@ import { TabIdentity } from './TabIdentity.js';
 import { Takeover } from './Takeover.js';
 import { ToolCatalog, type AgentToolOptions } from './ToolCatalog.js';
 import type { Worker } from './Worker.js';
+import { HumanRequests } from './HumanRequests.js';
 import { WorkerPool } from './WorkerPool.js';
 import { remapPages, renumber } from './remapPages.js';
 import { fillFromJournal, journalOf } from './journaledSessions.js';
@@ -68,6 +69,7 @@ export class Router {
   readonly #agents: AgentTools;
   readonly #control: ControlCommands;
   readonly #takeover = new Takeover();
+  readonly #humans: HumanRequests;
   #catalog: ToolCatalog | undefined;
   /** The browser contexts of sessions' isolated contexts, on the current browser connection. */
   #contexts: ContextSource | undefined;
@@ -89,6 +91,7 @@ export class Router {
       return session && this.#info(session);
     };
     this.#feed = new ChangeFeed({ profile, logger, sessionInfo, queue: () => this.queue() });
+    this.#humans = new HumanRequests((id) => this.#feed.sessionChanged(id));
     this.#pool = new WorkerPool({
       size: settings.workers,
       callTimeoutMs: settings.callTimeoutMs,
@@ -136,6 +139,8 @@ export class Router {
       catalog: () => this.catalog,
       timeoutFor: (tool) => settings.toolTimeoutsMs[tool] ?? settings.callTimeoutMs,
       changed: (session) => this.#feed.sessionChanged(session.id),
+      humans: this.#humans,
+      questionTimeoutMs: settings.questionTimeoutMs,
     });
     this.#control = new ControlCommands({
       ...parts,
@@ -252,7 +257,7 @@ export class Router {
 
   /** A client went away: drop its queued calls. Running calls finish (upstream cannot take them back). */
   dropOwner(connectionId: string): number {
-    return this.#pool.dropOwner(connectionId);
+    return this.#pool.dropOwner(connectionId) + this.#humans.dropOwner(connectionId);
   }
 
   setPaused(id: string, paused: boolean): SessionInfo {
@@ -272,7 +277,9 @@ export class Router {
     const session = this.#sessions.remove(id, reason);
     session.ended = true;
     this.#takeover.handedBack(id);
-    const worker = this.#pool.leave(session, new TabmuxError(reason === 'expired' ? 'session_expired' : 'session_closed', `session ${id} was ${reason}`));
+    const ended = new TabmuxError(reason === 'expired' ? 'session_expired' : 'session_closed', `session ${id} was ${reason}`);
+    this.#humans.dropSession(id, ended);
+    const worker = this.#pool.leave(session, ended);
     if (!this.#closed) {
       await this.#stopTrace(session, worker);
     }
@@ -291,7 +298,8 @@ export class Router {
   reap(now = Date.now()): string[] {
     const expired = this.#sessions.expired(now, (session) => {
       const counts = this.#pool.of(session).queue.countFor(session.id);
-      return counts.queued + counts.running > 0;
+      // A session waiting for a person is in use, however long the person takes.
+      return counts.queued + counts.running > 0 || this.#humans.isWaiting(session.id);
     });
     for (const id of expired) {
       void this.closeSession(id, 'expired');
@@ -305,6 +313,18 @@ export class Router {
   callTool(sessionId: string, name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult> {
     this.#assertOpen();
     return this.#agents.call(sessionId, name, args, options);
+  }
+
+  /** What waits for a person now, oldest first. */
+  requests(): HumanRequest[] {
+    return this.#humans.list();
+  }
+
+  /** A person's answer to a question; a request that is gone says so. */
+  answer(id: string, text: string, by: HumanActor): { answered: string; sessionId: string } {
+    const request = this.#humans.answer(id, text, by);
+    this.#logger.info(`request ${id} of session ${request.sessionId} answered from the ${by}`);
+    return { answered: id, sessionId: request.sessionId };
   }
 
   cancel(callId: number): boolean {
@@ -332,8 +352,12 @@ export class Router {
     return this.#control.select(id, pageId, bringToFront);
   }
 
-  tabs(): Promise<TabInfo[]> {
-    return this.#control.tabs();
+  /** Every tab with its owner, and the request its owner waits on a person for. */
+  async tabs(): Promise<TabInfo[]> {
+    return (await this.#control.tabs()).map((tab) => {
+      const waiting = tab.owner === null ? null : this.#humans.waitingOf(tab.owner);
+      return waiting ? { ...tab, waitingForHuman: waiting.requestId } : tab;
+    });
   }
 
   openTab(url: string): Promise<TabInfo> {
@@ -446,6 +470,7 @@ export class Router {
     }
     this.#closed = true;
     clearInterval(this.#reaper);
+    this.#humans.close(new TabmuxError('daemon_stopping', 'the daemon stopped before a person answered; ask again once it is back'));
     this.#pool.closeQueues(new TabmuxError('daemon_stopping', 'the daemon is stopping'));
     for (const session of this.#sessions.all()) {
       this.#feed.emit({ type: 'session.closed', profile: this.#profile, sessionId: session.id, reason: 'daemon_stopped' });
@@ -514,7 +539,9 @@ export class Router {
   }
 
   #info(session: Session): SessionInfo {
-    return session.info(this.#pool.of(session).queue.countFor(session.id));
+    const waiting = this.#humans.waitingOf(session.id);
+    const info = session.info(this.#pool.of(session).queue.countFor(session.id));
+    return waiting ? { ...info, waitingForHuman: waiting } : info;
   }
 
   #assertOpen(): void {

@@ -13,6 +13,8 @@ export interface RouterSettings {
   workerIdleMs: number;
   /** Per-tool timeouts that override callTimeoutMs. */
   toolTimeoutsMs: Readonly<Record<string, number>>;
+  /** How long an agent's `ask_human` waits for a person before it fails. */
+  questionTimeoutMs: number;
 }
 
 /** What one upstream worker (a chrome-devtools-mcp process) costs in memory, measured: about 150 MiB. */
@@ -38,5 +40,6 @@ export const DEFAULT_SETTINGS: RouterSettings = {
   reapIntervalMs: 60_000,
   callTimeoutMs: 120_000,
   // Audits and traces legitimately run for minutes.
+  questionTimeoutMs: 10 * 60_000,
   toolTimeoutsMs: { lighthouse_audit: 300_000, performance_start_trace: 300_000, performance_stop_trace: 300_000 },
 };

@@ -1,4 +1,5 @@
 import type { ToolInfo } from '../../../shared/protocol.js';
+import { ASK_HUMAN_TOOL } from './askHuman.js';
 
 export type ToolKind = 'page' | 'new_page' | 'list_pages' | 'select_page' | 'close_page' | 'browser';
 
@@ -86,10 +87,7 @@ export class ToolCatalog {
         };
       }
       if (options.sessionArg) {
-        properties['session_id'] = {
-          type: 'string',
-          description: 'Your session id. Pick one (any string) and pass it on every call; a new id starts a new session with its own tab.',
-        };
+        properties['session_id'] = SESSION_ID_ARG;
       }
       const note = NOTES[tool.name];
       const description = [tool.description ?? '', note ?? '', kind === 'page' ? '' : SESSION_PREAMBLE].filter(Boolean).join('\n\n');
@@ -101,6 +99,7 @@ export class ToolCatalog {
       }
       tools.push({ name: tool.name, description, inputSchema, annotations: tool.annotations });
     }
+    tools.push(withSessionArg(ASK_HUMAN_TOOL, options));
     if (options.sessionArg) {
       tools.push({
         name: 'close_session',
@@ -111,6 +110,19 @@ export class ToolCatalog {
     }
     return tools;
   }
+}
+
+const SESSION_ID_ARG = {
+  type: 'string',
+  description: 'Your session id. Pick one (any string) and pass it on every call; a new id starts a new session with its own tab.',
+};
+
+/** A tool of tabmux's own, with `session_id` in session-argument mode. */
+function withSessionArg(tool: ToolInfo, options: AgentToolOptions): ToolInfo {
+  if (!options.sessionArg) {
+    return tool;
+  }
+  return { ...tool, inputSchema: { ...tool.inputSchema, properties: { ...tool.inputSchema.properties, session_id: SESSION_ID_ARG } } };
 }
 
 function kindOf(tool: ToolInfo): ToolKind {

@@ -1,0 +1,177 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ActivityEntry } from '../../shared/activity.js';
+import type { HumanRequest, SessionInfo, TabInfo } from '../../shared/model.js';
+import { html } from '../helpers/daemonFixture.js';
+import { cliPath, runCli, type CliResult } from '../helpers/runCli.js';
+import { makeTestHome } from '../helpers/testHome.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+/**
+ * `ask_human` as agents use it: MCP clients (the SDK) on `tabmux mcp serve`, a person at the CLI (`tabmux requests`,
+ * `tabmux answer`), one real daemon with real Chromium and chrome-devtools-mcp. One worker, so that a question
+ * holding it would show as every other call stuck behind it.
+ */
+
+const { home, cleanup } = makeTestHome();
+const ENV: Record<string, string> = { TABMUX_HOME: home, TABMUX_HEADLESS: '1', TABMUX_WORKERS: '1' };
+/** A second profile whose questions time out soon (its daemon is started by its bridge, with this setting). */
+const QUICK = 'quick';
+const QUICK_TIMEOUT_MS = 3000;
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  const merged: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined) {
+      merged[key] = value;
+    }
+  }
+  return { ...merged, ...ENV, ...extra };
+}
+
+interface Agent {
+  client: Client;
+  call: (name: string, args?: Record<string, unknown>) => Promise<{ text: string; isError: boolean }>;
+}
+
+const agents: Agent[] = [];
+
+async function startAgent(name: string, args: string[] = [], extraEnv: Record<string, string> = {}): Promise<Agent> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath(), 'mcp', 'serve', ...args], env: env(extraEnv), stderr: 'pipe' });
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport);
+  const agent: Agent = {
+    client,
+    call: async (tool, toolArgs = {}) => {
+      // A person may take a while; the SDK's own default would give up after a minute.
+      const result = await client.callTool({ name: tool, arguments: toolArgs }, undefined, { timeout: 240_000 });
+      const content = Array.isArray(result.content) ? result.content : [];
+      const text = content.map((item: unknown) => (typeof item === 'object' && item !== null && 'text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
+      return { text, isError: result.isError === true };
+    },
+  };
+  agents.push(agent);
+  return agent;
+}
+
+const cli = (...args: string[]): Promise<CliResult> => runCli(args, ENV);
+
+async function cliJson<T>(...args: string[]): Promise<T> {
+  const result = await cli(...args, '--json');
+  expect(result.code, result.stderr + result.stdout).toBe(0);
+  return JSON.parse(result.stdout) as T;
+}
+
+const requests = (): Promise<HumanRequest[]> => cliJson<HumanRequest[]>('requests');
+const sessions = (): Promise<SessionInfo[]> => cliJson<SessionInfo[]>('session', 'list');
+
+function requestFor(sessionId: string): Promise<HumanRequest> {
+  return waitFor(async () => (await requests()).find((request) => request.sessionId === sessionId), `a request of ${sessionId}`, 60_000);
+}
+
+async function sessionLabelled(label: string): Promise<SessionInfo> {
+  return waitFor(async () => (await sessions()).find((session) => session.label === label), `a session labelled ${label}`, 60_000);
+}
+
+describe('ask_human', () => {
+  beforeAll(async () => {
+    const started = await cli('daemon', 'start');
+    expect(started.code, started.stderr).toBe(0);
+    const added = await cli('profile', 'add', QUICK, '--headless');
+    expect(added.code, added.stderr).toBe(0);
+  });
+
+  afterAll(async () => {
+    await Promise.all(agents.map((agent) => agent.client.close().catch(() => undefined)));
+    await cli('daemon', 'stop', '--all');
+    cleanup();
+  });
+
+  it('is listed to every agent, and a question answered from the CLI reaches the agent', async () => {
+    const agent = await startAgent('asker');
+    const { tools } = await agent.client.listTools();
+    const tool = tools.find((candidate) => candidate.name === 'ask_human');
+    expect(tool?.inputSchema.required).toEqual(['question']);
+    expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(['question', 'choices']);
+
+    expect((await agent.call('navigate_page', { url: html('<p>Checkout</p>', 'Checkout') })).isError).toBe(false);
+    const session = await sessionLabelled('asker');
+    const asked = agent.call('ask_human', { question: 'Which card should I pay with?', choices: ['Visa', 'Amex'] });
+    const request = await requestFor(session.id);
+    expect(request).toMatchObject({ kind: 'question', tool: 'ask_human', label: 'asker', question: 'Which card should I pay with?', choices: ['Visa', 'Amex'] });
+    expect(request.id).toMatch(/^req-[0-9a-f]{8}$/);
+    expect(request.url).toMatch(/^data:text\/html/);
+
+    // The session shows as waiting wherever a person looks: session list, pages, and their text forms.
+    expect((await sessions()).find((each) => each.id === session.id)?.waitingForHuman).toMatchObject({ requestId: request.id, kind: 'question' });
+    expect((await cliJson<TabInfo[]>('pages')).find((tab) => tab.owner === session.id)?.waitingForHuman).toBe(request.id);
+    expect((await cli('session', 'list')).stdout).toContain(`${session.id} waits for you: ${request.id}`);
+    expect((await cli('requests')).stdout).toContain('Which card should I pay with? [Visa / Amex]');
+
+    const answered = await cli('answer', request.id, '--text', 'The Amex, please');
+    expect(answered.code, answered.stderr).toBe(0);
+    expect(await asked).toEqual({ text: 'The Amex, please', isError: false });
+    expect((await sessions()).find((each) => each.id === session.id)?.waitingForHuman ?? null).toBeNull();
+    expect(await requests()).toEqual([]);
+
+    // An answer to a request that is gone says so, and why.
+    const again = await cli('answer', request.id, '--text', 'too late', '--json');
+    expect(again.code).toBe(1);
+    const gone = JSON.parse(again.stdout) as { error: { code: string; message: string } };
+    expect(gone.error.code).toBe('request_gone');
+    expect(gone.error.message).toContain('was answered');
+    const unknown = await cli('answer', 'req-00000000', '--text', 'hello');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no request req-00000000 waits');
+
+    // The activity log has the question and who answered it.
+    const log = await cliJson<ActivityEntry[]>('log', '--session', session.id);
+    const entry = log.find((each) => each.tool === 'ask_human');
+    expect(entry?.args).toMatchObject({ question: 'Which card should I pay with?', choices: ['Visa', 'Amex'] });
+    expect(entry?.summary).toBe('answered from the cli: The Amex, please');
+  });
+
+  it('an empty question is an argument error, and nothing waits', async () => {
+    const agent = await startAgent('empty-asker');
+    const result = await agent.call('ask_human', { question: '  ' });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('ask_human needs a question');
+    expect(await requests()).toEqual([]);
+  });
+
+  it('two sessions wait at once while another session, on the same worker, goes on', async () => {
+    const first = await startAgent('first-asker');
+    const second = await startAgent('second-asker');
+    const worker = await startAgent('busy-agent');
+    expect((await first.call('list_pages')).isError).toBe(false);
+    expect((await second.call('list_pages')).isError).toBe(false);
+    const [one, two] = [await sessionLabelled('first-asker'), await sessionLabelled('second-asker')];
+    const firstAsked = first.call('ask_human', { question: 'First question?' });
+    const secondAsked = second.call('ask_human', { question: 'Second question?' });
+    const [oneRequest, twoRequest] = [await requestFor(one.id), await requestFor(two.id)];
+    expect(oneRequest.id).not.toBe(twoRequest.id);
+
+    // Nobody has answered: the single worker is free for another session's calls, and for the asker's own.
+    expect((await worker.call('navigate_page', { url: html('<h1>Still working</h1>', 'Busy') })).isError).toBe(false);
+    const snapshot = await worker.call('take_snapshot');
+    expect(snapshot.isError).toBe(false);
+    expect(snapshot.text).toContain('Still working');
+    expect((await first.call('list_pages')).isError).toBe(false);
+    expect((await requests()).map((request) => request.id).sort()).toEqual([oneRequest.id, twoRequest.id].sort());
+
+    expect((await cli('answer', twoRequest.id, '--text', 'second answer')).code).toBe(0);
+    expect(await secondAsked).toEqual({ text: 'second answer', isError: false });
+    expect((await requests()).map((request) => request.id)).toEqual([oneRequest.id]);
+    expect((await cli('answer', oneRequest.id, '--text', 'first answer')).code).toBe(0);
+    expect(await firstAsked).toEqual({ text: 'first answer', isError: false });
+  });
+
+  it("a question nobody answers fails once the profile's question timeout passes", async () => {
+    const agent = await startAgent('patient', ['--profile', QUICK], { TABMUX_QUESTION_TIMEOUT_MS: String(QUICK_TIMEOUT_MS) });
+    const result = await agent.call('ask_human', { question: 'Anyone there?' });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('nobody answered your question within 3 s');
+    expect(await cliJson<HumanRequest[]>('requests', '--profile', QUICK)).toEqual([]);
+  });
+});
