@@ -78,13 +78,28 @@ function run(file: string, args: readonly string[], deadlineMs: number): Promise
   });
 }
 
+type StartProbe = { started: true } | { started: false; why: string };
+
+/** Probes already run in this process: profiles that launch the same Chrome the same way are probed once. */
+const probes = new Map<string, Promise<StartProbe>>();
+
+function chromeStarts(executable: string, args: readonly string[]): Promise<StartProbe> {
+  const key = JSON.stringify([executable, ...args]);
+  let probe = probes.get(key);
+  if (probe === undefined) {
+    probe = probeStart(executable, args);
+    probes.set(key, probe);
+  }
+  return probe;
+}
+
 /** Starts Chrome headless with `args` in a scratch user-data-dir, until it says it listens; the end of its stderr when it does not. */
-async function chromeStarts(executable: string, args: readonly string[]): Promise<{ started: true } | { started: false; why: string }> {
+async function probeStart(executable: string, args: readonly string[]): Promise<StartProbe> {
   const userDataDir = await fs.mkdtemp(join(tmpdir(), 'tabmux-doctor-'));
   try {
     const child = spawn(executable, [...args, `--user-data-dir=${userDataDir}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    const outcome = await new Promise<{ started: true } | { started: false; why: string }>((resolve) => {
+    const outcome = await new Promise<StartProbe>((resolve) => {
       const timer = setTimeout(() => resolve({ started: false, why: `it did not start within ${CHROME_START_DEADLINE_MS / 1000} s` }), CHROME_START_DEADLINE_MS);
       child.stderr.setEncoding('utf8');
       child.stderr.on('data', (chunk: string) => {
