@@ -124,7 +124,7 @@ describe('doctor', () => {
     const run = await tabmux(['doctor', '--profile', 'broken']);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^fail +chrome \(broken\) +Chrome not found at \/nonexistent\/chrome/m);
-    expect(run.stdout).toMatch(/To do:\n.*chrome \(broken\): install Chrome or Chromium/);
+    expect(run.stdout).toMatch(/To do:\n.*chrome \(broken\): the profile names \/nonexistent\/chrome; .*tabmux profile add broken --chrome PATH/);
   });
 });
 

@@ -141,7 +141,11 @@ export async function checkChrome(profile: ProfileEntry, env: NodeJS.ProcessEnv 
   try {
     executable = findChrome(config.chrome, env);
   } catch (error) {
-    return [check(name, 'fail', TabmuxError.from(error).message, 'install Chrome or Chromium (apt-get install chromium), or give its path: tabmux profile add NAME --chrome PATH, or TABMUX_CHROME=PATH')];
+    const fix =
+      config.chrome === undefined
+        ? 'install Chrome or Chromium (apt-get install chromium), or point to one with TABMUX_CHROME=PATH or --chrome PATH'
+        : `the profile names ${config.chrome}; install Chrome there, or add the profile again with another: tabmux profile remove ${profile.name} && tabmux profile add ${profile.name} --chrome PATH`;
+    return [check(name, 'fail', TabmuxError.from(error).message, fix)];
   }
   const checks: DoctorCheck[] = [];
   try {
