@@ -15,6 +15,7 @@ import {
 import type { ActivityQueryResult } from '../../shared/activity.js';
 import type { ActivityFilter } from './activity/readActivityLog.js';
 import type { Logger } from './Logger.js';
+import type { PolicyRule } from '../../shared/policy.js';
 import type { TabPictures } from './pictures/TabPictures.js';
 import type { Router } from './router/Router.js';
 
@@ -50,7 +51,14 @@ export interface ControlServiceDeps {
   settled?: () => Promise<void> | undefined;
   /** `daemon start` on a running daemon: one started on demand stays until it is stopped from now on. */
   keep: () => DaemonLifetime;
-  /** Told the number of connected clients whenever one connects or leaves (a daemon started on demand exits idle). */
+  /** Reads the profile's policy rules from its config again and applies them; returns what applies now. */
+  reloadPolicies?: () => Promise<PolicyRule[]>;
+  /**
+   * Told how many clients use the daemon whenever that changes (a daemon started on demand exits idle): every
+   * connection from when it opens, except a watcher's (one that subscribed to events: the tray, a dashboard,
+   * `log --follow`). Those show a daemon; they do not keep it, or a tray that is always connected would keep every
+   * daemon an agent ever started.
+   */
   clientsChanged?: (count: number) => void;
 }
 
@@ -60,6 +68,8 @@ interface PeerState {
   unsubscribe: (() => void) | undefined;
   /** JSON-RPC request id -> queued call id, for notifications/cancelled. */
   calls: Map<JsonRpcId, number>;
+  /** Whether the connection counts as using the daemon: until it subscribes to events (see `clientsChanged`). */
+  uses: boolean;
 }
 
 /** A connection's view of the service: its requests are dispatched with its own state (hello, bound session). */
@@ -83,7 +93,7 @@ export class ControlService {
   }
 
   open(peer: Peer): PeerHandle {
-    const state: PeerState = { hello: false, bound: null, unsubscribe: undefined, calls: new Map() };
+    const state: PeerState = { hello: false, bound: null, unsubscribe: undefined, calls: new Map(), uses: true };
     this.#clients += 1;
     this.deps.clientsChanged?.(this.#clients);
     return {
@@ -203,8 +213,15 @@ export class ControlService {
       this.deps.router.unbind(state.bound, peer.id);
       this.deps.logger.info(`client ${peer.id} left session ${state.bound}${dropped ? `; dropped ${dropped} queued calls` : ''}`);
     }
-    this.#clients -= 1;
-    this.deps.clientsChanged?.(this.#clients);
+    this.#stopsUsing(state);
+  }
+
+  #stopsUsing(state: PeerState): void {
+    if (state.uses) {
+      state.uses = false;
+      this.#clients -= 1;
+      this.deps.clientsChanged?.(this.#clients);
+    }
   }
 
   #createHandlers(): Handlers {
@@ -226,6 +243,7 @@ export class ControlService {
       'tabmux/keep': () => ({ lifetime: this.deps.keep() }),
       'tabmux/subscribe': (_params, peer, state) => {
         state.unsubscribe ??= router.onEvent((event) => peer.notify(EVENT_METHOD, event));
+        this.#stopsUsing(state);
         return this.deps.status();
       },
       'tabmux/tools.list': (params) => ({ tools: router.agentTools(params?.sessionArg === true ? { sessionArg: true } : {}) }),
@@ -264,6 +282,8 @@ export class ControlService {
       'tabmux/log.picture': async (params) => ({ data: await this.deps.logPicture(params.name) }),
       'tabmux/browser.connect': async () => ({ browser: await this.deps.connectBrowser() }),
       'tabmux/dashboards.refresh': async () => ({ ports: await this.deps.refreshDashboards() }),
+      'tabmux/policies.list': () => ({ policies: router.policies() }),
+      'tabmux/policies.reload': async () => ({ policies: (await this.deps.reloadPolicies?.()) ?? router.policies() }),
       'tabmux/requests.list': () => ({ requests: router.requests() }),
       'tabmux/requests.answer': (params) => router.answer(params.id, params.text, params.by),
       'tabmux/pictures.watch': async (params, peer) => {

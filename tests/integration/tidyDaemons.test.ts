@@ -5,11 +5,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../shared/model.js';
 import { readDaemonPidFile } from '../../electron/core/DaemonPidFile.js';
+import { Supervisor } from '../../electron/core/supervisor/Supervisor.js';
 import type { ToolInfo } from '../../shared/protocol.js';
 import { alive, cliDriver } from '../helpers/cliDriver.js';
 import { cliPath } from '../helpers/runCli.js';
 import { makeTestHome } from '../helpers/testHome.js';
-import { waitUntil } from '../helpers/waitFor.js';
+import { waitFor, waitUntil } from '../helpers/waitFor.js';
 
 /**
  * Daemons that tidy up, driven through the compiled CLI with real daemons and a real Chromium: commands that only
@@ -17,7 +18,7 @@ import { waitUntil } from '../helpers/waitFor.js';
  * Chrome once idle while one started by `daemon start` stays.
  */
 
-const { home, cleanup } = makeTestHome();
+const { home, paths, cleanup } = makeTestHome();
 const { tabmux, ok, json } = cliDriver(home);
 
 afterAll(async () => {
@@ -139,7 +140,10 @@ describe('idle exit', () => {
 
   it('serves every client that comes while a daemon started on demand runs out its idle time, or starts another', async () => {
     const daemons = new Set<number>();
-    for (let round = 0; round < 30 && (round < 6 || daemons.size < 2); round += 1) {
+    // Pauses after a client leaves, in idle times: around the deadline (the client's own exit and the next one's
+    // start add to each), and one well past it, so the daemon surely exits once a cycle.
+    const pauses = [0.6, 0.9, 1, 1.1, 1.3, 2.5];
+    for (let round = 0; round < pauses.length * 2; round += 1) {
       const client = await connectMcpClient();
       try {
         const result = await client.callTool({ name: 'list_pages', arguments: {} });
@@ -152,13 +156,35 @@ describe('idle exit', () => {
       }
       // The next client comes around the moment the daemon, idle since this one left, decides to exit: before it,
       // at it, or after it, each must be served.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * IDLE_EXIT_MS));
+      await new Promise((resolve) => setTimeout(resolve, (pauses[round % pauses.length] ?? 1) * IDLE_EXIT_MS));
     }
     expect(daemons.size).toBeGreaterThanOrEqual(2);
     for (const pid of daemons) {
       await waitUntil(() => !alive(pid), `daemon ${pid} to exit once idle`, 60_000);
     }
   }, 240_000);
+
+  it('a tray or dashboard watching a daemon started on demand does not keep it, and shows it stopped', async () => {
+    const supervisor = new Supervisor({ paths, pollIntervalMs: 300 });
+    await supervisor.start();
+    try {
+      const client = await connectMcpClient();
+      let pid: number | undefined;
+      try {
+        await client.callTool({ name: 'list_pages', arguments: {} });
+        const watched = await waitFor(() => (supervisor.view('default').state === 'ready' ? supervisor.view('default') : undefined), 'the supervisor to watch the daemon');
+        pid = watched.status?.pid;
+        expect(watched.status?.lifetime?.startedBy).toBe('demand');
+      } finally {
+        await client.close();
+      }
+      expect(pid).toEqual(expect.any(Number));
+      await waitUntil(() => supervisor.view('default').state === 'stopped', 'the supervisor to show the daemon stopped', 60_000);
+      await waitUntil(() => !alive(pid ?? 0), 'the daemon to exit', 30_000);
+    } finally {
+      await supervisor.dispose();
+    }
+  }, 120_000);
 
   it('daemon restart of a daemon started on demand starts one that exits idle too', async () => {
     const client = await connectMcpClient();
