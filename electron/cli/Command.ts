@@ -79,3 +79,8 @@ export function stringsOption(values: OptionValues, name: string): string[] {
   const value = values[name];
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
+
+/** Prints a command's result: `json` with --json, else `text`. */
+export function printResult(context: CommandContext, json: unknown, text: string): void {
+  context.stdout(context.json ? JSON.stringify(json, null, 2) : text);
+}

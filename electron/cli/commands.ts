@@ -1,25 +1,20 @@
 import { TabmuxError } from '../../shared/errors.js';
-import { parseWsHeader, validateBrowserUrl, validateWsEndpoint } from '../core/browserUrl.js';
-import { shownProfileConfig } from '../core/shownProfileConfig.js';
-import { validateIsolation } from '../core/addExternalProfile.js';
 import { ProfileStore } from '../core/ProfileStore.js';
-import { boolOption, stringOption, stringsOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart, isDaemonRunning, restartDaemon, stopAllDaemons, stopDaemon, tryConnect } from '../core/daemonProcess.js';
+import { boolOption, printResult as print, stringOption, type Command, type CommandContext } from './Command.js';
+import { connectOrStart, restartDaemon, stopAllDaemons, stopDaemon, tryConnect } from '../core/daemonProcess.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
+import { profileCommands } from './profileCommands.js';
 import { dashboardCommands } from './dashboardCommand.js';
 import { logCommands } from './logCommands.js';
 import { requestCommands } from './requestCommands.js';
+import { policyCommands } from './policyCommands.js';
 import { doctorCommand } from './doctorCommand.js';
 import { chromeOptions, daemonRun } from './daemonRun.js';
 import { sessionCreate } from './sessionCreate.js';
 import { daemonStart } from './daemonStart.js';
 import { startOptions } from './sessionOptions.js';
-
-function print(context: CommandContext, json: unknown, text: string): void {
-  context.stdout(context.json ? JSON.stringify(json, null, 2) : text);
-}
 
 function requireSession(context: CommandContext): string {
   const session = stringOption(context.values, 'session');
@@ -160,152 +155,6 @@ const daemonCommands: Command[] = [
   daemonRun,
 ];
 
-const profileCommands: Command[] = [
-  {
-    words: ['profile', 'list'],
-    usage: 'tabmux profile list [--json]',
-    summary: 'List profiles and whether their daemon runs',
-    examples: ['tabmux profile list', 'tabmux profile list --json'],
-    anyProfile: true,
-    run: async (context) => {
-      const profiles = await new ProfileStore(context.paths).list();
-      const rows = await Promise.all(
-        profiles.map(async (profile) => {
-          const client = await tryConnect(context.paths, profile.name).catch(() => undefined);
-          client?.close();
-          return { name: profile.name, running: client !== undefined, config: shownProfileConfig(profile.config) };
-        }),
-      );
-      print(context, rows, rows.map((row) => `${row.name}\t${row.running ? 'running' : 'stopped'}`).join('\n'));
-      return 0;
-    },
-  },
-  {
-    words: ['profile', 'add'],
-    usage:
-      "tabmux profile add NAME [--chrome PATH] [--headless] [--chrome-arg FLAG]... [--workers N] [--isolation tab|window] | NAME --browser-url URL | NAME --ws-endpoint URL [--ws-header 'Name: value']... (external: [--start-command CMD] [--workers N] [--isolation tab|window]) [--log-values]",
-    summary: 'Create a profile with its own Chrome user-data-dir, or one that connects to your own browser (--browser-url) or a remote engine (--ws-endpoint)',
-    positionals: [1, 1],
-    options: {
-      ...chromeOptions,
-      'chrome-arg': { type: 'string', multiple: true },
-      workers: { type: 'string' },
-      'browser-url': { type: 'string' },
-      'ws-endpoint': { type: 'string' },
-      'ws-header': { type: 'string', multiple: true },
-      'start-command': { type: 'string' },
-      isolation: { type: 'string' },
-      'log-values': { type: 'boolean' },
-    },
-    optionHelp: {
-      chrome: { text: 'the Chrome or Chromium this profile launches', value: 'PATH', default: 'one found in the usual places', env: 'TABMUX_CHROME' },
-      headless: { text: 'this profile runs Chrome without a window', default: 'headed (headless on Linux without a display)', env: 'TABMUX_HEADLESS=1' },
-      'chrome-arg': { text: 'an extra Chrome flag for this profile, like --chrome-arg=--lang=de', value: 'FLAG', env: 'TABMUX_CHROME_ARGS (space-separated)' },
-      workers: { text: 'how many upstream workers may serve sessions in parallel (1 to 16)', value: 'N', default: 'an eighth of memory at ~150 MiB each, 2 to 16', env: 'TABMUX_WORKERS' },
-      'browser-url': { text: "connect to a Chrome you started with --remote-debugging-port, by its HTTP address, instead of launching one", value: 'URL' },
-      'ws-endpoint': { text: "connect to a remote engine's CDP WebSocket (browserless, Selenium Grid, a hosted service)", value: 'URL' },
-      'ws-header': { text: 'a header sent with --ws-endpoint\'s handshake; ${VAR} is read from the environment when connecting, never stored', value: "'NAME: VALUE'" },
-      'start-command': { text: 'a command tabmux runs to start the external browser when it is not reachable', value: 'CMD' },
-      isolation: { text: 'tab: sessions share windows; window: each session gets a window of its own', value: 'tab|window', default: 'tab' },
-      'log-values': { text: 'keep typed values and header values in the activity log in clear', default: 'redacted' },
-    },
-    examples: [
-      'tabmux profile add work',
-      'tabmux profile add ci --headless --workers 4',
-      'tabmux profile add mine --browser-url http://127.0.0.1:9222',
-      "tabmux profile add remote --ws-endpoint wss://engine.example/chrome --ws-header 'Authorization: Bearer ${ENGINE_TOKEN}'",
-    ],
-    anyProfile: true,
-    run: async (context) => {
-      const name = context.positionals[0] ?? '';
-      const chromeArgs = context.values['chrome-arg'];
-      const workers = stringOption(context.values, 'workers');
-      const config: Record<string, unknown> = {};
-      const browserUrl = stringOption(context.values, 'browser-url');
-      const wsEndpoint = stringOption(context.values, 'ws-endpoint');
-      const wsHeaders = stringsOption(context.values, 'ws-header');
-      const startCommand = stringOption(context.values, 'start-command');
-      if (browserUrl !== undefined && wsEndpoint !== undefined) {
-        throw new TabmuxError('invalid_params', 'give either --browser-url (HTTP discovery) or --ws-endpoint (a WebSocket), not both');
-      }
-      const external = browserUrl !== undefined || wsEndpoint !== undefined;
-      if (external && (stringOption(context.values, 'chrome') !== undefined || boolOption(context.values, 'headless') || chromeArgs !== undefined)) {
-        throw new TabmuxError('invalid_params', '--browser-url and --ws-endpoint connect to a browser you run; --chrome, --headless and --chrome-arg only apply to a Chrome that tabmux launches');
-      }
-      if (wsHeaders.length > 0 && wsEndpoint === undefined) {
-        throw new TabmuxError('invalid_params', '--ws-header goes with --ws-endpoint (headers are sent with its WebSocket handshake)');
-      }
-      if (startCommand !== undefined && !external) {
-        throw new TabmuxError('invalid_params', '--start-command goes with --browser-url or --ws-endpoint: tabmux launches its own Chrome otherwise');
-      }
-      if (browserUrl !== undefined) {
-        config['browserUrl'] = validateBrowserUrl(browserUrl);
-      }
-      if (wsEndpoint !== undefined) {
-        config['wsEndpoint'] = validateWsEndpoint(wsEndpoint);
-        if (wsHeaders.length > 0) {
-          config['wsHeaders'] = Object.fromEntries(wsHeaders.map(parseWsHeader));
-        }
-      }
-      if (startCommand !== undefined) {
-        if (startCommand.trim() === '') {
-          throw new TabmuxError('invalid_params', '--start-command must not be empty');
-        }
-        config['startCommand'] = startCommand;
-      }
-      const chrome = stringOption(context.values, 'chrome');
-      if (chrome) {
-        config['chrome'] = chrome;
-      }
-      if (boolOption(context.values, 'headless')) {
-        config['headless'] = true;
-      }
-      if (Array.isArray(chromeArgs)) {
-        config['chromeArgs'] = chromeArgs.filter((arg): arg is string => typeof arg === 'string');
-      }
-      if (workers !== undefined) {
-        const count = Number(workers);
-        if (!Number.isInteger(count) || count < 1 || count > 16) {
-          throw new TabmuxError('invalid_params', '--workers must be a whole number from 1 to 16');
-        }
-        config['workers'] = count;
-      }
-      const isolation = stringOption(context.values, 'isolation');
-      if (isolation !== undefined) {
-        config['isolation'] = validateIsolation(isolation);
-      }
-      if (boolOption(context.values, 'log-values')) {
-        // Typed values and header values are kept in the activity log in clear.
-        config['logValues'] = true;
-      }
-      const entry = await new ProfileStore(context.paths).add(name, config);
-      print(context, { name: entry.name, config: shownProfileConfig(entry.config) }, `added profile ${entry.name}`);
-      return 0;
-    },
-  },
-  {
-    words: ['profile', 'remove'],
-    usage: 'tabmux profile remove NAME',
-    summary: "Forget a profile (its Chrome data stays on disk; the daemon must be stopped)",
-    positionals: [1, 1],
-    examples: ['tabmux daemon stop --profile work && tabmux profile remove work'],
-    anyProfile: true,
-    run: async (context) => {
-      const name = context.positionals[0] ?? '';
-      const running = await isDaemonRunning(context.paths, name).catch((error: unknown) => {
-        // Not knowing whether a daemon runs is a refusal to remove (exit 1), not "not running" (exit 3).
-        throw new TabmuxError('daemon_running', TabmuxError.from(error).message, { cause: error });
-      });
-      if (running) {
-        throw new TabmuxError('daemon_running', `profile ${name} is running; stop it first with: tabmux daemon stop --profile ${name}`);
-      }
-      await new ProfileStore(context.paths).remove(name);
-      print(context, { removed: name }, `removed profile ${name}`);
-      return 0;
-    },
-  },
-];
-
 const sessionCommands: Command[] = [
   sessionCreate,
   {
@@ -421,5 +270,5 @@ const sessionCommands: Command[] = [
   },
 ];
 
-export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...requestCommands, ...logCommands, ...dashboardCommands, doctorCommand];
+export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...requestCommands, ...policyCommands, ...logCommands, ...dashboardCommands, doctorCommand];
 
