@@ -59,6 +59,20 @@ describe('IdleExit', () => {
     expect(exits()).toBe(1);
   });
 
+  it('waits out an idle time longer than a timer takes', () => {
+    const use = { count: 0 };
+    let exits = 0;
+    const days = 30 * 24 * 60 * 60 * 1000;
+    const idle = new IdleExit({ afterMs: days, inUse: () => use.count > 0, exit: () => (exits += 1), now: () => Date.now() });
+    idle.changed();
+    vi.advanceTimersByTime(1000);
+    expect(exits).toBe(0);
+    vi.advanceTimersByTime(days - 2000);
+    expect(exits).toBe(0);
+    vi.advanceTimersByTime(1000);
+    expect(exits).toBe(1);
+  });
+
   it('never exits once closed', () => {
     const { idle, exits } = clock();
     idle.changed();

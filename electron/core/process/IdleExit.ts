@@ -11,6 +11,9 @@ export interface IdleExitOptions {
   now?: () => number;
 }
 
+/** The longest delay a timer takes; a longer one fires at once. An idle time past it is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * The idle clock of a daemon started on demand. Every change in its sessions or clients is reported with `changed`;
  * while something is in use the clock stands still, and it starts again from zero once nothing is. When it runs out,
@@ -42,16 +45,29 @@ export class IdleExit {
       return;
     }
     if (this.#timer === undefined) {
-      this.#idleSince = (this.#options.now ?? Date.now)();
-      this.#timer = setTimeout(() => this.#runOut(), this.#options.afterMs);
-      // The daemon's other work keeps the process alive; the clock alone must not.
-      this.#timer.unref();
+      this.#idleSince = this.#now();
+      this.#wait(this.#options.afterMs);
     }
+  }
+
+  #now(): number {
+    return (this.#options.now ?? Date.now)();
+  }
+
+  #wait(ms: number): void {
+    this.#timer = setTimeout(() => this.#runOut(), Math.min(ms, MAX_TIMER_MS));
+    // The daemon's other work keeps the process alive; the clock alone must not.
+    this.#timer.unref();
   }
 
   #runOut(): void {
     this.#timer = undefined;
     if (this.#done) {
+      return;
+    }
+    const left = (this.#idleSince ?? 0) + this.#options.afterMs - this.#now();
+    if (left > 0 && this.#idleSince !== null) {
+      this.#wait(left);
       return;
     }
     if (this.#options.inUse()) {
