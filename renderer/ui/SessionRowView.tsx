@@ -24,12 +24,24 @@ export interface SessionRowProps {
 export function SessionRowView(props: SessionRowProps) {
   const { profile, row, now, narrow } = props;
   const page = row.currentPage;
+  const activity = (
+    <span className={`pill pill-${row.activity}`} data-testid={`session-activity-${row.id}`}>
+      {row.activity}
+    </span>
+  );
 
   return (
     <tr data-testid={`session-row-${row.id}`} data-activity={row.activity} className={row.paused ? 'is-paused' : undefined}>
       <td>
         <div className="cell-main" title={row.id}>
           {row.label ?? <span className="muted">unlabeled</span>}
+          {narrow && <> {activity}</>}
+          {narrow && row.queued > 0 && (
+            <span className="muted small" title="Calls waiting in the queue">
+              {' '}
+              {row.queued} queued
+            </span>
+          )}
         </div>
         <div className="cell-sub mono">
           {row.shortId}
@@ -42,16 +54,7 @@ export function SessionRowView(props: SessionRowProps) {
           {!row.owned && <span className="muted" title="No client connection is bound to this session right now"> · detached</span>}
         </div>
       </td>
-      <td>
-        <span className={`pill pill-${row.activity}`} data-testid={`session-activity-${row.id}`}>
-          {row.activity}
-        </span>
-        {narrow && row.queued > 0 && (
-          <div className="cell-sub" title="Calls waiting in the queue">
-            {row.queued} queued
-          </div>
-        )}
-      </td>
+      {!narrow && <td>{activity}</td>}
       <td className="cell-page">
         {page ? (
           <div className="page-with-picture">

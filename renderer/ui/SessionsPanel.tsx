@@ -26,8 +26,8 @@ export function SessionsPanel(props: { profile: string }) {
   // Running calls show how long they have run, to the second.
   const now = useNow(queue?.some((entry) => entry.state === 'running') ? 1_000 : 5_000);
   const [wrapRef, , size] = useElementSize<HTMLDivElement>();
-  // Below this the table keeps the columns a person needs to act (what each session is on and doing) and folds
-  // each row's actions into a menu, so nothing is cut off on a small screen.
+  // Below this the table keeps the columns a person needs to act (what each session is on and doing; its activity
+  // moves beside its name) and folds each row's actions into a menu, so nothing is cut off on a small screen.
   const narrow = size !== null && size.width < NARROW_TABLE_PX;
 
   const create = (label: string): void => {
@@ -75,7 +75,7 @@ export function SessionsPanel(props: { profile: string }) {
             <thead>
               <tr>
                 <th>Session</th>
-                <th>Activity</th>
+                {!narrow && <th>Activity</th>}
                 <th>Current tab</th>
                 <th title="The call running or waiting now, else the last one and what became of it">Call</th>
                 {!narrow && (
