@@ -195,6 +195,10 @@ const mcpList: Command = {
     let tools: ToolInfo[];
     try {
       // Loaded only here: the other agents' commands never start a worker of their own.
+      if (client === undefined) {
+        // A profile that does not exist is said so, as every other command says it, rather than listed for.
+        await new (await import('../core/ProfileStore.js')).ProfileStore(context.paths).get(context.profile);
+      }
       tools = client ? await client.listTools(false) : await (await import('../core/router/toolsWithoutBrowser.js')).agentToolsWithoutBrowser();
     } finally {
       client?.close();

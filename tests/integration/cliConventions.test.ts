@@ -86,7 +86,7 @@ describe('exit codes and errors', () => {
   });
 
   it('a missing profile is an error naming it, for every command; a known one that is not running is exit 3', async () => {
-    for (const args of [['daemon', 'status'], ['log'], ['session', 'list'], ['pages'], ['daemon', 'start'], ['session', 'create'], ['mcp', 'call', '--new-session', 'list_pages']]) {
+    for (const args of [['daemon', 'status'], ['log'], ['session', 'list'], ['pages'], ['daemon', 'start'], ['session', 'create'], ['mcp', 'call', '--new-session', 'list_pages'], ['mcp', 'list']]) {
       const run = await tabmux([...args, '--profile', 'nope']);
       expect(run.code, args.join(' ')).toBe(1);
       expect(run.stderr, args.join(' ')).toMatch(/profile nope does not exist; create it with: tabmux profile add nope/);
