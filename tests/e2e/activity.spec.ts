@@ -145,6 +145,13 @@ test('a history of 10,000 calls draws only the rows in view', async ({ page, sta
   await expect(page.getByTestId('timeline-row').last()).toHaveAttribute('data-entry-id', 'seed-0');
   await expect(page.locator('[data-entry-id="seed-0"]')).toBeVisible();
   expect(await page.getByTestId('timeline-row').count()).toBeLessThan(60);
+
+  // A new call comes in at the top; the rows someone scrolled down to read stay where they are.
+  const before = await page.locator('[data-entry-id="seed-0"]').boundingBox();
+  expect((await stack.cli(['mcp', 'call', '--session', sessionId, 'list_pages'])).code).toBe(0);
+  await expect(list).toHaveAttribute('data-count', '10005');
+  await expect(page.locator('[data-entry-id="seed-0"]')).toBeVisible();
+  expect((await page.locator('[data-entry-id="seed-0"]').boundingBox())?.y).toBe(before?.y);
 });
 
 test('a navigation shows a picture of the tab in the history and in the HTML report', async ({ page, stack }, testInfo) => {
