@@ -14,7 +14,7 @@ function electronBinary(root: string): string | { missing: string } {
   const dir = join(root, 'node_modules', 'electron');
   const pathFile = join(dir, 'path.txt');
   if (!existsSync(pathFile)) {
-    return { missing: 'the Electron binary is not installed (run: npx install-electron)' };
+    return { missing: 'the Electron binary is not installed (run: node node_modules/electron/install.js)' };
   }
   const binary = join(dir, 'dist', readFileSync(pathFile, 'utf8').trim());
   return existsSync(binary) ? binary : { missing: `the Electron binary is missing at ${binary}` };

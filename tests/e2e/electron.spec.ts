@@ -10,7 +10,7 @@ function electronBinary(): { path: string } | { skip: string } {
   const dir = join(packageRoot(), 'node_modules', 'electron');
   const pathFile = join(dir, 'path.txt');
   if (!existsSync(pathFile)) {
-    return { skip: 'the Electron binary is not installed (node_modules/electron/path.txt is missing; run npx install-electron)' };
+    return { skip: 'the Electron binary is not installed (node_modules/electron/path.txt is missing; run node node_modules/electron/install.js)' };
   }
   const path = join(dir, 'dist', readFileSync(pathFile, 'utf8').trim());
   if (!existsSync(path)) {

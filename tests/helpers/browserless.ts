@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { thirdPartyFile } from './thirdParty.js';
 import { freePort } from './userChromium.js';
 import { waitUntil } from './waitFor.js';
 
@@ -15,11 +16,16 @@ export interface BrowserlessServer {
   stop: () => Promise<void>;
 }
 
+/** browserless, installed in tests/thirdParty (see tests/helpers/thirdParty.ts): it declares Node 24. */
+const browserlessPackage = thirdPartyFile('@browserless.io/browserless/package.json');
+
 /**
  * Starts a real browserless server on loopback (the `@browserless.io/browserless` package, with the system
  * Chromium), in a process of its own. `settings` are browserless's own environment settings, such as CONCURRENT.
  */
 export async function startBrowserless(token: string, settings: Record<string, string> = {}): Promise<BrowserlessServer> {
+  // Says how to install it when it is missing, rather than a module error from the server's own process.
+  browserlessPackage();
   const port = await freePort();
   const browsersDir = mkdtempSync(join(tmpdir(), 'tmx-browserless-'));
   const child: ChildProcess = spawn(process.execPath, [join(import.meta.dirname, 'browserlessServer.mjs')], {

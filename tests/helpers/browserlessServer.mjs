@@ -3,7 +3,8 @@
 // temporary folder for the Chromium wrapper. Prints "READY" once it listens.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const browsersDir = process.env.BROWSERS_DIR;
 if (!browsersDir) {
@@ -12,14 +13,16 @@ if (!browsersDir) {
 // browserless launches Chromium where its playwright-core expects a downloaded one: put a wrapper there that runs
 // the system Chromium (without the sandbox, which needs privileges a test run may not have).
 process.env.PLAYWRIGHT_BROWSERS_PATH = browsersDir;
-const fromBrowserless = createRequire(createRequire(import.meta.url).resolve('@browserless.io/browserless'));
+// browserless is installed in tests/thirdParty, apart from tabmux's own dependencies (see tests/helpers/thirdParty.ts).
+const browserlessEntry = createRequire(join(import.meta.dirname, '..', 'thirdParty', 'package.json')).resolve('@browserless.io/browserless');
+const fromBrowserless = createRequire(browserlessEntry);
 const { chromium } = fromBrowserless('playwright-core');
 const executable = chromium.executablePath();
 mkdirSync(dirname(executable), { recursive: true });
 writeFileSync(executable, '#!/bin/sh\nexec /usr/bin/chromium --no-sandbox "$@"\n');
 chmodSync(executable, 0o755);
 
-const { Browserless, BrowserlessChromeRoutes, BrowserlessEdgeRoutes, BrowserlessFirefoxRoutes, BrowserlessWebKitRoutes } = await import('@browserless.io/browserless');
+const { Browserless, BrowserlessChromeRoutes, BrowserlessEdgeRoutes, BrowserlessFirefoxRoutes, BrowserlessWebKitRoutes } = await import(pathToFileURL(browserlessEntry).href);
 const server = new Browserless();
 // Only the Chromium routes: the other browsers are not installed here.
 server.disableRoutes(

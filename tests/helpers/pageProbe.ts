@@ -4,8 +4,6 @@ import { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
 import { waitFor } from './waitFor.js';
 
-const silent = (): undefined => undefined;
-
 /**
  * Whether a page runs script, asked over the test's own CDP connection, never the daemon: a JavaScript dialog blocks
  * its page's renderer (and the pages sharing it) until it is answered.
@@ -21,7 +19,7 @@ export class PageProbe {
   static async connect(port: number): Promise<PageProbe> {
     const version = (await (await fetch(`http://127.0.0.1:${port}/json/version`)).json()) as { webSocketDebuggerUrl: string };
     const url = version.webSocketDebuggerUrl;
-    return new PageProbe(new Connection(url, await NodeWebSocketTransport.create(url, undefined, silent), 0, 30_000, false, undefined, silent));
+    return new PageProbe(new Connection(url, await NodeWebSocketTransport.create(url), 0, 30_000, false));
   }
 
   /** Whether the page at this URL evaluates a constant within `withinMs`. */

@@ -11,6 +11,7 @@ import { cliEntryPoint, packageRoot } from '../../electron/core/version.js';
 import { html, uidOf } from '../helpers/daemonFixture.js';
 import { MODULE_LOG, modulesLoaded } from '../helpers/moduleLogFile.js';
 import { makeTestHome } from '../helpers/testHome.js';
+import { thirdPartyFile } from '../helpers/thirdParty.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 /**
@@ -22,7 +23,8 @@ const execFileAsync = promisify(execFile);
 /** The installed `tabmux` command (package.json "bin"), as MCP clients are configured with it. */
 const CLI = cliEntryPoint();
 const BIN = join(packageRoot(), 'dist', 'electron', 'bin');
-const INSPECTOR = join(packageRoot(), 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
+/** The MCP Inspector's command, installed in tests/thirdParty (it declares Node 22). */
+const INSPECTOR = thirdPartyFile('@modelcontextprotocol/inspector/clients/launcher/build/index.js');
 
 const { home, cleanup } = makeTestHome();
 // Unbound sessions (session_id mode, a killed bridge's) expire after a few idle seconds here, so expiry is testable;
@@ -356,7 +358,7 @@ describe('tabmux mcp serve', () => {
     const inspector = (...args: string[]): Promise<{ stdout: string }> =>
       execFileAsync(
         process.execPath,
-        [INSPECTOR, '--cli', '-e', `TABMUX_HOME=${home}`, '-e', 'TABMUX_HEADLESS=1', process.execPath, CLI, 'mcp', 'serve', '--label', 'inspector', ...args],
+        [INSPECTOR(), '--cli', '-e', `TABMUX_HOME=${home}`, '-e', 'TABMUX_HEADLESS=1', process.execPath, CLI, 'mcp', 'serve', '--label', 'inspector', ...args],
         { env: env(), timeout: 30_000 },
       );
     const listed = JSON.parse((await inspector('--method', 'tools/list')).stdout) as { tools: { name: string; inputSchema: { properties?: object } }[] };

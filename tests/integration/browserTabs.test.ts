@@ -17,7 +17,6 @@ let cleanup: () => void;
 let home: string;
 const refused: string[] = [];
 const opened: BrowserTab[] = [];
-const silent = (): undefined => undefined;
 const closed: string[] = [];
 
 beforeAll(async () => {
@@ -26,7 +25,7 @@ beforeAll(async () => {
   home = testHome.home;
   chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir: `${home}/chrome`, headless: true, extraArgs: [], logger: Logger.silent() });
   const version = (await (await fetch(`${chrome.browserUrl}/json/version`)).json()) as { webSocketDebuggerUrl: string };
-  connection = new Connection(version.webSocketDebuggerUrl, await NodeWebSocketTransport.create(version.webSocketDebuggerUrl, undefined, silent), 0, 30_000, false, undefined, silent);
+  connection = new Connection(version.webSocketDebuggerUrl, await NodeWebSocketTransport.create(version.webSocketDebuggerUrl), 0, 30_000, false);
   tabs = await BrowserTabs.watch(connection);
   tabs.on('opened', (tab) => opened.push({ ...tab }));
   tabs.on('closed', (tab) => closed.push(tab.tabId));
@@ -122,7 +121,7 @@ describe('BrowserTabs.tabOfFrame', () => {
     }
     // A second connection attaches after the frames were made: it finds them in the pages' frame trees.
     const version = (await (await fetch(`${chrome.browserUrl}/json/version`)).json()) as { webSocketDebuggerUrl: string };
-    const late = new Connection(version.webSocketDebuggerUrl, await NodeWebSocketTransport.create(version.webSocketDebuggerUrl, undefined, silent), 0, 30_000, false, undefined, silent);
+    const late = new Connection(version.webSocketDebuggerUrl, await NodeWebSocketTransport.create(version.webSocketDebuggerUrl), 0, 30_000, false);
     try {
       const lateTabs = await BrowserTabs.watch(late);
       await waitFor(() => lateTabs.get(tab.tabId)?.pageTargetId ?? undefined, 'the late connection to see the tab');

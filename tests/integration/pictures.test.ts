@@ -16,14 +16,13 @@ let connection: Connection;
 let tabs: BrowserTabs;
 let pictures: TabPictures;
 let cleanup: () => void;
-const silent = (): undefined => undefined;
 
 beforeAll(async () => {
   const testHome = makeTestHome();
   cleanup = testHome.cleanup;
   chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir: `${testHome.home}/chrome`, headless: true, extraArgs: [], logger: Logger.silent() });
   const version = (await (await fetch(`${chrome.browserUrl}/json/version`)).json()) as { webSocketDebuggerUrl: string };
-  connection = new Connection(version.webSocketDebuggerUrl, await NodeWebSocketTransport.create(version.webSocketDebuggerUrl, undefined, silent), 0, 30_000, false, undefined, silent);
+  connection = new Connection(version.webSocketDebuggerUrl, await NodeWebSocketTransport.create(version.webSocketDebuggerUrl), 0, 30_000, false);
   tabs = await BrowserTabs.watch(connection);
   pictures = new TabPictures({ logger: Logger.silent(), limits: { ...DEFAULT_PICTURE_LIMITS, thumb: { ...DEFAULT_PICTURE_LIMITS.thumb, fps: 20 } } });
   await pictures.useRun({ connection, tabs });

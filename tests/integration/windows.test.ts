@@ -4,8 +4,6 @@ import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSock
 import type { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { html, pagesOf, startTestDaemon, uidOf, type BoundSession, type TestDaemon } from '../helpers/daemonFixture.js';
 
-const silent = (): undefined => undefined;
-
 interface ListedTarget {
   id: string;
   type: string;
@@ -31,7 +29,7 @@ describe.each([1, 2])('a window per session, %i worker(s)', (workers) => {
     }
     port = status.chrome.port;
     const version = (await (await fetch(`http://127.0.0.1:${port}/json/version`)).json()) as { webSocketDebuggerUrl: string };
-    chrome = new Connection(version.webSocketDebuggerUrl, await NodeWebSocketTransport.create(version.webSocketDebuggerUrl, undefined, silent), 0, 30_000, false, undefined, silent);
+    chrome = new Connection(version.webSocketDebuggerUrl, await NodeWebSocketTransport.create(version.webSocketDebuggerUrl), 0, 30_000, false);
   });
 
   afterAll(async () => {

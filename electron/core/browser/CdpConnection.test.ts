@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TabmuxError } from '../../../shared/errors.js';
-import { Logger } from '../Logger.js';
 import { openCdpConnection } from './CdpConnection.js';
 
 const servers: Server[] = [];
@@ -38,7 +37,7 @@ async function engine(reply: string | null): Promise<string> {
 }
 
 async function failure(url: string, handshakeTimeoutMs = 5000): Promise<TabmuxError> {
-  const error = await openCdpConnection(url, Logger.silent(), { shownUrl: 'ws://engine/chromium?token=redacted', handshakeTimeoutMs }).then(
+  const error = await openCdpConnection(url, { shownUrl: 'ws://engine/chromium?token=redacted', handshakeTimeoutMs }).then(
     () => undefined,
     (thrown: unknown) => TabmuxError.from(thrown),
   );

@@ -3,7 +3,6 @@ import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 import type { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
 import type { WebSocket } from 'ws';
 import { TabmuxError } from '../../../shared/errors.js';
-import type { Logger } from '../Logger.js';
 
 interface CdpModules {
   CDPSessionEvent: typeof CDPSessionEvent;
@@ -57,11 +56,12 @@ const MAX_PAYLOAD_BYTES = 256 * 1024 * 1024;
 
 /**
  * Opens the daemon's own CDP connection to a browser's WebSocket endpoint, outside upstream's tool mutex. It is
- * puppeteer-core's `Connection` (the version upstream bundles), so sessions, events and errors behave as upstream's.
+ * puppeteer-core's `Connection`, so sessions, events and errors behave as upstream's: the 24.x line, the last whose
+ * engines accept Node 20 (upstream bundles its own 25.x, whose connection works alike). Its own debug output goes to
+ * puppeteer's `debug` channels (DEBUG=puppeteer:*), not to the daemon's log.
  * An engine that refuses for load (HTTP 429 or 503) or keeps the handshake waiting fails as `browser_busy`.
  */
-export async function openCdpConnection(url: string, logger: Logger, options: OpenCdpOptions = {}): Promise<Connection> {
-  const log = (prefix: string) => (prefix.includes('error') ? (...args: unknown[]) => logger.debug(`cdp: ${args.map(String).join(' ')}`) : undefined);
+export async function openCdpConnection(url: string, options: OpenCdpOptions = {}): Promise<Connection> {
   const shown = options.shownUrl ?? url;
   const timeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
   const { Connection, NodeWebSocketTransport, WebSocket } = await loadCdpModules();
@@ -73,13 +73,13 @@ export async function openCdpConnection(url: string, logger: Logger, options: Op
       handshakeTimeout: timeoutMs,
       headers: { ...options.headers },
     });
-    socket.once('open', () => resolve(new NodeWebSocketTransport(socket, log)));
+    socket.once('open', () => resolve(new NodeWebSocketTransport(socket)));
     socket.once('error', (error) => {
       socket.terminate();
       reject(connectError(error, shown, timeoutMs));
     });
   });
-  return new Connection(url, transport, 0, PROTOCOL_TIMEOUT_MS, false, undefined, log);
+  return new Connection(url, transport, 0, PROTOCOL_TIMEOUT_MS, false);
 }
 
 /** What a failed handshake means for the user; `ws`'s messages name the HTTP status, never the URL or headers. */

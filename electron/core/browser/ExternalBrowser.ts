@@ -220,7 +220,7 @@ export class ExternalBrowser extends EventEmitter<ProfileBrowserEvents> implemen
     let connection: Connection | undefined;
     try {
       const webSocketUrl = expanded.kind === 'browserUrl' ? await discover(expanded.url) : expanded.url;
-      connection = await openCdpConnection(webSocketUrl, logger.child('cdp'), { headers: expanded.headers, shownUrl: this.#shown });
+      connection = await openCdpConnection(webSocketUrl, { headers: expanded.headers, shownUrl: this.#shown });
       // Over HTTP discovery the browser names its one endpoint; an engine's WebSocket may start a browser per connection.
       const relayTarget: RelayTarget =
         expanded.kind === 'browserUrl'

@@ -195,10 +195,10 @@ export class LaunchedBrowser extends EventEmitter<ProfileBrowserEvents> implemen
 
   /** Opens the daemon's connection to a started Chrome and prepares it; on any failure the Chrome is closed. */
   async #prepareRun(chrome: ChromeProcess): Promise<Run> {
-    const { logger, prepare } = this.#options;
+    const { prepare } = this.#options;
     let connection: Connection | undefined;
     try {
-      connection = await openCdpConnection(chrome.webSocketUrl, logger.child('cdp'));
+      connection = await openCdpConnection(chrome.webSocketUrl);
       if (this.#closing) {
         throw new TabmuxError('daemon_stopping', 'the browser is being closed');
       }

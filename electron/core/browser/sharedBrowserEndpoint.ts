@@ -75,7 +75,7 @@ async function targetIds(connection: Connection): Promise<string[]> {
 async function reachesSameBrowser(url: string, options: SharedEndpointOptions, markers: Set<string>): Promise<boolean> {
   let probe: Connection | undefined;
   try {
-    probe = await openCdpConnection(url, options.logger, { headers: options.headers, shownUrl: options.shownUrl, handshakeTimeoutMs: DISCOVERY_TIMEOUT_MS });
+    probe = await openCdpConnection(url, { headers: options.headers, shownUrl: options.shownUrl, handshakeTimeoutMs: DISCOVERY_TIMEOUT_MS });
     return (await targetIds(probe)).some((id) => markers.has(id));
   } catch (error) {
     const failure = TabmuxError.from(error);
