@@ -21,6 +21,7 @@ import { pictureCost } from './suites/pictureCost.js';
 import { parallelThroughput } from './suites/parallelThroughput.js';
 import { rewriteCost } from './suites/rewriteCost.js';
 import { routingOverhead } from './suites/routingOverhead.js';
+import { policyCost } from './suites/policyCost.js';
 import { BIG_PAGE_PATH, snapshotPath } from './suites/snapshotPath.js';
 import { bridgePath } from './suites/bridgePath.js';
 import { survive } from './suites/survive.js';
@@ -155,6 +156,7 @@ async function browserSuites(teardown: Teardown, attempt: Attempt): Promise<numb
   // Throughput first: its four sessions are the daemon's first, so placement is not skewed by the others.
   await attempt('parallel', 'parallel throughput', () => parallelThroughput(context, workers));
   await attempt('routing', 'routing overhead', () => routingOverhead(context));
+  await attempt('policies', 'policy cost', () => policyCost(context));
   await attempt('bridge', 'bridge path', () => bridgePath(context));
   await attempt('snapshot', 'snapshot path', () => snapshotPath(context));
   await attempt('navigation', 'page load', () => pageLoad(context));

@@ -32,6 +32,7 @@ const CODES = {
   resource_busy: true,
   dialog_open: true,
   request_gone: true,
+  policy_denied: true,
   upstream_failed: false,
   upstream_unavailable: false,
   timeout: true,

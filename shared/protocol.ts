@@ -3,6 +3,7 @@ import './zodMessages.js';
 import { activityQueryResultSchema, activityQuerySchema } from './activity.js';
 import type { DaemonEvent } from './model.js';
 import { pictureInputSchema } from './pictureInput.js';
+import { policyRuleSchema } from './policy.js';
 import type { EVENT_METHOD } from './protocolConstants.js';
 import { browserInfoSchema, daemonLifetimeSchema, daemonStatusSchema, humanRequestSchema, sessionInfoSchema, sessionPageSchema, tabInfoSchema } from './modelSchemas.js';
 
@@ -145,6 +146,10 @@ export const controlMethods = {
    * cannot name ports) and answers with the ports its browser's tabs are now kept away from.
    */
   'tabmux/dashboards.refresh': { params: empty, result: z.object({ ports: z.array(z.int()) }) },
+  /** The profile's policy rules as the daemon applies them now. */
+  'tabmux/policies.list': { params: empty, result: z.object({ policies: z.array(policyRuleSchema) }) },
+  /** The profile's config changed (tabmux policy add/remove): the daemon reads its rules again and applies them at once. */
+  'tabmux/policies.reload': { params: empty, result: z.object({ policies: z.array(policyRuleSchema) }) },
   /** What waits for a person now (agents' questions), oldest first. */
   'tabmux/requests.list': { params: empty, result: z.object({ requests: z.array(humanRequestSchema) }) },
   /** A person's answer to a question: its text becomes the agent's `ask_human` result. */

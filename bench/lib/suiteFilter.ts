@@ -1,10 +1,10 @@
 /** The suites `npm run bench` runs, by the names `BENCH_ONLY` takes. */
-export const SUITES = ['rewrite', 'parallel', 'routing', 'bridge', 'snapshot', 'navigation', 'memory', 'crowd', 'activity', 'pictures', 'headofline', 'overrun', 'coldstart', 'survive'] as const;
+export const SUITES = ['rewrite', 'parallel', 'routing', 'policies', 'bridge', 'snapshot', 'navigation', 'memory', 'crowd', 'activity', 'pictures', 'headofline', 'overrun', 'coldstart', 'survive'] as const;
 
 export type SuiteName = (typeof SUITES)[number];
 
 /** Suites that need the bench daemon, the direct Chrome and the page server. */
-export const BROWSER_SUITES: ReadonlySet<SuiteName> = new Set<SuiteName>(['parallel', 'routing', 'bridge', 'snapshot', 'navigation', 'memory', 'crowd']);
+export const BROWSER_SUITES: ReadonlySet<SuiteName> = new Set<SuiteName>(['parallel', 'routing', 'policies', 'bridge', 'snapshot', 'navigation', 'memory', 'crowd']);
 
 function isSuiteName(value: string): value is SuiteName {
   return SUITES.some((suite) => suite === value);

@@ -9,6 +9,7 @@ import { profileCommands } from './profileCommands.js';
 import { dashboardCommands } from './dashboardCommand.js';
 import { logCommands } from './logCommands.js';
 import { requestCommands } from './requestCommands.js';
+import { policyCommands } from './policyCommands.js';
 import { doctorCommand } from './doctorCommand.js';
 import { chromeOptions, daemonRun } from './daemonRun.js';
 import { sessionCreate } from './sessionCreate.js';
@@ -269,5 +270,5 @@ const sessionCommands: Command[] = [
   },
 ];
 
-export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...requestCommands, ...logCommands, ...dashboardCommands, doctorCommand];
+export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...requestCommands, ...policyCommands, ...logCommands, ...dashboardCommands, doctorCommand];
 

@@ -15,6 +15,7 @@ import {
 import type { ActivityQueryResult } from '../../shared/activity.js';
 import type { ActivityFilter } from './activity/readActivityLog.js';
 import type { Logger } from './Logger.js';
+import type { PolicyRule } from '../../shared/policy.js';
 import type { TabPictures } from './pictures/TabPictures.js';
 import type { Router } from './router/Router.js';
 
@@ -50,6 +51,8 @@ export interface ControlServiceDeps {
   settled?: () => Promise<void> | undefined;
   /** `daemon start` on a running daemon: one started on demand stays until it is stopped from now on. */
   keep: () => DaemonLifetime;
+  /** Reads the profile's policy rules from its config again and applies them; returns what applies now. */
+  reloadPolicies?: () => Promise<PolicyRule[]>;
   /**
    * Told how many clients use the daemon whenever that changes (a daemon started on demand exits idle): every
    * connection from when it opens, except a watcher's (one that subscribed to events: the tray, a dashboard,
@@ -279,6 +282,8 @@ export class ControlService {
       'tabmux/log.picture': async (params) => ({ data: await this.deps.logPicture(params.name) }),
       'tabmux/browser.connect': async () => ({ browser: await this.deps.connectBrowser() }),
       'tabmux/dashboards.refresh': async () => ({ ports: await this.deps.refreshDashboards() }),
+      'tabmux/policies.list': () => ({ policies: router.policies() }),
+      'tabmux/policies.reload': async () => ({ policies: (await this.deps.reloadPolicies?.()) ?? router.policies() }),
       'tabmux/requests.list': () => ({ requests: router.requests() }),
       'tabmux/requests.answer': (params) => router.answer(params.id, params.text, params.by),
       'tabmux/pictures.watch': async (params, peer) => {

@@ -13,6 +13,7 @@ import { lockingChrome, stopLeftoverChrome } from './browser/stopLeftoverChrome.
 import { findOrphanChrome } from './browser/findOrphanChrome.js';
 import { LaunchedBrowser } from './browser/LaunchedBrowser.js';
 import { createUrlPolicy, type UrlPolicy } from './browser/urlPolicy.js';
+import { ProfileStore } from './ProfileStore.js';
 import { NO_FILES, USER_FILES, type FileScope } from './browser/fileAccess.js';
 import { ControlService } from './ControlService.js';
 import { DashboardRegistry } from './dashboard/DashboardRegistry.js';
@@ -165,6 +166,7 @@ export class Daemon {
       urlPolicy: () => this.#policy,
       externalBrowser: this.#browser.kind === 'external',
     });
+    this.router.setPolicies(profile.config.policies ?? []);
   }
 
   #createActivityLog(): { store: ActivityLogStore; recorder: ActivityRecorder; pictures: ActivityPictures } | undefined {
@@ -311,6 +313,7 @@ export class Daemon {
       refreshDashboards: () => this.refreshDashboards(),
       settled: () => this.#journal.settle(JOURNAL_SETTLE_LIMIT_MS),
       keep: () => this.keep(),
+      reloadPolicies: async () => this.router.setPolicies((await new ProfileStore(paths).get(profile.name)).config.policies ?? []),
       clientsChanged: (count) => {
         this.#clients = count;
         this.#idle?.changed();

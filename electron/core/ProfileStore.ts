@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import * as z from 'zod/mini';
 import '../../shared/zodMessages.js';
 import { TabmuxError } from '../../shared/errors.js';
+import { policyRuleSchema } from '../../shared/policy.js';
 import { isBrowserUrl, isWsEndpoint } from './browserUrl.js';
 import { profilesConfigFile, type TabmuxPaths } from './paths.js';
 import { isNodeError } from './secureFs.js';
@@ -33,6 +34,8 @@ export const profileConfigSchema = z.object({
   callTimeoutMs: z.optional(positiveInt),
   /** How long an agent's ask_human waits for a person's answer before it fails. */
   questionTimeoutMs: z.optional(positiveInt),
+  /** Rules for agents' calls on this profile (tabmux policy add); a running daemon applies them at once. */
+  policies: z.optional(z.array(policyRuleSchema)),
   workerIdleMs: z.optional(positiveInt),
   /** How long a launched Chrome outlives a daemon that died, for the next daemon to adopt it; 0 closes it at once. */
   orphanGraceMs: z.optional(z.int().check(z.minimum(0))),
@@ -111,6 +114,19 @@ export class ProfileStore {
       throw new TabmuxError('profile_exists', `profile ${JSON.stringify(name)} already exists; remove it first or pick another name`);
     }
     profiles[name] = { ...config, createdAt: Date.now() };
+    await this.#write(profiles);
+    return { name, config: profiles[name] };
+  }
+
+  /** Changes one profile's config (the `default` profile gets an entry of its own the first time). */
+  async update(name: string, change: (config: ProfileConfig) => ProfileConfig): Promise<ProfileEntry> {
+    validateProfileName(name);
+    const profiles = await this.#read();
+    const config = profiles[name] ?? (name === DEFAULT_PROFILE ? {} : undefined);
+    if (!config) {
+      throw new TabmuxError('invalid_profile', `profile ${name} does not exist; create it with: tabmux profile add ${name} (tabmux profile list shows the profiles)`);
+    }
+    profiles[name] = change(config);
     await this.#write(profiles);
     return { name, config: profiles[name] };
   }

@@ -28,6 +28,7 @@ import { contextName } from './sessionContexts.js';
 import { DEFAULT_SETTINGS, type Isolation } from './RouterSettings.js';
 import { ASK_HUMAN, answerForLog, askHuman } from './askHuman.js';
 import { HumanRequests } from './HumanRequests.js';
+import { PolicySet } from './PolicySet.js';
 
 export interface CallOptions {
   /** Connection id of the caller, so its queued calls go when it vanishes. */
@@ -66,6 +67,8 @@ export interface AgentToolsOptions {
   /** What waits for a person (`ask_human`), and how long a question may wait (the router's; tests may leave them out). */
   humans?: HumanRequests | undefined;
   questionTimeoutMs?: number | undefined;
+  /** The profile's policy rules as they are now (they change without a restart). */
+  policies?: (() => PolicySet) | undefined;
 }
 
 /**
@@ -147,6 +150,8 @@ export class AgentTools {
     if (!kind) {
       throw new TabmuxError('unknown_tool', `Tool ${name} not found`);
     }
+    // Before the call takes a place in the queue: a refused call never reaches the browser or holds anyone up.
+    this.#checkPolicies(session, name, args);
     const worker = await pool.place(session, (moving, to) => movePages(moving, pool.of(moving), to, this.options.tabs));
     await worker.ensureStarted();
     const timeoutMs = this.options.timeoutFor(name);
@@ -355,6 +360,37 @@ export class AgentTools {
   }
 
   /** Agents' own navigations to the browser's control surface are refused before anything reaches the browser. */
+  #checkPolicies(session: Session, name: string, args: Record<string, unknown>): void {
+    const policies = this.options.policies?.() ?? PolicySet.EMPTY;
+    if (!policies.covers(name)) {
+      return;
+    }
+    const decision = policies.check(name, this.#policyUrl(session, name, args));
+    if (decision) {
+      const message = decision.action === 'deny' ? decision.message : `${name} needs a person's approval (policy ${decision.rule.id}), which this daemon cannot ask for`;
+      throw new TabmuxError('policy_denied', `${message}. The person who runs this browser sets these rules (tabmux policy list); ask_human if you need this done.`);
+    }
+  }
+
+  /**
+   * The URL a call is judged by: the target of a navigation or a new page, else the session's current tab as the
+   * browser reports it (the router's own record of the page when the browser has not said). Never page text.
+   */
+  #policyUrl(session: Session, name: string, args: Record<string, unknown>): string {
+    const target = args['url'];
+    if (name === 'new_page') {
+      return typeof target === 'string' ? target : 'about:blank';
+    }
+    if (name === 'navigate_page' && typeof target === 'string' && (args['type'] === undefined || args['type'] === 'url')) {
+      return target;
+    }
+    const page = session.currentPage;
+    if (!page) {
+      return 'about:blank';
+    }
+    return (page.tabId === null ? undefined : this.options.tabUrl?.(page.tabId)) ?? (page.url || 'about:blank');
+  }
+
   #checkUrl(session: Session, name: string, args: Record<string, unknown>): void {
     const url = args['url'];
     if ((name !== 'navigate_page' && name !== 'new_page') || typeof url !== 'string') {

@@ -19,6 +19,8 @@ import { Takeover } from './Takeover.js';
 import { ToolCatalog, type AgentToolOptions } from './ToolCatalog.js';
 import type { Worker } from './Worker.js';
 import { HumanRequests } from './HumanRequests.js';
+import { compilePattern, PolicySet } from './PolicySet.js';
+import type { PolicyRule } from '../../../shared/policy.js';
 import { WorkerPool } from './WorkerPool.js';
 import { remapPages, renumber } from './remapPages.js';
 import { fillFromJournal, journalOf } from './journaledSessions.js';
@@ -70,6 +72,7 @@ export class Router {
   readonly #control: ControlCommands;
   readonly #takeover = new Takeover();
   readonly #humans: HumanRequests;
+  #policies = PolicySet.EMPTY;
   #catalog: ToolCatalog | undefined;
   /** The browser contexts of sessions' isolated contexts, on the current browser connection. */
   #contexts: ContextSource | undefined;
@@ -141,6 +144,7 @@ export class Router {
       changed: (session) => this.#feed.sessionChanged(session.id),
       humans: this.#humans,
       questionTimeoutMs: settings.questionTimeoutMs,
+      policies: () => this.#policies,
     });
     this.#control = new ControlCommands({
       ...parts,
@@ -313,6 +317,29 @@ export class Router {
   callTool(sessionId: string, name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult> {
     this.#assertOpen();
     return this.#agents.call(sessionId, name, args, options);
+  }
+
+  /**
+   * The profile's policy rules, for every session from its next call on. A rule whose pattern does not compile (a
+   * config edited by hand; tabmux policy add checks them) is left out, and the daemon log says so.
+   */
+  setPolicies(rules: readonly PolicyRule[]): PolicyRule[] {
+    const valid = rules.filter((rule) => {
+      try {
+        compilePattern(rule.url);
+        return true;
+      } catch (error) {
+        this.#logger.warn(`policy ${rule.id} left out: ${TabmuxError.from(error).message}`);
+        return false;
+      }
+    });
+    this.#policies = new PolicySet(valid);
+    this.#logger.info(`policies: ${valid.length} rule(s)`);
+    return valid;
+  }
+
+  policies(): PolicyRule[] {
+    return [...this.#policies.rules];
   }
 
   /** What waits for a person now, oldest first. */

@@ -1,0 +1,152 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PolicyRule } from '../../shared/policy.js';
+import { cliPath, runCli, type CliResult } from '../helpers/runCli.js';
+import { makeTestHome } from '../helpers/testHome.js';
+
+/**
+ * Policies as a person sets them (`tabmux policy add/list/remove`) and agents meet them: MCP clients on
+ * `tabmux mcp serve`, one real daemon with real Chromium and chrome-devtools-mcp, and a local web server that counts
+ * what reaches it. Rules added while agents run apply to their next call.
+ */
+
+const { home, cleanup } = makeTestHome();
+const ENV: Record<string, string> = { TABMUX_HOME: home, TABMUX_HEADLESS: '1', TABMUX_WORKERS: '1' };
+
+function env(): Record<string, string> {
+  const merged: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined) {
+      merged[key] = value;
+    }
+  }
+  return { ...merged, ...ENV };
+}
+
+interface Agent {
+  client: Client;
+  call: (name: string, args?: Record<string, unknown>) => Promise<{ text: string; isError: boolean }>;
+}
+
+const agents: Agent[] = [];
+
+async function startAgent(name: string): Promise<Agent> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath(), 'mcp', 'serve'], env: env(), stderr: 'pipe' });
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport);
+  const agent: Agent = {
+    client,
+    call: async (tool, toolArgs = {}) => {
+      const result = await client.callTool({ name: tool, arguments: toolArgs }, undefined, { timeout: 120_000 });
+      const content = Array.isArray(result.content) ? result.content : [];
+      const text = content.map((item: unknown) => (typeof item === 'object' && item !== null && 'text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
+      return { text, isError: result.isError === true };
+    },
+  };
+  agents.push(agent);
+  return agent;
+}
+
+const cli = (...args: string[]): Promise<CliResult> => runCli(args, ENV);
+
+async function addPolicy(...args: string[]): Promise<PolicyRule> {
+  const result = await cli('policy', 'add', ...args, '--json');
+  expect(result.code, result.stderr + result.stdout).toBe(0);
+  return JSON.parse(result.stdout) as PolicyRule;
+}
+
+async function removePolicy(id: string): Promise<void> {
+  const result = await cli('policy', 'remove', id);
+  expect(result.code, result.stderr).toBe(0);
+}
+
+/** Paths the server was asked for, in order. */
+const served: string[] = [];
+let server: Server;
+let port = 0;
+
+describe('policies', () => {
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      served.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(`<title>${request.url ?? ''}</title><p>Served ${request.url ?? ''}</p>`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+    const started = await cli('daemon', 'start');
+    expect(started.code, started.stderr).toBe(0);
+  });
+
+  afterAll(async () => {
+    await Promise.all(agents.map((agent) => agent.client.close().catch(() => undefined)));
+    await cli('daemon', 'stop');
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    cleanup();
+  });
+
+  it('a deny rule added while an agent works refuses its navigation before anything reaches the server, naming the rule', async () => {
+    const agent = await startAgent('denied');
+    expect((await agent.call('list_pages')).isError).toBe(false);
+    const rule = await addPolicy('--tool', 'navigate_page,new_page', '--url', `http://127.0.0.1:${port}/*`, '--action', 'deny', '--reason', 'not this server');
+    expect(rule).toMatchObject({ tools: ['navigate_page', 'new_page'], url: `http://127.0.0.1:${port}/*`, action: 'deny', reason: 'not this server' });
+    expect(rule.id).toMatch(/^pol-[0-9a-f]{6}$/);
+
+    const refused = await agent.call('navigate_page', { url: `http://127.0.0.1:${port}/secret` });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain(`policy ${rule.id}`);
+    expect(refused.text).toContain('not this server');
+    const opened = await agent.call('new_page', { url: `http://127.0.0.1:${port}/other` });
+    expect(opened.isError).toBe(true);
+    expect(opened.text).toContain(rule.id);
+    expect(served).toEqual([]);
+
+    const listed = await cli('policy', 'list', '--json');
+    expect((JSON.parse(listed.stdout) as PolicyRule[]).map((each) => each.id)).toEqual([rule.id]);
+
+    // Removed, it stops applying at once.
+    await removePolicy(rule.id);
+    expect((await agent.call('navigate_page', { url: `http://127.0.0.1:${port}/now-allowed` })).isError).toBe(false);
+    expect(served).toContain('/now-allowed');
+  });
+
+  it('an allow rule limits its tools to matching sites; page tools are judged by the tab the router knows', async () => {
+    const agent = await startAgent('allowed');
+    const rule = await addPolicy('--tool', 'navigate_page', '--url', 'localhost', '--action', 'allow');
+    const before = served.length;
+    const outside = await agent.call('navigate_page', { url: `http://127.0.0.1:${port}/outside` });
+    expect(outside.isError).toBe(true);
+    expect(outside.text).toContain(`only on localhost (policy ${rule.id})`);
+    expect(served.length).toBe(before);
+    expect((await agent.call('navigate_page', { url: `http://localhost:${port}/inside` })).isError).toBe(false);
+    expect(served).toContain('/inside');
+
+    // A page tool's URL is the session's tab: on localhost, a snapshot is refused by a rule about localhost.
+    const snapshotRule = await addPolicy('--tool', 'take_snapshot', '--url', `http://localhost:${port}/*`, '--action', 'deny');
+    const snapshot = await agent.call('take_snapshot');
+    expect(snapshot.isError).toBe(true);
+    expect(snapshot.text).toContain(snapshotRule.id);
+    await removePolicy(snapshotRule.id);
+    await removePolicy(rule.id);
+    expect((await agent.call('take_snapshot')).text).toContain('Served /inside');
+  });
+
+  it('bad rules are usage errors that name what is wrong', async () => {
+    const unknownTool = await cli('policy', 'add', '--tool', 'navigate_page,teleport', '--url', '*', '--action', 'deny');
+    expect(unknownTool.code).toBe(2);
+    expect(unknownTool.stderr).toContain('unknown tool teleport');
+    const badPattern = await cli('policy', 'add', '--tool', 'click', '--url', 'shop.example/checkout', '--action', 'confirm');
+    expect(badPattern.code).toBe(2);
+    expect(badPattern.stderr).toContain('invalid URL pattern "shop.example/checkout"');
+    const badAction = await cli('policy', 'add', '--tool', 'click', '--url', '*', '--action', 'maybe');
+    expect(badAction.code).toBe(2);
+    expect(badAction.stderr).toContain('--action must be one of confirm, deny, allow');
+    const gone = await cli('policy', 'remove', 'pol-000000');
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toContain('has no policy pol-000000');
+    expect(JSON.parse((await cli('policy', 'list', '--json')).stdout)).toEqual([]);
+  });
+});
