@@ -1,7 +1,7 @@
 /**
  * Runs the dependency-cruiser rules in .dependency-cruiser.cjs over every source folder and fails on a violation.
- * It calls dependency-cruiser's API rather than its `depcruise` command because the command refuses to start on
- * Node 20, which tabmux still supports (package.json engines); the API itself runs there.
+ * It calls dependency-cruiser's API, so the folders and the tsconfig are named once, here. dependency-cruiser is
+ * pinned to 17.x, the last line whose engines accept Node 20, which tabmux supports (package.json engines).
  */
 import { cruise } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
