@@ -48,8 +48,8 @@ export interface SessionInfo {
   waitingForHuman?: SessionWaiting | null | undefined;
 }
 
-/** What waits for a person: an agent's question (`ask_human`). */
-export type HumanRequestKind = 'question';
+/** What waits for a person: an agent's question (`ask_human`), or a call a policy holds for approval. */
+export type HumanRequestKind = 'question' | 'confirm';
 
 /** Who answered a request: a person at the CLI or at the dashboard (or tray). */
 export type HumanActor = 'cli' | 'dashboard';
@@ -74,8 +74,15 @@ export interface HumanRequest {
   label: string | null;
   tool: string;
   url: string | null;
+  /** The question; for a confirmation, what the call would do, in words. */
   question: string;
   choices: string[];
+  /** A confirmation's call arguments, redacted as the activity log redacts them. */
+  arguments?: Record<string, unknown> | undefined;
+  /** The policy rule that holds a confirmation. */
+  policy?: string | undefined;
+  /** Chrome's id of the session's tab, for a live picture of it (`tabmux/pictures.watch`); absent when it has none. */
+  tabId?: string | undefined;
   createdAt: number;
   /** When it fails unanswered (epoch ms). */
   timeoutAt: number;

@@ -61,18 +61,21 @@ export const sessionInfoSchema: z.ZodMiniType<SessionInfo> = z.object({
   queued: z.number(),
   running: z.number(),
   lastCall: z.optional(z.nullable(z.object({ tool: z.string(), outcome: activityOutcomeSchema, at: z.number(), endedAt: z.number() }))),
-  waitingForHuman: z.optional(z.nullable(z.object({ requestId: z.string(), kind: z.enum(['question']), since: z.number() }))),
+  waitingForHuman: z.optional(z.nullable(z.object({ requestId: z.string(), kind: z.enum(['question', 'confirm']), since: z.number() }))),
 });
 
 export const humanRequestSchema: z.ZodMiniType<HumanRequest> = z.object({
   id: z.string(),
-  kind: z.enum(['question']),
+  kind: z.enum(['question', 'confirm']),
   sessionId: z.string(),
   label: z.nullable(z.string()),
   tool: z.string(),
   url: z.nullable(z.string()),
   question: z.string(),
   choices: z.array(z.string()),
+  arguments: z.optional(z.record(z.string(), z.unknown())),
+  policy: z.optional(z.string()),
+  tabId: z.optional(z.string()),
   createdAt: z.number(),
   timeoutAt: z.number(),
 });

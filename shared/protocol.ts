@@ -161,6 +161,16 @@ export const controlMethods = {
     }),
     result: z.object({ answered: z.string(), sessionId: z.string() }),
   },
+  /** A person's decision on a call a confirm policy holds: approved, it runs; denied, the agent gets the reason. */
+  'tabmux/requests.decide': {
+    params: z.object({
+      id: z.string().check(z.maxLength(64), z.describe('The request id, as tabmux requests lists it')),
+      approve: z.boolean(),
+      reason: z.optional(z.string().check(z.maxLength(2000))),
+      by: z._default(z.enum(['cli', 'dashboard']), 'cli').check(z.describe('Who decided, for the agent and the activity log')),
+    }),
+    result: z.object({ decided: z.string(), sessionId: z.string(), approved: z.boolean() }),
+  },
 } as const satisfies Record<string, { params: z.ZodMiniType; result: z.ZodMiniType }>;
 
 export type ControlMethod = keyof typeof controlMethods;

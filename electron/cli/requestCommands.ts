@@ -14,9 +14,10 @@ export function formatRequests(requests: readonly HumanRequest[], now = Date.now
   if (requests.length === 0) {
     return 'nothing waits for you';
   }
-  const rows = [['ID', 'KIND', 'SESSION', 'LABEL', 'TOOL', 'AGE', 'URL', 'QUESTION']];
+  const rows = [['ID', 'KIND', 'SESSION', 'LABEL', 'TOOL', 'AGE', 'URL', 'QUESTION OR CALL']];
   for (const request of requests) {
     const choices = request.choices.length > 0 ? ` [${request.choices.join(' / ')}]` : '';
+    const args = request.arguments === undefined ? '' : ` ${JSON.stringify(request.arguments)}`;
     rows.push([
       request.id,
       request.kind,
@@ -25,7 +26,7 @@ export function formatRequests(requests: readonly HumanRequest[], now = Date.now
       request.tool,
       ago(request.createdAt, now).replace(' ago', ''),
       truncate(request.url ?? '-', 50),
-      truncate(request.question + choices, 120),
+      truncate(request.question + choices + args, 160),
     ]);
   }
   return table(rows);
@@ -39,7 +40,7 @@ export const requestCommands: Command[] = [
   {
     words: ['requests'],
     usage: 'tabmux requests [--profile NAME] [--json]',
-    summary: 'What agents wait on you for: their questions (ask_human), each with the id to answer it by',
+    summary: 'What agents wait on you for: their questions (ask_human) and calls a confirm policy holds, each with the id to answer or decide it by',
     examples: ['tabmux requests', 'tabmux requests --profile work --json'],
     run: async (context) => {
       // Reading starts no daemon: one that does not run has nobody waiting.
@@ -84,4 +85,34 @@ export const requestCommands: Command[] = [
       }
     },
   },
+  decideCommand(true),
+  decideCommand(false),
 ];
+
+/** `tabmux approve ID` and `tabmux deny ID [--reason TEXT]`: a person's decision on a call a confirm policy holds. */
+function decideCommand(approve: boolean): Command {
+  const word = approve ? 'approve' : 'deny';
+  return {
+    words: [word],
+    usage: approve ? 'tabmux approve ID [--profile NAME]' : 'tabmux deny ID [--reason TEXT] [--profile NAME]',
+    summary: approve ? 'Let a call a confirm policy holds run (its ID as tabmux requests lists it)' : 'Refuse a call a confirm policy holds; the agent gets the reason',
+    ...(approve ? {} : { options: { reason: { type: 'string' } }, optionHelp: { reason: { text: 'why, told to the agent', value: 'TEXT' } } }),
+    positionals: [1, 1],
+    examples: approve ? ['tabmux approve req-0123abcd'] : ['tabmux deny req-0123abcd --reason "not this card"'],
+    run: async (context) => {
+      const id = context.positionals[0] ?? '';
+      const reason = approve ? undefined : stringOption(context.values, 'reason');
+      const client = await tryConnect(context.paths, context.profile, 'tabmux-cli');
+      if (!client) {
+        throw new TabmuxError('request_gone', `request ${id} no longer waits: the daemon for profile ${context.profile} is not running`);
+      }
+      try {
+        const result = await client.call('tabmux/requests.decide', { id, approve, by: 'cli', ...(reason === undefined ? {} : { reason }) });
+        print(context, result, approve ? `approved ${result.decided}; the call of session ${result.sessionId} runs now` : `denied ${result.decided}; session ${result.sessionId} is told${reason ? ` why` : ''}`);
+        return 0;
+      } finally {
+        client.close();
+      }
+    },
+  };
+}

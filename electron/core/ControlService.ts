@@ -286,6 +286,7 @@ export class ControlService {
       'tabmux/policies.reload': async () => ({ policies: (await this.deps.reloadPolicies?.()) ?? router.policies() }),
       'tabmux/requests.list': () => ({ requests: router.requests() }),
       'tabmux/requests.answer': (params) => router.answer(params.id, params.text, params.by),
+      'tabmux/requests.decide': (params) => router.decide(params.id, params.approve, params.reason, params.by),
       'tabmux/pictures.watch': async (params, peer) => {
         const deliver = (picture: TabPicture): void => peer.notify(EVENT_METHOD, { type: 'picture', profile: this.deps.profile, picture });
         return { watching: await this.deps.pictures.watch(peer.id, deliver, params.tabs) };

@@ -14,6 +14,7 @@ import { findOrphanChrome } from './browser/findOrphanChrome.js';
 import { LaunchedBrowser } from './browser/LaunchedBrowser.js';
 import { createUrlPolicy, type UrlPolicy } from './browser/urlPolicy.js';
 import { ProfileStore } from './ProfileStore.js';
+import { redactArgs } from './activity/redactArgs.js';
 import { NO_FILES, USER_FILES, type FileScope } from './browser/fileAccess.js';
 import { ControlService } from './ControlService.js';
 import { DashboardRegistry } from './dashboard/DashboardRegistry.js';
@@ -165,6 +166,7 @@ export class Daemon {
       filesDir: profileFilesDir(paths, profile.name),
       urlPolicy: () => this.#policy,
       externalBrowser: this.#browser.kind === 'external',
+      redactArgs: (tool, args) => redactArgs(tool, args).args,
     });
     this.router.setPolicies(profile.config.policies ?? []);
   }

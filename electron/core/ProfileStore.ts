@@ -34,6 +34,8 @@ export const profileConfigSchema = z.object({
   callTimeoutMs: z.optional(positiveInt),
   /** How long an agent's ask_human waits for a person's answer before it fails. */
   questionTimeoutMs: z.optional(positiveInt),
+  /** How long a call a confirm policy holds waits for approval before it is denied. */
+  confirmTimeoutMs: z.optional(positiveInt),
   /** Rules for agents' calls on this profile (tabmux policy add); a running daemon applies them at once. */
   policies: z.optional(z.array(policyRuleSchema)),
   workerIdleMs: z.optional(positiveInt),

@@ -53,6 +53,7 @@ export function routerSettings(config: ProfileConfig, env: Env = process.env): R
     workerIdleMs: positiveInt(env['TABMUX_WORKER_IDLE_MS']) ?? config.workerIdleMs ?? DEFAULT_SETTINGS.workerIdleMs,
     toolTimeoutsMs: { ...DEFAULT_SETTINGS.toolTimeoutsMs, ...config.toolTimeoutsMs, ...toolTimeouts(env['TABMUX_TOOL_TIMEOUTS']) },
     questionTimeoutMs: positiveInt(env['TABMUX_QUESTION_TIMEOUT_MS']) ?? config.questionTimeoutMs ?? DEFAULT_SETTINGS.questionTimeoutMs,
+    confirmTimeoutMs: positiveInt(env['TABMUX_CONFIRM_TIMEOUT_MS']) ?? config.confirmTimeoutMs ?? DEFAULT_SETTINGS.confirmTimeoutMs,
   };
 }
 

@@ -3,7 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HumanRequest } from '../../shared/model.js';
 import type { PolicyRule } from '../../shared/policy.js';
+import { html, uidOf } from '../helpers/daemonFixture.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { cliPath, runCli, type CliResult } from '../helpers/runCli.js';
 import { makeTestHome } from '../helpers/testHome.js';
 
@@ -61,6 +64,17 @@ async function addPolicy(...args: string[]): Promise<PolicyRule> {
 async function removePolicy(id: string): Promise<void> {
   const result = await cli('policy', 'remove', id);
   expect(result.code, result.stderr).toBe(0);
+}
+
+function requestOf(tool: string): Promise<HumanRequest> {
+  return waitFor(
+    async () => {
+      const result = await cli('requests', '--json');
+      return (JSON.parse(result.stdout) as HumanRequest[]).find((request) => request.kind === 'confirm' && request.tool === tool);
+    },
+    `a ${tool} waiting for approval`,
+    60_000,
+  );
 }
 
 /** Paths the server was asked for, in order. */
@@ -133,6 +147,43 @@ describe('policies', () => {
     await removePolicy(rule.id);
     expect((await agent.call('take_snapshot')).text).toContain('Served /inside');
   });
+
+  it('a confirm rule holds a click until a person approves it; a denial tells the agent why and the page never changes', async () => {
+    const agent = await startAgent('confirmed');
+    const page = html('<button onclick="this.dataset.count = Number(this.dataset.count || 0) + 1; this.textContent = \'Paid \' + this.dataset.count">Pay</button>', 'Shop');
+    expect((await agent.call('navigate_page', { url: page })).isError).toBe(false);
+    const button = uidOf((await agent.call('take_snapshot')).text, 'button', 'Pay');
+    const rule = await addPolicy('--tool', 'click', '--url', '*', '--action', 'confirm', '--reason', 'payments need a yes');
+    const buttonText = async (): Promise<string> => (await agent.call('evaluate_script', { function: '() => document.querySelector("button").textContent' })).text;
+
+    const clicked = agent.call('click', { uid: button });
+    const held = await requestOf('click');
+    expect(held).toMatchObject({ kind: 'confirm', policy: rule.id, arguments: { uid: button } });
+    expect(held.url).toMatch(/^data:text\/html/);
+    // The held click holds nothing else: the same session's own calls run, and the page has not changed.
+    expect(await buttonText()).toContain('"Pay"');
+    const approved = await cli('approve', held.id);
+    expect(approved.code, approved.stderr).toBe(0);
+    const result = await clicked;
+    expect(result.isError).toBe(false);
+    expect(result.text).toContain(`a person approved this call (policy ${rule.id}) from the cli`);
+    expect(await buttonText()).toContain('"Paid 1"');
+
+    const again = agent.call('click', { uid: uidOf((await agent.call('take_snapshot')).text, 'button', 'Paid 1') });
+    const second = await requestOf('click');
+    const denied = await cli('deny', second.id, '--reason', 'not this card');
+    expect(denied.code, denied.stderr).toBe(0);
+    const refusal = await again;
+    expect(refusal.isError).toBe(true);
+    expect(refusal.text).toContain('a person denied click');
+    expect(refusal.text).toContain('not this card');
+    expect(await buttonText()).toContain('"Paid 1"');
+    // A decision on a request that is gone says so.
+    const late = await cli('approve', second.id);
+    expect(late.code).toBe(1);
+    expect(late.stderr).toContain('was denied');
+    await removePolicy(rule.id);
+  }, 180_000);
 
   it('bad rules are usage errors that name what is wrong', async () => {
     const unknownTool = await cli('policy', 'add', '--tool', 'navigate_page,teleport', '--url', '*', '--action', 'deny');

@@ -69,6 +69,10 @@ export interface AgentToolsOptions {
   questionTimeoutMs?: number | undefined;
   /** The profile's policy rules as they are now (they change without a restart). */
   policies?: (() => PolicySet) | undefined;
+  /** How long a call a confirm rule holds waits for a person's approval. */
+  confirmTimeoutMs?: number | undefined;
+  /** Arguments as a person sees them while a call waits for approval; without it, only their names are shown. */
+  redact?: ((tool: string, args: Record<string, unknown>) => Record<string, unknown>) | undefined;
 }
 
 /**
@@ -150,8 +154,9 @@ export class AgentTools {
     if (!kind) {
       throw new TabmuxError('unknown_tool', `Tool ${name} not found`);
     }
-    // Before the call takes a place in the queue: a refused call never reaches the browser or holds anyone up.
-    this.#checkPolicies(session, name, args);
+    // Before the call takes a place in the queue: a refused call never reaches the browser, and one waiting for a
+    // person's approval holds up nobody, not even its own session's other calls.
+    const approval = await this.#checkPolicies(session, name, args, callOptions.owner);
     const worker = await pool.place(session, (moving, to) => movePages(moving, pool.of(moving), to, this.options.tabs));
     await worker.ensureStarted();
     const timeoutMs = this.options.timeoutFor(name);
@@ -170,7 +175,8 @@ export class AgentTools {
     });
     session.lastUsedAt = Date.now();
     this.options.changed(session);
-    return capped.note === undefined ? result : withNotes({ notes: [capped.note] }, result);
+    const notes = [approval, capped.note].filter((note) => note !== undefined);
+    return notes.length === 0 ? result : withNotes({ notes }, result);
   }
 
   async #run(session: Session, worker: Worker, kind: ToolKind, name: string, args: Record<string, unknown>): Promise<ToolResult> {
@@ -360,16 +366,54 @@ export class AgentTools {
   }
 
   /** Agents' own navigations to the browser's control surface are refused before anything reaches the browser. */
-  #checkPolicies(session: Session, name: string, args: Record<string, unknown>): void {
+  /**
+   * Applies the profile's policies to a call: a deny (or a call outside every allow rule) throws; a confirm waits for
+   * a person and throws if they deny it or nobody decides in time. Returns a note for the result of an approved call.
+   */
+  async #checkPolicies(session: Session, name: string, args: Record<string, unknown>, owner: string | undefined): Promise<string | undefined> {
     const policies = this.options.policies?.() ?? PolicySet.EMPTY;
     if (!policies.covers(name)) {
-      return;
+      return undefined;
     }
-    const decision = policies.check(name, this.#policyUrl(session, name, args));
-    if (decision) {
-      const message = decision.action === 'deny' ? decision.message : `${name} needs a person's approval (policy ${decision.rule.id}), which this daemon cannot ask for`;
-      throw new TabmuxError('policy_denied', `${message}. The person who runs this browser sets these rules (tabmux policy list); ask_human if you need this done.`);
+    const url = this.#policyUrl(session, name, args);
+    const decision = policies.check(name, url);
+    if (!decision) {
+      return undefined;
     }
+    const rules = 'The person who runs this browser sets these rules (tabmux policy list); ask_human if you need this done.';
+    if (decision.action === 'deny') {
+      throw new TabmuxError('policy_denied', `${decision.message}. ${rules}`);
+    }
+    const timeoutMs = this.options.confirmTimeoutMs ?? DEFAULT_SETTINGS.confirmTimeoutMs;
+    const redacted = this.options.redact?.(name, args) ?? Object.fromEntries(Object.keys(args).map((key) => [key, '…']));
+    const tabId = session.currentPage?.tabId ?? undefined;
+    const answer = await this.#humans
+      .ask(
+        {
+          kind: 'confirm',
+          sessionId: session.id,
+          label: session.label,
+          tool: name,
+          url,
+          question: `Allow ${name} on ${url}?`,
+          choices: [],
+          arguments: redacted,
+          policy: decision.rule.id,
+          ...(tabId === undefined ? {} : { tabId }),
+        },
+        timeoutMs,
+        owner,
+        `${name} on ${url} waited for a person's approval (policy ${decision.rule.id}) for ${Math.round(timeoutMs / 1000)} s and nobody gave it, so it was not run. ${rules}`,
+      )
+      .catch((error: unknown) => {
+        const failure = TabmuxError.from(error);
+        throw failure.code === 'timeout' ? new TabmuxError('policy_denied', failure.message) : failure;
+      });
+    session.lastUsedAt = Date.now();
+    if (answer.approved !== true) {
+      throw new TabmuxError('policy_denied', `a person denied ${name} on ${url} (policy ${decision.rule.id}) from the ${answer.by}${answer.text ? `: ${answer.text}` : ''}. Do not try it another way; ask_human if you need to know more.`);
+    }
+    return `Note: a person approved this call (policy ${decision.rule.id}) from the ${answer.by}.`;
   }
 
   /**

@@ -2,11 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { HumanActor, HumanRequest, SessionWaiting } from '../../../shared/model.js';
 
-/** A person's answer to a request. */
+/** A person's answer to a request: a question's text, or a confirmation's decision (and the reason for a no). */
 export interface HumanAnswer {
   text: string;
   by: HumanActor;
   at: number;
+  /** For a confirmation: whether the call may run. */
+  approved?: boolean;
 }
 
 interface Pending {
@@ -55,6 +57,25 @@ export class HumanRequests {
 
   /** Answers a waiting request; a request that is gone (answered, timed out, its agent gone, never known) says so. */
   answer(id: string, text: string, by: HumanActor): HumanRequest {
+    const pending = this.#waiting(id);
+    if (pending.request.kind !== 'question') {
+      throw new TabmuxError('invalid_params', `request ${id} is a call waiting for approval, not a question; decide it with: tabmux approve ${id}, or tabmux deny ${id} --reason TEXT`);
+    }
+    this.#end(id, 'was answered', (ended) => ended.resolve({ text, by, at: Date.now() }));
+    return pending.request;
+  }
+
+  /** Approves or denies a call a policy holds; a request that is gone says so. */
+  decide(id: string, approved: boolean, reason: string, by: HumanActor): HumanRequest {
+    const pending = this.#waiting(id);
+    if (pending.request.kind !== 'confirm') {
+      throw new TabmuxError('invalid_params', `request ${id} is a question, not a call waiting for approval; answer it with: tabmux answer ${id} --text TEXT`);
+    }
+    this.#end(id, approved ? 'was approved' : 'was denied', (ended) => ended.resolve({ text: reason, by, at: Date.now(), approved }));
+    return pending.request;
+  }
+
+  #waiting(id: string): Pending {
     const pending = this.#pending.get(id);
     if (!pending) {
       const why = this.#ended.get(id);
@@ -65,8 +86,7 @@ export class HumanRequests {
           : `request ${id} no longer waits: it ${why}; list the waiting ones with: tabmux requests`,
       );
     }
-    this.#end(id, `was answered`, (ended) => ended.resolve({ text, by, at: Date.now() }));
-    return pending.request;
+    return pending;
   }
 
   /** The session's oldest waiting request, for its SessionInfo; null when none waits. */

@@ -48,6 +48,8 @@ export interface RouterOptions {
   began?: CallBeginObserver | undefined;
   /** The browser is one tabmux did not launch: tabs nobody owns there are the user's, never shown to agents. */
   externalBrowser?: boolean | undefined;
+  /** A call's arguments as a person may see them while it waits for approval (the activity log's redaction). */
+  redactArgs?: ((tool: string, args: Record<string, unknown>) => Record<string, unknown>) | undefined;
 }
 
 /**
@@ -144,6 +146,8 @@ export class Router {
       changed: (session) => this.#feed.sessionChanged(session.id),
       humans: this.#humans,
       questionTimeoutMs: settings.questionTimeoutMs,
+      confirmTimeoutMs: settings.confirmTimeoutMs,
+      redact: options.redactArgs,
       policies: () => this.#policies,
     });
     this.#control = new ControlCommands({
@@ -352,6 +356,13 @@ export class Router {
     const request = this.#humans.answer(id, text, by);
     this.#logger.info(`request ${id} of session ${request.sessionId} answered from the ${by}`);
     return { answered: id, sessionId: request.sessionId };
+  }
+
+  /** A person's decision on a call a confirm policy holds; a request that is gone says so. */
+  decide(id: string, approved: boolean, reason: string | undefined, by: HumanActor): { decided: string; sessionId: string; approved: boolean } {
+    const request = this.#humans.decide(id, approved, reason ?? '', by);
+    this.#logger.info(`request ${id} of session ${request.sessionId} ${approved ? 'approved' : 'denied'} from the ${by}`);
+    return { decided: id, sessionId: request.sessionId, approved };
   }
 
   cancel(callId: number): boolean {

@@ -15,6 +15,8 @@ export interface RouterSettings {
   toolTimeoutsMs: Readonly<Record<string, number>>;
   /** How long an agent's `ask_human` waits for a person before it fails. */
   questionTimeoutMs: number;
+  /** How long a call a confirm policy holds waits for a person's approval before it is denied. */
+  confirmTimeoutMs: number;
 }
 
 /** What one upstream worker (a chrome-devtools-mcp process) costs in memory, measured: about 150 MiB. */
@@ -41,5 +43,6 @@ export const DEFAULT_SETTINGS: RouterSettings = {
   callTimeoutMs: 120_000,
   // Audits and traces legitimately run for minutes.
   questionTimeoutMs: 10 * 60_000,
+  confirmTimeoutMs: 10 * 60_000,
   toolTimeoutsMs: { lighthouse_audit: 300_000, performance_start_trace: 300_000, performance_stop_trace: 300_000 },
 };
