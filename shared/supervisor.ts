@@ -55,6 +55,9 @@ export const FORWARDED_DAEMON_METHODS = [
   'tabmux/queue.cancel',
   'tabmux/log.query',
   'tabmux/log.picture',
+  'tabmux/requests.list',
+  'tabmux/requests.answer',
+  'tabmux/requests.decide',
 ] as const satisfies readonly ControlMethod[];
 
 export type ForwardedDaemonMethod = (typeof FORWARDED_DAEMON_METHODS)[number];

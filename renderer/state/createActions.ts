@@ -8,6 +8,8 @@ import type { TabmuxState, TabmuxStore } from './createTabmuxStore.js';
 import { waitForState } from './waitForState.js';
 import { loadingTimeline, NO_HISTORY_FILTER, TIMELINE_LIMIT, timelineLoaded, type Timeline } from './Timeline.js';
 import { activityQueryResultSchema } from '../../shared/activity.js';
+import type { HumanRequest } from '../../shared/model.js';
+import { controlResultSchema } from '../../shared/protocol.js';
 
 /** A profile on a browser the user runs, as the add form collects it. */
 export interface ExternalProfileInput {
@@ -40,6 +42,12 @@ export interface TabmuxActions {
   logPicture: (profile: string, name: string) => Promise<string | null>;
   /** Back to the profile's sessions, tabs and queue. */
   closeHistory: () => void;
+  /** What waits for a person on the profile now; empty when it cannot be read. */
+  loadRequests: (profile: string) => Promise<HumanRequest[]>;
+  /** Answers an agent's question; settled once its session no longer waits on it. */
+  answerRequest: (profile: string, id: string, text: string) => Promise<void>;
+  /** Approves or denies a call a confirm policy holds; settled once its session no longer waits on it. */
+  decideRequest: (profile: string, id: string, approve: boolean, reason?: string) => Promise<void>;
 }
 
 export interface ActionOptions {
@@ -50,6 +58,11 @@ export interface ActionOptions {
 }
 
 type Confirm = ((state: TabmuxState) => boolean) | null;
+
+/** Whether a session of the profile still waits on the request. */
+function waitsOn(state: TabmuxState, profile: string, id: string): boolean {
+  return Object.values(state.sessions[profile] ?? {}).some((session) => session.waitingForHuman?.requestId === id);
+}
 
 /** A profile that vanished counts as settled too: there is nothing left to wait for. */
 function isOneOf(state: ProfileState | undefined, settled: readonly ProfileState[]): boolean {
@@ -236,6 +249,24 @@ export function createActions(host: Host, store: TabmuxStore, options: ActionOpt
           return null;
         }
         return (state) => !state.queue[profile]?.some((entry) => entry.callId === callId);
+      }),
+
+    loadRequests: async (profile) => {
+      const result = await daemon({ profile, method: 'tabmux/requests.list', params: {} }).catch(() => null);
+      const parsed = controlResultSchema('tabmux/requests.list').safeParse(result);
+      return parsed.success ? parsed.data.requests : [];
+    },
+
+    answerRequest: (profile, id, text) =>
+      run(actionKey('request', profile, id), confirmTimeoutMs, async () => {
+        await daemon({ profile, method: 'tabmux/requests.answer', params: { id, text, by: 'dashboard' } });
+        return (state) => !waitsOn(state, profile, id);
+      }),
+
+    decideRequest: (profile, id, approve, reason) =>
+      run(actionKey('request', profile, id), confirmTimeoutMs, async () => {
+        await daemon({ profile, method: 'tabmux/requests.decide', params: { id, approve, by: 'dashboard', ...(reason ? { reason } : {}) } });
+        return (state) => !waitsOn(state, profile, id);
       }),
 
     logPicture: async (profile, name) => {

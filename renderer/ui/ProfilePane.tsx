@@ -9,6 +9,7 @@ import { SessionsPanel } from './SessionsPanel.js';
 import { TabsPanel } from './TabsPanel.js';
 import { LiveView } from './LiveView.js';
 import { HistoryView } from './HistoryView.js';
+import { NeedsYou } from './NeedsYou.js';
 import { useActions, useTabmux } from './TabmuxContext.js';
 
 /** The selected profile: its header, and either its live panels or what to do to get them. */
@@ -85,6 +86,7 @@ export function ProfilePane(props: { profile: string }) {
   } else {
     body = (
       <div className="panels">
+        <NeedsYou profile={profile} />
         <div className="view-tabs" role="tablist" aria-label="What to show">
           <button type="button" role="tab" className="view-tab" data-testid="view-overview" aria-selected={view === 'overview'} onClick={actions.closeHistory}>
             Sessions and tabs
