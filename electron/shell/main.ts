@@ -65,10 +65,23 @@ async function start(): Promise<void> {
   const refreshTray = (): void => {
     void supervisor.snapshot().then((snapshot) => tray.update(snapshot.profiles), () => undefined);
   };
+  // Sessions waiting on the person, by profile and id: the tray's labels change when one starts or stops waiting.
+  const waiting = new Set<string>();
   service.onEvent((event: SupervisorEvent) => {
     window.webContents?.send(IPC_EVENT, event);
     if (event.type === 'profile') {
       refreshTray();
+    } else if (event.type === 'daemon' && event.event.type === 'session.updated') {
+      const key = `${event.profile}/${event.event.session.id}`;
+      const now = Boolean(event.event.session.waitingForHuman);
+      if (now !== waiting.has(key)) {
+        if (now) {
+          waiting.add(key);
+        } else {
+          waiting.delete(key);
+        }
+        refreshTray();
+      }
     }
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ExternalBrowserInfo } from '../../shared/model.js';
+import type { ExternalBrowserInfo, SessionInfo } from '../../shared/model.js';
 import type { ProfileView } from '../../shared/supervisor.js';
 import { trayProfileLabel } from './trayProfileLabel.js';
 
@@ -39,5 +39,12 @@ describe('trayProfileLabel', () => {
     expect(trayProfileLabel(view('external', 'ready', 'connected'))).toBe('mine: connected');
     expect(trayProfileLabel(view('external', 'restarting', 'disconnected'))).toBe('mine: disconnected, retrying');
     expect(trayProfileLabel(view('external', 'crashed'))).toBe('mine: failed');
+  });
+
+  it('says how many sessions wait for the person', () => {
+    const session: SessionInfo = { id: 's', label: null, createdAt: 0, lastUsedAt: 0, owned: true, paused: false, activity: 'idle', worker: 0, currentPageId: null, pages: [], epoch: 0, queued: 0, running: 0 };
+    const asking: SessionInfo = { ...session, waitingForHuman: { requestId: 'req-00000001', kind: 'question', since: 0 } };
+    const waiting: ProfileView = { ...view('launched', 'ready'), status: { ...STATUS, sessions: [asking, session] } };
+    expect(trayProfileLabel(waiting)).toBe('work: running — 1 waiting for you');
   });
 });

@@ -15,9 +15,19 @@ const STATE_LABELS: Record<ProfileView['state'], string> = {
  * tabmux runs it.
  */
 export function trayProfileLabel(profile: ProfileView): string {
+  return `${stateLabel(profile)}${waitingLabel(profile)}`;
+}
+
+function stateLabel(profile: ProfileView): string {
   if (profile.kind === 'launched') {
     return `${profile.name}: ${STATE_LABELS[profile.state]}`;
   }
   const state = externalConnectionState(profile.state, profile.status?.browser ?? null);
   return `${profile.name}: ${state === 'lost' ? 'disconnected, retrying' : EXTERNAL_CONNECTION_LABELS[state]}`;
+}
+
+/** Sessions waiting on a person (a question, a call to approve): what the dashboard's "Needs you" lists. */
+function waitingLabel(profile: ProfileView): string {
+  const waiting = profile.status?.sessions.filter((session) => session.waitingForHuman).length ?? 0;
+  return waiting === 0 ? '' : ` — ${waiting} waiting for you`;
 }
