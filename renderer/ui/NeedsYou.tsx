@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { HumanRequest, SessionInfo } from '../../shared/model.js';
 import { actionKey } from '../state/actionKey.js';
 import { ActionButton } from './ActionButton.js';
@@ -23,6 +23,17 @@ export function NeedsYou(props: { profile: string }) {
   const waiting = useTabmux((state) => waitingKey(state.sessions[profile]));
   const actions = useActions();
   const [requests, setRequests] = useState<HumanRequest[]>([]);
+  const told = useRef(new Set<string>());
+
+  useEffect(() => {
+    // Each new request once, as a desktop notification where the person allowed them (the dashboard may be hidden).
+    for (const request of requests) {
+      if (!told.current.has(request.id)) {
+        told.current.add(request.id);
+        notify(request);
+      }
+    }
+  }, [requests]);
 
   useEffect(() => {
     let current = true;
@@ -46,12 +57,38 @@ export function NeedsYou(props: { profile: string }) {
   return (
     <section className="panel needs-you" data-testid="needs-you" aria-label="Needs you">
       <h2 className="panel-title">Needs you</h2>
+      <NotifyMe />
       <ul className="needs-you-list">
         {requests.map((request) => (
           <NeedsYouItem key={request.id} profile={profile} request={request} />
         ))}
       </ul>
     </section>
+  );
+}
+
+function notificationsAvailable(): boolean {
+  return typeof Notification !== 'undefined';
+}
+
+function notify(request: HumanRequest): void {
+  if (!notificationsAvailable() || Notification.permission !== 'granted') {
+    return;
+  }
+  const who = request.label ?? request.sessionId;
+  new Notification(request.kind === 'question' ? `${who} asks` : `${who} wants to run ${request.tool}`, { body: request.question, tag: request.id });
+}
+
+/** Offers desktop notifications while the browser has not been asked yet; asking needs the person's click. */
+function NotifyMe() {
+  const [permission, setPermission] = useState(() => (notificationsAvailable() ? Notification.permission : 'denied'));
+  if (permission !== 'default') {
+    return null;
+  }
+  return (
+    <button type="button" className="btn btn-ghost" data-testid="needs-you-notify" onClick={() => void Notification.requestPermission().then(setPermission)}>
+      Notify me
+    </button>
   );
 }
 
