@@ -167,11 +167,20 @@ describe('ask_human', () => {
     expect(await firstAsked).toEqual({ text: 'first answer', isError: false });
   });
 
-  it("a question nobody answers fails once the profile's question timeout passes", async () => {
-    const agent = await startAgent('patient', ['--profile', QUICK], { TABMUX_QUESTION_TIMEOUT_MS: String(QUICK_TIMEOUT_MS) });
+  it("a question nobody answers fails, and a held call nobody decides on is denied, once the profile's timeouts pass", async () => {
+    const agent = await startAgent('patient', ['--profile', QUICK], { TABMUX_QUESTION_TIMEOUT_MS: String(QUICK_TIMEOUT_MS), TABMUX_CONFIRM_TIMEOUT_MS: String(QUICK_TIMEOUT_MS) });
     const result = await agent.call('ask_human', { question: 'Anyone there?' });
     expect(result.isError).toBe(true);
     expect(result.text).toContain('nobody answered your question within 3 s');
+    expect(await cliJson<HumanRequest[]>('requests', '--profile', QUICK)).toEqual([]);
+
+    // A call a confirm policy holds that nobody decides on is denied once the confirm timeout passes.
+    const added = await cli('policy', 'add', '--profile', QUICK, '--tool', 'list_pages', '--url', '*', '--action', 'confirm');
+    expect(added.code, added.stderr).toBe(0);
+    const held = await agent.call('list_pages');
+    expect(held.isError).toBe(true);
+    expect(held.text).toContain("waited for a person's approval");
+    expect(held.text).toContain('nobody gave it, so it was not run');
     expect(await cliJson<HumanRequest[]>('requests', '--profile', QUICK)).toEqual([]);
   });
 });
