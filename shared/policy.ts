@@ -80,3 +80,41 @@ function hasControlCharacter(text: string): boolean {
   }
   return false;
 }
+
+/** What a person gives to add a rule (the CLI's options, the dashboard's form). */
+export interface PolicyInput {
+  tools: readonly string[];
+  url: string;
+  action: string;
+  reason?: string | undefined;
+}
+
+function isAction(value: string): value is PolicyAction {
+  return POLICY_ACTIONS.some((action) => action === value);
+}
+
+/**
+ * A new rule from a person's input, checked: the action, the pattern, and every tool name against the tools agents
+ * see (`knownTools`; tabmux's own tools, which never reach the browser, are no rule's business). Any mistake is a
+ * usage error that names it.
+ */
+export function makePolicyRule(input: PolicyInput, knownTools: ReadonlySet<string>, id: string, now: number): PolicyRule {
+  const { action, url } = input;
+  if (!isAction(action)) {
+    throw new TabmuxError('invalid_params', `--action must be one of ${POLICY_ACTIONS.join(', ')} (got ${JSON.stringify(action)})`);
+  }
+  compilePattern(url);
+  const tools = [...new Set(input.tools.flatMap((names) => names.split(',')).map((name) => name.trim()).filter((name) => name !== ''))];
+  if (tools.length === 0) {
+    throw new TabmuxError('invalid_params', 'missing --tool NAMES: the tools the rule is about, comma-separated (tabmux mcp list shows them)');
+  }
+  const unknown = tools.filter((name) => !knownTools.has(name) || OWN_TOOLS.has(name));
+  if (unknown.length > 0) {
+    throw new TabmuxError('invalid_params', `unknown tool ${unknown.join(', ')} in --tool; rules are about browser tools such as navigate_page, click, fill (tabmux mcp list shows them all)`);
+  }
+  const reason = input.reason?.trim();
+  return { id, tools, url, action, ...(reason ? { reason } : {}), createdAt: now };
+}
+
+/** Tools of tabmux's own that no rule is about: they never reach the browser. */
+const OWN_TOOLS = new Set(['ask_human', 'close_session']);

@@ -150,6 +150,18 @@ export const controlMethods = {
   'tabmux/policies.list': { params: empty, result: z.object({ policies: z.array(policyRuleSchema) }) },
   /** The profile's config changed (tabmux policy add/remove): the daemon reads its rules again and applies them at once. */
   'tabmux/policies.reload': { params: empty, result: z.object({ policies: z.array(policyRuleSchema) }) },
+  /** Adds a rule to the profile's config and applies it at once (the dashboard's form; the CLI writes the file itself). */
+  'tabmux/policies.add': {
+    params: z.object({
+      tools: z.array(z.string().check(z.maxLength(200))).check(z.maxLength(100)),
+      url: z.string().check(z.maxLength(2000)),
+      action: z.string().check(z.maxLength(20)),
+      reason: z.optional(z.string().check(z.maxLength(1000))),
+    }),
+    result: z.object({ policy: policyRuleSchema, policies: z.array(policyRuleSchema) }),
+  },
+  /** Removes a rule from the profile's config and stops applying it at once. */
+  'tabmux/policies.remove': { params: z.object({ id: z.string().check(z.maxLength(64)) }), result: z.object({ removed: z.string(), policies: z.array(policyRuleSchema) }) },
   /** What waits for a person now (agents' questions), oldest first. */
   'tabmux/requests.list': { params: empty, result: z.object({ requests: z.array(humanRequestSchema) }) },
   /** A person's answer to a question: its text becomes the agent's `ask_human` result. */

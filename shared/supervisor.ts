@@ -58,6 +58,9 @@ export const FORWARDED_DAEMON_METHODS = [
   'tabmux/requests.list',
   'tabmux/requests.answer',
   'tabmux/requests.decide',
+  'tabmux/policies.list',
+  'tabmux/policies.add',
+  'tabmux/policies.remove',
 ] as const satisfies readonly ControlMethod[];
 
 export type ForwardedDaemonMethod = (typeof FORWARDED_DAEMON_METHODS)[number];

@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { TabmuxError } from '../../shared/errors.js';
-import { compilePattern, describeRule, POLICY_ACTIONS, type PolicyAction, type PolicyRule } from '../../shared/policy.js';
+import { describeRule, makePolicyRule, POLICY_ACTIONS, type PolicyRule } from '../../shared/policy.js';
 import { tryConnect } from '../core/daemonProcess.js';
 import { ProfileStore } from '../core/ProfileStore.js';
 import { stringOption, stringsOption, type Command, type CommandContext } from './Command.js';
 import { table } from './format.js';
-
-/** Tools of tabmux's own that no rule is about: they never reach the browser. */
-const OWN_TOOLS = new Set(['ask_human', 'close_session']);
 
 function print(context: CommandContext, json: unknown, text: string): void {
   context.stdout(context.json ? JSON.stringify(json, null, 2) : text);
@@ -56,34 +53,19 @@ function applied(context: CommandContext, running: boolean): string {
   return running ? `; every session of profile ${context.profile} follows it from its next call` : `; the daemon of profile ${context.profile} applies it when it starts`;
 }
 
-function isAction(value: string): value is PolicyAction {
-  return POLICY_ACTIONS.some((action) => action === value);
-}
-
 async function parseRule(context: CommandContext): Promise<PolicyRule> {
   const action = stringOption(context.values, 'action');
-  if (action === undefined || !isAction(action)) {
-    throw new TabmuxError('invalid_params', `--action must be one of ${POLICY_ACTIONS.join(', ')}${action === undefined ? '' : ` (got ${JSON.stringify(action)})`}`);
+  if (action === undefined) {
+    throw new TabmuxError('invalid_params', `--action must be one of ${POLICY_ACTIONS.join(', ')}`);
   }
   const url = stringOption(context.values, 'url');
   if (url === undefined) {
     throw new TabmuxError('invalid_params', 'missing --url PATTERN: the sites the rule is about, e.g. https://*.example.com/* or *.example.com, or * for all');
   }
-  compilePattern(url);
-  const tools = stringsOption(context.values, 'tool')
-    .flatMap((names) => names.split(','))
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
-  if (tools.length === 0) {
-    throw new TabmuxError('invalid_params', 'missing --tool NAMES: the tools the rule is about, comma-separated (tabmux mcp list shows them)');
-  }
-  const known = await agentToolNames(context);
-  const unknown = tools.filter((name) => !known.has(name) || OWN_TOOLS.has(name));
-  if (unknown.length > 0) {
-    throw new TabmuxError('invalid_params', `unknown tool ${unknown.join(', ')} in --tool; rules are about browser tools such as navigate_page, click, fill (tabmux mcp list shows them all)`);
-  }
-  const reason = stringOption(context.values, 'reason');
-  return { id: `pol-${randomBytes(3).toString('hex')}`, tools: [...new Set(tools)], url, action, ...(reason === undefined ? {} : { reason }), createdAt: Date.now() };
+  const input = { tools: stringsOption(context.values, 'tool'), url, action, reason: stringOption(context.values, 'reason') };
+  // Checked before the tool list is read: a plain mistake needs no worker started to be told.
+  makePolicyRule(input, new Set(input.tools.flatMap((names) => names.split(',')).map((name) => name.trim())), 'pol-000000', 0);
+  return makePolicyRule(input, await agentToolNames(context), `pol-${randomBytes(3).toString('hex')}`, Date.now());
 }
 
 export const policyCommands: Command[] = [

@@ -15,7 +15,8 @@ import {
 import type { ActivityQueryResult } from '../../shared/activity.js';
 import type { ActivityFilter } from './activity/readActivityLog.js';
 import type { Logger } from './Logger.js';
-import type { PolicyRule } from '../../shared/policy.js';
+import { makePolicyRule, type PolicyRule } from '../../shared/policy.js';
+import { randomBytes } from 'node:crypto';
 import type { TabPictures } from './pictures/TabPictures.js';
 import type { Router } from './router/Router.js';
 
@@ -53,6 +54,8 @@ export interface ControlServiceDeps {
   keep: () => DaemonLifetime;
   /** Reads the profile's policy rules from its config again and applies them; returns what applies now. */
   reloadPolicies?: () => Promise<PolicyRule[]>;
+  /** Changes the profile's policy rules in its config and applies them; returns what applies now. */
+  editPolicies?: (change: (rules: readonly PolicyRule[]) => PolicyRule[]) => Promise<PolicyRule[]>;
   /**
    * Told how many clients use the daemon whenever that changes (a daemon started on demand exits idle): every
    * connection from when it opens, except a watcher's (one that subscribed to events: the tray, a dashboard,
@@ -224,6 +227,14 @@ export class ControlService {
     }
   }
 
+  #editPolicies(change: (rules: readonly PolicyRule[]) => PolicyRule[]): Promise<PolicyRule[]> {
+    const edit = this.deps.editPolicies;
+    if (!edit) {
+      return Promise.reject(new TabmuxError('invalid_request', 'this daemon cannot change its profile\'s policies; use tabmux policy add or remove'));
+    }
+    return edit(change);
+  }
+
   #createHandlers(): Handlers {
     const { router } = this.deps;
     return {
@@ -283,6 +294,20 @@ export class ControlService {
       'tabmux/browser.connect': async () => ({ browser: await this.deps.connectBrowser() }),
       'tabmux/dashboards.refresh': async () => ({ ports: await this.deps.refreshDashboards() }),
       'tabmux/policies.list': () => ({ policies: router.policies() }),
+      'tabmux/policies.add': async (params) => {
+        const known = new Set(router.agentTools().map((tool) => tool.name));
+        const policy = makePolicyRule(params, known, `pol-${randomBytes(3).toString('hex')}`, Date.now());
+        return { policy, policies: await this.#editPolicies((rules) => [...rules, policy]) };
+      },
+      'tabmux/policies.remove': async (params) => ({
+        removed: params.id,
+        policies: await this.#editPolicies((rules) => {
+          if (!rules.some((rule) => rule.id === params.id)) {
+            throw new TabmuxError('invalid_params', `profile ${this.deps.profile} has no policy ${params.id}; tabmux policy list shows its rules`);
+          }
+          return rules.filter((rule) => rule.id !== params.id);
+        }),
+      }),
       'tabmux/policies.reload': async () => ({ policies: (await this.deps.reloadPolicies?.()) ?? router.policies() }),
       'tabmux/requests.list': () => ({ requests: router.requests() }),
       'tabmux/requests.answer': (params) => router.answer(params.id, params.text, params.by),

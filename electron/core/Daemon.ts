@@ -316,6 +316,10 @@ export class Daemon {
       settled: () => this.#journal.settle(JOURNAL_SETTLE_LIMIT_MS),
       keep: () => this.keep(),
       reloadPolicies: async () => this.router.setPolicies((await new ProfileStore(paths).get(profile.name)).config.policies ?? []),
+      editPolicies: async (change) => {
+        const updated = await new ProfileStore(paths).update(profile.name, (config) => ({ ...config, policies: change(config.policies ?? []) }));
+        return this.router.setPolicies(updated.config.policies ?? []);
+      },
       clientsChanged: (count) => {
         this.#clients = count;
         this.#idle?.changed();

@@ -9,6 +9,7 @@ import { waitForState } from './waitForState.js';
 import { loadingTimeline, NO_HISTORY_FILTER, TIMELINE_LIMIT, timelineLoaded, type Timeline } from './Timeline.js';
 import { activityQueryResultSchema } from '../../shared/activity.js';
 import type { HumanRequest } from '../../shared/model.js';
+import type { PolicyInput, PolicyRule } from '../../shared/policy.js';
 import { controlResultSchema } from '../../shared/protocol.js';
 
 /** A profile on a browser the user runs, as the add form collects it. */
@@ -48,6 +49,11 @@ export interface TabmuxActions {
   answerRequest: (profile: string, id: string, text: string) => Promise<void>;
   /** Approves or denies a call a confirm policy holds; settled once its session no longer waits on it. */
   decideRequest: (profile: string, id: string, approve: boolean, reason?: string) => Promise<void>;
+  /** The profile's policy rules as its daemon applies them; empty when they cannot be read. */
+  loadPolicies: (profile: string) => Promise<PolicyRule[]>;
+  /** Adds a rule; resolves with the server's message when it was refused (the form shows it), else null. */
+  addPolicy: (profile: string, input: PolicyInput) => Promise<string | null>;
+  removePolicy: (profile: string, id: string) => Promise<void>;
 }
 
 export interface ActionOptions {
@@ -267,6 +273,27 @@ export function createActions(host: Host, store: TabmuxStore, options: ActionOpt
       run(actionKey('request', profile, id), confirmTimeoutMs, async () => {
         await daemon({ profile, method: 'tabmux/requests.decide', params: { id, approve, by: 'dashboard', ...(reason ? { reason } : {}) } });
         return (state) => !waitsOn(state, profile, id);
+      }),
+
+    loadPolicies: async (profile) => {
+      const result = await daemon({ profile, method: 'tabmux/policies.list', params: {} }).catch(() => null);
+      const parsed = controlResultSchema('tabmux/policies.list').safeParse(result);
+      return parsed.success ? parsed.data.policies : [];
+    },
+
+    addPolicy: async (profile, input) => {
+      try {
+        await daemon({ profile, method: 'tabmux/policies.add', params: { tools: [...input.tools], url: input.url, action: input.action, ...(input.reason ? { reason: input.reason } : {}) } });
+        return null;
+      } catch (error) {
+        return TabmuxError.from(error).message;
+      }
+    },
+
+    removePolicy: (profile, id) =>
+      run(actionKey('policy', profile, id), confirmTimeoutMs, async () => {
+        await daemon({ profile, method: 'tabmux/policies.remove', params: { id } });
+        return null;
       }),
 
     logPicture: async (profile, name) => {

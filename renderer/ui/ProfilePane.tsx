@@ -10,6 +10,7 @@ import { TabsPanel } from './TabsPanel.js';
 import { LiveView } from './LiveView.js';
 import { HistoryView } from './HistoryView.js';
 import { NeedsYou } from './NeedsYou.js';
+import { PoliciesPanel } from './PoliciesPanel.js';
 import { useActions, useTabmux } from './TabmuxContext.js';
 
 /** The selected profile: its header, and either its live panels or what to do to get them. */
@@ -104,6 +105,7 @@ export function ProfilePane(props: { profile: string }) {
               <TabsPanel profile={profile} />
               <QueuePanel profile={profile} />
             </div>
+            <PoliciesPanel profile={profile} />
             {debug && <DebugPanel profile={profile} />}
           </>
         )}

@@ -56,4 +56,31 @@ test('a call a confirm policy holds shows under "Needs you" with its picture, an
   await expect(needsYou).toHaveCount(0);
   const after = await stack.cli(['mcp', 'call', '--session', sessionId, 'evaluate_script', JSON.stringify({ function: '() => document.querySelector("button").textContent' })]);
   expect(after.stdout).toContain('"Paid"');
+  expect((await stack.cli(['policy', 'remove', policyId])).code).toBe(0);
+  policyId = '';
+});
+
+test('policies are listed, added and removed in the dashboard, as the CLI sees them', async ({ page, stack }) => {
+  await page.goto(stack.url);
+  await expect(page.getByTestId('profile-item-default')).toHaveAttribute('data-state', 'ready');
+  const panel = page.getByTestId('policies-panel');
+  await expect(panel).toContainText('No rules');
+
+  await panel.getByTestId('policy-tools').fill('navigate_page,teleport');
+  await panel.getByTestId('policy-url').fill('*.blocked.example');
+  await panel.getByTestId('policy-add').click();
+  await expect(panel.getByTestId('policy-error')).toContainText('unknown tool teleport');
+
+  await panel.getByTestId('policy-tools').fill('navigate_page,new_page');
+  await panel.getByTestId('policy-reason').fill('not there');
+  await panel.getByTestId('policy-add').click();
+  const rule = panel.locator('[data-testid^="policy-pol-"]');
+  await expect(rule).toContainText('navigate_page, new_page on *.blocked.example');
+  await expect(panel.getByTestId('policy-error')).toHaveCount(0);
+  const listed = JSON.parse((await stack.cli(['policy', 'list', '--json'])).stdout) as { id: string; url: string; reason?: string }[];
+  expect(listed).toMatchObject([{ url: '*.blocked.example', reason: 'not there' }]);
+
+  await panel.getByTestId(`policy-remove-${listed[0]?.id ?? ''}`).click();
+  await expect(panel).toContainText('No rules');
+  expect(JSON.parse((await stack.cli(['policy', 'list', '--json'])).stdout)).toEqual([]);
 });
