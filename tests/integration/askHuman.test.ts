@@ -140,6 +140,20 @@ describe('ask_human', () => {
     expect(await requests()).toEqual([]);
   });
 
+  it('a question the agent cancels leaves the list', async () => {
+    const agent = await startAgent('canceller');
+    expect((await agent.call('list_pages')).isError).toBe(false);
+    const session = await sessionLabelled('canceller');
+    const controller = new AbortController();
+    const asked = agent.client.callTool({ name: 'ask_human', arguments: { question: 'Never mind?' } }, undefined, { signal: controller.signal, timeout: 240_000 });
+    const request = await requestFor(session.id);
+    controller.abort();
+    await expect(asked).rejects.toThrow();
+    await waitFor(async () => ((await requests()).some((each) => each.id === request.id) ? undefined : true), 'the cancelled question to leave the list', 60_000);
+    const late = await cli('answer', request.id, '--text', 'too late');
+    expect(late.stderr).toContain('the agent cancelled its call');
+  });
+
   it('two sessions wait at once while another session, on the same worker, goes on', async () => {
     const first = await startAgent('first-asker');
     const second = await startAgent('second-asker');

@@ -148,7 +148,7 @@ export class AgentTools {
     if (name === ASK_HUMAN) {
       // Answered by a person, not the browser: it takes no place in the queue, so the session's worker (and every
       // other session) goes on while it waits, and the call timeout does not apply.
-      return askHuman(session, args, this.#humans, this.options.questionTimeoutMs ?? DEFAULT_SETTINGS.questionTimeoutMs, callOptions.owner);
+      return askHuman(session, args, this.#humans, this.options.questionTimeoutMs ?? DEFAULT_SETTINGS.questionTimeoutMs, callOptions.owner, callOptions.onQueued);
     }
     const kind = this.options.catalog().kind(name);
     if (!kind) {
@@ -156,7 +156,7 @@ export class AgentTools {
     }
     // Before the call takes a place in the queue: a refused call never reaches the browser, and one waiting for a
     // person's approval holds up nobody, not even its own session's other calls.
-    const approval = await this.#checkPolicies(session, name, args, callOptions.owner);
+    const approval = await this.#checkPolicies(session, name, args, callOptions);
     const worker = await pool.place(session, (moving, to) => movePages(moving, pool.of(moving), to, this.options.tabs));
     await worker.ensureStarted();
     const timeoutMs = this.options.timeoutFor(name);
@@ -370,7 +370,7 @@ export class AgentTools {
    * Applies the profile's policies to a call: a deny (or a call outside every allow rule) throws; a confirm waits for
    * a person and throws if they deny it or nobody decides in time. Returns a note for the result of an approved call.
    */
-  async #checkPolicies(session: Session, name: string, args: Record<string, unknown>, owner: string | undefined): Promise<string | undefined> {
+  async #checkPolicies(session: Session, name: string, args: Record<string, unknown>, callOptions: CallOptions): Promise<string | undefined> {
     const policies = this.options.policies?.() ?? PolicySet.EMPTY;
     if (!policies.covers(name)) {
       return undefined;
@@ -402,8 +402,9 @@ export class AgentTools {
           ...(tabId === undefined ? {} : { tabId }),
         },
         timeoutMs,
-        owner,
+        callOptions.owner,
         `${name} on ${url} waited for a person's approval (policy ${decision.rule.id}) for ${Math.round(timeoutMs / 1000)} s and nobody gave it, so it was not run. ${rules}`,
+        callOptions.onQueued,
       )
       .catch((error: unknown) => {
         const failure = TabmuxError.from(error);

@@ -13,6 +13,8 @@ export interface HumanAnswer {
 
 interface Pending {
   request: HumanRequest;
+  /** Its id as a cancellable call (negative, so it never meets a queued call's). */
+  callId: number;
   /** The connection that asked: its request goes when it does. */
   owner: string | undefined;
   resolve: (answer: HumanAnswer) => void;
@@ -32,6 +34,7 @@ export class HumanRequests {
   readonly #pending = new Map<string, Pending>();
   /** Ended request id -> why it ended, in words ("was answered", "timed out"). */
   readonly #ended = new Map<string, string>();
+  #lastCallId = 0;
 
   /** `changed` is told the session whose waiting state changed (its SessionInfo shows it). */
   constructor(private readonly changed: (sessionId: string) => void) {}
@@ -40,14 +43,34 @@ export class HumanRequests {
    * Waits for a person's answer, at most `timeoutMs`; then fails with `timeoutMessage` (code `timeout`). `owner` is
    * the asking connection, whose requests `dropOwner` ends.
    */
-  ask(fields: Omit<HumanRequest, 'id' | 'createdAt' | 'timeoutAt'>, timeoutMs: number, owner: string | undefined, timeoutMessage: string): Promise<HumanAnswer> {
+  ask(
+    fields: Omit<HumanRequest, 'id' | 'createdAt' | 'timeoutAt'>,
+    timeoutMs: number,
+    owner: string | undefined,
+    timeoutMessage: string,
+    onQueued?: (callId: number) => void,
+  ): Promise<HumanAnswer> {
     const createdAt = Date.now();
     const request: HumanRequest = { ...fields, id: this.#newId(), createdAt, timeoutAt: createdAt + timeoutMs };
-    return new Promise<HumanAnswer>((resolve, reject) => {
+    const callId = --this.#lastCallId;
+    const asked = new Promise<HumanAnswer>((resolve, reject) => {
       const timer = setTimeout(() => this.#end(request.id, 'timed out', (pending) => pending.reject(new TabmuxError('timeout', timeoutMessage))), timeoutMs);
-      this.#pending.set(request.id, { request, owner, resolve, reject, timer });
+      this.#pending.set(request.id, { request, callId, owner, resolve, reject, timer });
       this.changed(request.sessionId);
     });
+    // The agent can take its call back (notifications/cancelled) as it can a queued one.
+    onQueued?.(callId);
+    return asked;
+  }
+
+  /** The agent cancelled the call that waits: the request goes from the list. Whether one did. */
+  cancel(callId: number): boolean {
+    const pending = [...this.#pending.values()].find((candidate) => candidate.callId === callId);
+    if (!pending) {
+      return false;
+    }
+    this.#end(pending.request.id, 'was given up: the agent cancelled its call', (ended) => ended.reject(new TabmuxError('cancelled', 'the call was cancelled')));
+    return true;
   }
 
   /** Every waiting request, oldest first. */

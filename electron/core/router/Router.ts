@@ -366,7 +366,7 @@ export class Router {
   }
 
   cancel(callId: number): boolean {
-    return this.#pool.cancel(callId);
+    return this.#humans.cancel(callId) || this.#pool.cancel(callId);
   }
 
   sessionPage(id: string): SessionPageResult {

@@ -30,13 +30,21 @@ export const ASK_HUMAN_TOOL: ToolInfo = {
  * Runs `ask_human` for a session: the request waits in `humans` (no worker, no queue slot) until a person answers or
  * `timeoutMs` passes. The answer's text is the result; who answered and when travel in `_meta` for the activity log.
  */
-export async function askHuman(session: Session, args: Record<string, unknown>, humans: HumanRequests, timeoutMs: number, owner: string | undefined): Promise<ToolResult> {
+export async function askHuman(
+  session: Session,
+  args: Record<string, unknown>,
+  humans: HumanRequests,
+  timeoutMs: number,
+  owner: string | undefined,
+  onQueued?: (callId: number) => void,
+): Promise<ToolResult> {
   const { question, choices } = parseArgs(args);
   const answer = await humans.ask(
     { kind: 'question', sessionId: session.id, label: session.label, tool: ASK_HUMAN, url: session.currentPage?.url || null, question, choices },
     timeoutMs,
     owner,
     `nobody answered your question within ${Math.round(timeoutMs / 1000)} s (the profile's questionTimeoutMs); carry on without the answer, or ask again later`,
+    onQueued,
   );
   session.lastUsedAt = Date.now();
   return { content: [{ type: 'text', text: answer.text }], _meta: { 'tabmux/answeredBy': answer.by, 'tabmux/answeredAt': answer.at } };
