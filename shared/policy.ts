@@ -117,4 +117,4 @@ export function makePolicyRule(input: PolicyInput, knownTools: ReadonlySet<strin
 }
 
 /** Tools of tabmux's own that no rule is about: they never reach the browser. */
-const OWN_TOOLS = new Set(['ask_human', 'close_session']);
+export const OWN_TOOLS: ReadonlySet<string> = new Set(['ask_human', 'close_session']);

@@ -163,7 +163,7 @@ describe('activity log on real flows', () => {
     const text = await runCli(['log', '--session', sessionId], { TABMUX_HOME: t.home });
     expect(text.stdout).toContain('rejected:stale_token');
     const follow = await runCli(['log', '--follow'], { TABMUX_HOME: t.home });
-    expect(follow.code).toBe(1);
+    expect(follow.code).toBe(3);
     expect(follow.stderr).toContain('tabmux daemon start');
   });
 });

@@ -6,7 +6,7 @@ import type { ActivityEntry } from '../../shared/activity.js';
 import type { DaemonStatus } from '../../shared/model.js';
 import { readActivityLog } from '../../electron/core/activity/readActivityLog.js';
 import { profileActivityDir, type TabmuxPaths } from '../../electron/core/paths.js';
-import { isProcessAlive } from '../../electron/core/processes.js';
+import { isProcessAlive, killProcessGroup } from '../../electron/core/processes.js';
 import type { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { cliDriver, type CliDriver } from '../helpers/cliDriver.js';
 import { readyDaemon } from '../helpers/readyDaemon.js';
@@ -50,11 +50,12 @@ async function startRig(prepare: (paths: TabmuxPaths) => void = () => undefined)
   const status = await client.call('tabmux/status');
   cleanups.push(async () => {
     client.close();
-    // Whatever still runs on this home: the daemon, then Chrome (its watchdog would, but later).
+    // Whatever still runs on this home: the daemon, then Chrome with its helper processes (its watchdog would, but later).
     const pids = [status.pid, status.chrome.pid].filter((pid): pid is number => pid !== null && isProcessAlive(pid));
-    for (const pid of pids) {
-      process.kill(pid, 'SIGKILL');
+    if (pids.includes(status.pid)) {
+      process.kill(status.pid, 'SIGKILL');
     }
+    killProcessGroup(status.chrome.pid ?? undefined, 'SIGKILL');
     await waitUntil(() => pids.every((pid) => !isProcessAlive(pid)), 'the test daemon and its Chrome to exit');
   });
   const session = (await client.call('tabmux/session.create', { label: 'trouble' })).id;

@@ -88,7 +88,8 @@ describe('replies over the size limit', () => {
     const env = { TABMUX_HOME: fixture.home };
     const run = await runCli(['mcp', 'call', '--json', '--session', id, 'evaluate_script', JSON.stringify(bigString(RESPONSE_LIMIT + 1000))], env);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('"code":"response_too_large"');
+    // With --json the error is the command's output, on stdout.
+    expect((JSON.parse(run.stdout) as { error?: { code?: string } }).error?.code).toBe('response_too_large');
     const small = await runCli(['mcp', 'call', '--session', id, 'evaluate_script', JSON.stringify({ function: '() => "fits"' })], env);
     expect(small.code).toBe(0);
     expect(small.stdout).toContain('fits');

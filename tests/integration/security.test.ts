@@ -127,11 +127,13 @@ describe('an insecure runtime dir', () => {
       symlinkSync(elsewhere, join(home, 'run'));
       const failed = await run(process.execPath, [CLI, 'daemon', 'start', '--json'], { env: { ...process.env, ...env, TABMUX_HEADLESS: '1' } }).then(
         () => undefined,
-        (error: unknown) => error as { code: number; stderr: string },
+        (error: unknown) => error as { code: number; stdout: string },
       );
+      // With --json the error is the command's output: one JSON object on stdout.
       expect(failed?.code).toBe(1);
-      expect(failed?.stderr).toContain('insecure_runtime_dir');
-      expect(failed?.stderr).toContain('symlink');
+      const { error } = JSON.parse(failed?.stdout ?? '{}') as { error?: { code: string; message: string } };
+      expect(error?.code).toBe('insecure_runtime_dir');
+      expect(error?.message).toContain('symlink');
     } finally {
       cleanup();
     }
