@@ -1,6 +1,7 @@
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { CORE_LAYERS } from './scripts/coreLayers.mjs';
 
 /**
  * Layering, checked here rather than by review: each folder may import only what its runtime has. `shared/` runs
@@ -12,12 +13,27 @@ const nodeBuiltins = ['node:*', ...builtinModules.flatMap((name) => [name, `${na
 const browserLibraries = ['react', 'react/*', 'react-dom', 'react-dom/*', 'zustand', 'zustand/*'];
 
 /** One `no-restricted-imports` zone: what a folder must not import, and the message that says why. */
-function zone(files, message, forbidden) {
+function zone(files, message, forbidden, more = []) {
   return {
     files,
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: forbidden, message }] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: forbidden, message }, ...more] }] },
   };
 }
+
+/** What no file of electron/core imports, in whichever folder. */
+const coreMessage = 'electron/core is plain Node: it never imports Electron, the UI, the CLI or the entry points';
+const coreForbidden = [...browserLibraries, 'electron', '**/renderer/**', '**/shell/**', '**/preload/**', '**/cli/**', '**/bin/**'];
+
+/**
+ * electron/core's folders are layers (scripts/coreLayers.mjs): each imports only the folders below it, so a type two
+ * layers share lives in the lower one. A later zone for the same files replaces an earlier one's rule, so each
+ * folder's zone carries the rules of all of electron/core as well.
+ */
+const coreLayerZones = CORE_LAYERS.map(([name], index) => {
+  const above = CORE_LAYERS.slice(index + 1).map(([upper]) => upper);
+  const more = above.length === 0 ? [] : [{ group: above.map((upper) => `**/${upper}/**`), message: `electron/core/${name} is below ${above.join(', ')} in the layer order (scripts/coreLayers.mjs): it imports none of them; move what both need into ${name} or a folder below it` }];
+  return zone([`electron/core/${name}/**/*.ts`], coreMessage, coreForbidden, more);
+});
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'build/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
@@ -60,15 +76,8 @@ export default tseslint.config(
       ],
     },
   },
-  zone(['electron/core/**/*.ts'], 'electron/core is plain Node: it never imports Electron, the UI, the CLI or the entry points', [
-    ...browserLibraries,
-    'electron',
-    '**/renderer/**',
-    '**/shell/**',
-    '**/preload/**',
-    '**/cli/**',
-    '**/bin/**',
-  ]),
+  zone(['electron/core/**/*.ts'], coreMessage, coreForbidden),
+  ...coreLayerZones,
   zone(['electron/shell/**/*.ts'], 'electron/shell is the Electron main process: it uses core and shared, never the CLI, the entry points or the renderer', [
     ...browserLibraries,
     '**/renderer/**',
@@ -92,7 +101,7 @@ export default tseslint.config(
     '**/shell/**',
     '**/preload/**',
     '**/bin/**',
-    '**/core/Daemon.js',
+    '**/core/daemon/**',
     '**/core/browser/**',
     '**/core/bridge/**',
     '**/core/dashboard/**',

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { cliEntryPoint } from '../../electron/core/version.js';
+import { cliEntryPoint } from '../../electron/core/platform/version.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import type { Teardown } from './Teardown.js';
 import type { CallTool } from './toolCalls.js';

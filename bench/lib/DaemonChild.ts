@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { socketPath } from '../../electron/core/paths.js';
+import { socketPath } from '../../electron/core/platform/paths.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
-import { cliEntryPoint } from '../../electron/core/version.js';
+import { cliEntryPoint } from '../../electron/core/platform/version.js';
 import type { BenchHome } from './benchHome.js';
 import type { Teardown } from './Teardown.js';
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChromeProcess } from '../../electron/core/browser/ChromeProcess.js';
 import { findChrome } from '../../electron/core/browser/findChrome.js';
-import { Logger } from '../../electron/core/Logger.js';
-import { chromeExtraArgs } from '../../electron/core/settings.js';
-import { UpstreamClient } from '../../electron/core/UpstreamClient.js';
+import { Logger } from '../../electron/core/platform/Logger.js';
+import { chromeExtraArgs } from '../../electron/core/profile/settings.js';
+import { UpstreamClient } from '../../electron/core/upstream/UpstreamClient.js';
 import type { Teardown } from './Teardown.js';
 import { okText, selectedPageId, type CallTool } from './toolCalls.js';
 

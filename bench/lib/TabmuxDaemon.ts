@@ -1,6 +1,6 @@
-import { Daemon } from '../../electron/core/Daemon.js';
-import { Logger } from '../../electron/core/Logger.js';
-import type { ProfileConfig } from '../../electron/core/ProfileStore.js';
+import { Daemon } from '../../electron/core/daemon/Daemon.js';
+import { Logger } from '../../electron/core/platform/Logger.js';
+import type { ProfileConfig } from '../../electron/core/profile/ProfileStore.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { makeBenchHome } from './benchHome.js';

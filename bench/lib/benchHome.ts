@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolvePaths, type TabmuxPaths } from '../../electron/core/paths.js';
+import { resolvePaths, type TabmuxPaths } from '../../electron/core/platform/paths.js';
 import type { Teardown } from './Teardown.js';
 
 export interface BenchHome {

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { Logger } from '../../electron/core/Logger.js';
-import { UpstreamClient } from '../../electron/core/UpstreamClient.js';
+import { Logger } from '../../electron/core/platform/Logger.js';
+import { UpstreamClient } from '../../electron/core/upstream/UpstreamClient.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import type { Teardown } from './Teardown.js';
 import type { CallTool } from './toolCalls.js';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { packageRoot } from '../../electron/core/version.js';
+import { packageRoot } from '../../electron/core/platform/version.js';
 import { residentKib } from './procStatus.js';
 import { summarize } from './stats.js';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, release, totalmem, type as osType } from 'node:os';
 import { join } from 'node:path';
 import { findChrome } from '../../electron/core/browser/findChrome.js';
-import { packageRoot, tabmuxVersion } from '../../electron/core/version.js';
+import { packageRoot, tabmuxVersion } from '../../electron/core/platform/version.js';
 
 export interface Machine {
   cpu: string;

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../electron/core/version.js';
+import { packageRoot } from '../../electron/core/platform/version.js';
 import { machineLines, type Machine } from './machine.js';
 import { markdownTable, missesList, notesList } from './report.js';
 import type { Row } from './Row.js';

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cliEntryPoint } from '../../electron/core/version.js';
+import { cliEntryPoint } from '../../electron/core/platform/version.js';
 
 /** Runs `tabmux ARGS` as a user would and resolves with its stdout; a non-zero exit is a broken bench, so it rejects. */
 export function runCli(args: readonly string[], env: Readonly<Record<string, string>>, timeoutMs = 90_000): Promise<string> {

@@ -7,8 +7,8 @@ import { ratio } from '../lib/report.js';
 import type { Row } from '../lib/Row.js';
 import { summarize, timed } from '../lib/stats.js';
 import { okText, QUICK_EVAL, selectedPageId, type CallTool } from '../lib/toolCalls.js';
-import { UpstreamClient } from '../../electron/core/UpstreamClient.js';
-import { Logger } from '../../electron/core/Logger.js';
+import { UpstreamClient } from '../../electron/core/upstream/UpstreamClient.js';
+import { Logger } from '../../electron/core/platform/Logger.js';
 
 const ATTACH_PAIRS = 10;
 const WARM_UP = 5;

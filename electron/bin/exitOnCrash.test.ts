@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Logger } from '../core/Logger.js';
+import { Logger } from '../core/platform/Logger.js';
 import { exitOnCrash } from './exitOnCrash.js';
 
 function setUp(stop: () => Promise<void>) {

@@ -1,4 +1,4 @@
-import type { Logger } from '../core/Logger.js';
+import type { Logger } from '../core/platform/Logger.js';
 
 /** The part of `process` this needs; tests pass an EventEmitter. */
 export interface CrashSource {

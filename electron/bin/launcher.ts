@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { pathToFileURL } from 'node:url';
-import { binFile } from '../core/version.js';
+import { binFile } from '../core/platform/version.js';
 import { runOwnBuild } from './ownBuildRun.js';
 
 /**

@@ -10,4 +10,4 @@ export * from '../../shared/protocol.js';
 export * from '../../shared/modelSchemas.js';
 export * from '../cli/batchScript.js';
 export * from '../core/router/toolsWithoutBrowser.js';
-export * from '../core/ProfileStore.js';
+export * from '../core/profile/ProfileStore.js';

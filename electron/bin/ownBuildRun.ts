@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { ownBuildOf } from '../cli/ownBuilds.js';
-import { binFile } from '../core/version.js';
+import { binFile } from '../core/platform/version.js';
 import type * as DaemonBuild from './daemon.js';
 import type * as AgentBuild from './mcp.js';
 

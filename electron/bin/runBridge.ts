@@ -4,9 +4,9 @@ import { MultiBridge } from '../core/bridge/MultiBridge.js';
 import { StdioMcpServer } from '../core/bridge/StdioMcpServer.js';
 import type { ToolBridge } from '../core/bridge/ToolBridge.js';
 import { watchClient } from '../core/bridge/watchClient.js';
-import { connectOrStart } from '../core/daemonProcess.js';
-import { Logger } from '../core/Logger.js';
-import { tabmuxVersion } from '../core/version.js';
+import { connectOrStart } from '../core/lifecycle/daemonProcess.js';
+import { Logger } from '../core/platform/Logger.js';
+import { tabmuxVersion } from '../core/platform/version.js';
 
 /** After a clean shutdown, anything still holding the event loop open must not keep an orphan alive. */
 const EXIT_GRACE_MS = 1_000;

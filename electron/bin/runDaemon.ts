@@ -1,10 +1,10 @@
 import { TabmuxError } from '../../shared/errors.js';
 import type { DaemonRunRequest } from '../cli/EntryPoints.js';
-import { Daemon } from '../core/Daemon.js';
-import { awaitRunningDaemon } from '../core/daemonProcess.js';
-import { Logger } from '../core/Logger.js';
-import type { ProfileEntry } from '../core/ProfileStore.js';
-import { ProfileStore } from '../core/ProfileStore.js';
+import { Daemon } from '../core/daemon/Daemon.js';
+import { awaitRunningDaemon } from '../core/lifecycle/daemonProcess.js';
+import { Logger } from '../core/platform/Logger.js';
+import type { ProfileEntry } from '../core/profile/ProfileStore.js';
+import { ProfileStore } from '../core/profile/ProfileStore.js';
 import { exitOnCrash } from './exitOnCrash.js';
 
 /** Room for Daemon.stop (Chrome alone gets 5 s before SIGKILL) after a crash; past this the process exits anyway. */

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import type { DashboardRequest } from '../cli/EntryPoints.js';
 import { DashboardServer } from '../core/dashboard/DashboardServer.js';
-import { Logger } from '../core/Logger.js';
+import { Logger } from '../core/platform/Logger.js';
 import { Supervisor } from '../core/supervisor/Supervisor.js';
 import { SupervisorService } from '../core/supervisor/SupervisorService.js';
-import { packageRoot } from '../core/version.js';
+import { packageRoot } from '../core/platform/version.js';
 
 /** `tabmux dashboard`: the supervisor and the web UI for every profile, until SIGINT or SIGTERM. */
 export async function runDashboard(request: DashboardRequest): Promise<number> {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../cli/main.js';
-import { packageRoot } from '../core/version.js';
+import { packageRoot } from '../core/platform/version.js';
 import { entryPoints } from './entryPoints.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { TabmuxPaths } from '../core/paths.js';
+import type { TabmuxPaths } from '../core/platform/paths.js';
 import type { EntryPoints } from './EntryPoints.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;

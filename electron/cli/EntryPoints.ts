@@ -1,6 +1,6 @@
 import type { DaemonStartedBy } from '../../shared/model.js';
-import type { StartOptions } from '../core/daemonProcess.js';
-import type { TabmuxPaths } from '../core/paths.js';
+import type { StartOptions } from '../core/lifecycle/daemonProcess.js';
+import type { TabmuxPaths } from '../core/platform/paths.js';
 
 /** `tabmux daemon run`, its arguments parsed. */
 export interface DaemonRunRequest {

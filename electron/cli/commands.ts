@@ -1,7 +1,7 @@
 import { TabmuxError } from '../../shared/errors.js';
-import { ProfileStore } from '../core/ProfileStore.js';
+import { ProfileStore } from '../core/profile/ProfileStore.js';
 import { boolOption, printResult as print, stringOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart, restartDaemon, stopAllDaemons, stopDaemon, tryConnect } from '../core/daemonProcess.js';
+import { connectOrStart, restartDaemon, stopAllDaemons, stopDaemon, tryConnect } from '../core/lifecycle/daemonProcess.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';

@@ -1,4 +1,4 @@
-import { startDaemon } from '../core/daemonProcess.js';
+import { startDaemon } from '../core/lifecycle/daemonProcess.js';
 import type { Command } from './Command.js';
 import { chromeOptions } from './daemonRun.js';
 import { formatBrowserShort } from './format.js';

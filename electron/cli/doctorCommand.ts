@@ -1,5 +1,5 @@
 import { runDoctor, type DoctorCheck } from '../core/doctor/doctorChecks.js';
-import { ProfileStore } from '../core/ProfileStore.js';
+import { ProfileStore } from '../core/profile/ProfileStore.js';
 import { stringOption, type Command } from './Command.js';
 import { table } from './format.js';
 

@@ -1,5 +1,5 @@
-import { tabmuxVersion } from '../core/version.js';
-import { ProfileStore } from '../core/ProfileStore.js';
+import { tabmuxVersion } from '../core/platform/version.js';
+import { ProfileStore } from '../core/profile/ProfileStore.js';
 import { COMMANDS } from './commands.js';
 import type { EntryPoints } from './EntryPoints.js';
 import { overallHelp } from './helpText.js';

@@ -4,7 +4,7 @@ import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart, tryConnect } from '../core/daemonProcess.js';
+import { connectOrStart, tryConnect } from '../core/lifecycle/daemonProcess.js';
 import { labelOption, startOptions } from './sessionOptions.js';
 import { resultText } from './format.js';
 import type { StepOutcome } from './batchScript.js';
@@ -197,7 +197,7 @@ const mcpList: Command = {
       // Loaded only here: the other agents' commands never start a worker of their own.
       if (client === undefined) {
         // A profile that does not exist is said so, as every other command says it, rather than listed for.
-        await new (await import('../core/ProfileStore.js')).ProfileStore(context.paths).get(context.profile);
+        await new (await import('../core/profile/ProfileStore.js')).ProfileStore(context.paths).get(context.profile);
       }
       tools = client ? await client.listTools(false) : await (await import('../core/router/toolsWithoutBrowser.js')).agentToolsWithoutBrowser();
     } finally {

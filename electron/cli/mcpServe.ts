@@ -1,6 +1,6 @@
 import { TabmuxError } from '../../shared/errors.js';
 import { SESSION_ID_PATTERN } from '../../shared/sessionId.js';
-import { validateProfileName } from '../core/validateProfileName.js';
+import { validateProfileName } from '../core/profile/validateProfileName.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
 import { labelOption, startOptions } from './sessionOptions.js';
 

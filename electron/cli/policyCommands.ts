@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { TabmuxError } from '../../shared/errors.js';
 import { describeRule, makePolicyRule, POLICY_ACTIONS, type PolicyRule } from '../../shared/policy.js';
-import { tryConnect } from '../core/daemonProcess.js';
-import { ProfileStore } from '../core/ProfileStore.js';
+import { tryConnect } from '../core/lifecycle/daemonProcess.js';
+import { ProfileStore } from '../core/profile/ProfileStore.js';
 import { stringOption, stringsOption, type Command, type CommandContext } from './Command.js';
 import { table } from './format.js';
 

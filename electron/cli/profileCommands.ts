@@ -1,9 +1,9 @@
 import { TabmuxError } from '../../shared/errors.js';
-import { parseWsHeader, validateBrowserUrl, validateWsEndpoint } from '../core/browserUrl.js';
-import { validateIsolation } from '../core/addExternalProfile.js';
-import { isDaemonRunning, tryConnect } from '../core/daemonProcess.js';
-import { ProfileStore } from '../core/ProfileStore.js';
-import { shownProfileConfig } from '../core/shownProfileConfig.js';
+import { parseWsHeader, validateBrowserUrl, validateWsEndpoint } from '../core/profile/browserUrl.js';
+import { validateIsolation } from '../core/profile/addExternalProfile.js';
+import { isDaemonRunning, tryConnect } from '../core/lifecycle/daemonProcess.js';
+import { ProfileStore } from '../core/profile/ProfileStore.js';
+import { shownProfileConfig } from '../core/profile/shownProfileConfig.js';
 import { boolOption, printResult as print, stringOption, stringsOption, type Command } from './Command.js';
 import { chromeOptions } from './daemonRun.js';
 

@@ -1,6 +1,6 @@
 import { TabmuxError } from '../../shared/errors.js';
 import type { HumanRequest } from '../../shared/model.js';
-import { tryConnect } from '../core/daemonProcess.js';
+import { tryConnect } from '../core/lifecycle/daemonProcess.js';
 import { stringOption, type Command, type CommandContext } from './Command.js';
 import { ago, table } from './format.js';
 

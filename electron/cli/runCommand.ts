@@ -1,7 +1,7 @@
 import { TabmuxError, type ErrorCode } from '../../shared/errors.js';
 import { terminalSafe } from '../../shared/terminalText.js';
-import { resolvePaths } from '../core/paths.js';
-import { DEFAULT_PROFILE, validateProfileName } from '../core/validateProfileName.js';
+import { resolvePaths } from '../core/platform/paths.js';
+import { DEFAULT_PROFILE, validateProfileName } from '../core/profile/validateProfileName.js';
 import type { Command } from './Command.js';
 import type { EntryPoints } from './EntryPoints.js';
 import { commandHelp, GLOBAL_OPTIONS, groupHelp, groupsOf } from './helpText.js';

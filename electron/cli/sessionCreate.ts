@@ -1,4 +1,4 @@
-import { connectOrStart } from '../core/daemonProcess.js';
+import { connectOrStart } from '../core/lifecycle/daemonProcess.js';
 import { stringOption, type Command } from './Command.js';
 import { chromeOptions } from './daemonRun.js';
 import { startOptions } from './sessionOptions.js';

@@ -1,5 +1,5 @@
 import { TabmuxError } from '../../shared/errors.js';
-import type { StartOptions } from '../core/daemonProcess.js';
+import type { StartOptions } from '../core/lifecycle/daemonProcess.js';
 import { boolOption, stringOption, type OptionValues } from './Command.js';
 
 /** `--label`, checked: 1 to 200 characters, or none. */

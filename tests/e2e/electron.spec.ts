@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { _electron as electron, expect, test } from '@playwright/test';
-import { packageRoot } from '../../electron/core/version.js';
+import { packageRoot } from '../../electron/core/platform/version.js';
 import { runCli } from '../helpers/runCli.js';
 
 /** The Electron binary on disk; require('electron') is avoided because it downloads a missing binary. */

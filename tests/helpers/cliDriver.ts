@@ -1,4 +1,4 @@
-import { isProcessAlive } from '../../electron/core/processes.js';
+import { isProcessAlive } from '../../electron/core/process/processes.js';
 import { runCli, type CliResult } from './runCli.js';
 
 export interface CliDriver {

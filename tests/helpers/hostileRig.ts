@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import type { ProfileConfig } from '../../electron/core/ProfileStore.js';
+import type { ProfileConfig } from '../../electron/core/profile/ProfileStore.js';
 import type { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import type { DaemonStatus } from '../../shared/model.js';
 import { startTestDaemon, type BoundSession, type TestDaemon } from './daemonFixture.js';

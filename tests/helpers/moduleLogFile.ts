@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { packageRoot } from '../../electron/core/version.js';
+import { packageRoot } from '../../electron/core/platform/version.js';
 
 /**
  * Give to `node --import`: the process then logs every module it loads to the file named by

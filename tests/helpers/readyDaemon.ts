@@ -1,4 +1,4 @@
-import { socketPath, type TabmuxPaths } from '../../electron/core/paths.js';
+import { socketPath, type TabmuxPaths } from '../../electron/core/platform/paths.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { waitFor } from './waitFor.js';
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cliEntryPoint, packageRoot } from '../../electron/core/version.js';
+import { cliEntryPoint, packageRoot } from '../../electron/core/platform/version.js';
 
 export interface CliResult {
   /** The exit code; null when the run was killed, as one that outlives its timeout is. */

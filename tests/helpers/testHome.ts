@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolvePaths, type TabmuxPaths } from '../../electron/core/paths.js';
+import { resolvePaths, type TabmuxPaths } from '../../electron/core/platform/paths.js';
 
 /** A fresh TABMUX_HOME under the temp dir (short, so socket paths stay under the length limit). */
 export function makeTestHome(): { home: string; paths: TabmuxPaths; env: Record<string, string>; cleanup: () => void } {

@@ -6,12 +6,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '../../shared/activity.js';
 import { readActivityLog } from '../../electron/core/activity/readActivityLog.js';
-import { profileActivityDir } from '../../electron/core/paths.js';
+import { profileActivityDir } from '../../electron/core/platform/paths.js';
 import { html, startTestDaemon, uidOf, type TestDaemon } from '../helpers/daemonFixture.js';
 import { cliPath, runCli } from '../helpers/runCli.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor, waitUntil } from '../helpers/waitFor.js';
-import { isProcessAlive } from '../../electron/core/processes.js';
+import { isProcessAlive } from '../../electron/core/process/processes.js';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, '..', '..', 'dist', 'electron', 'bin', 'tabmux.js');

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus, SessionInfo, TabInfo } from '../../shared/model.js';
-import { packageRoot } from '../../electron/core/version.js';
+import { packageRoot } from '../../electron/core/platform/version.js';
 import { html } from '../helpers/daemonFixture.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor } from '../helpers/waitFor.js';

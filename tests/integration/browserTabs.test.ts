@@ -6,7 +6,7 @@ import { ControlSurfaceGuard } from '../../electron/core/browser/ControlSurfaceG
 import { createUrlPolicy } from '../../electron/core/browser/urlPolicy.js';
 import { ChromeProcess } from '../../electron/core/browser/ChromeProcess.js';
 import { findChrome } from '../../electron/core/browser/findChrome.js';
-import { Logger } from '../../electron/core/Logger.js';
+import { Logger } from '../../electron/core/platform/Logger.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor } from '../helpers/waitFor.js';
 

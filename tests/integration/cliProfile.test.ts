@@ -3,7 +3,7 @@ import { existsSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolvePaths, socketPath } from '../../electron/core/paths.js';
+import { resolvePaths, socketPath } from '../../electron/core/platform/paths.js';
 import { cliDriver } from '../helpers/cliDriver.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitUntil as until } from '../helpers/waitFor.js';

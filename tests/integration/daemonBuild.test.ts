@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliEntryPoint, packageRoot } from '../../electron/core/version.js';
+import { cliEntryPoint, packageRoot } from '../../electron/core/platform/version.js';
 import { MODULE_LOG, modulesLoaded } from '../helpers/moduleLogFile.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { readyDaemon } from '../helpers/readyDaemon.js';

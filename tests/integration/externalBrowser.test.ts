@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { socketPath } from '../../electron/core/paths.js';
+import { socketPath } from '../../electron/core/platform/paths.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import type { DaemonStatus, ExternalBrowserInfo } from '../../shared/model.js';
 import { textOf } from '../../shared/toolResult.js';

@@ -5,7 +5,7 @@ import type { TabPicture } from '../../shared/model.js';
 import { BrowserTabs, type BrowserTab } from '../../electron/core/browser/BrowserTabs.js';
 import { ChromeProcess } from '../../electron/core/browser/ChromeProcess.js';
 import { findChrome } from '../../electron/core/browser/findChrome.js';
-import { Logger } from '../../electron/core/Logger.js';
+import { Logger } from '../../electron/core/platform/Logger.js';
 import { DEFAULT_PICTURE_LIMITS } from '../../electron/core/pictures/PictureLimits.js';
 import { TabPictures } from '../../electron/core/pictures/TabPictures.js';
 import { makeTestHome } from '../helpers/testHome.js';

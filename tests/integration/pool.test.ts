@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isProcessAlive } from '../../electron/core/processes.js';
+import { isProcessAlive } from '../../electron/core/process/processes.js';
 import { waitUntil } from '../helpers/waitFor.js';
 import { html, pagesOf, startTestDaemon, uidOf, type BoundSession, type TestDaemon } from '../helpers/daemonFixture.js';
 

@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isProcessAlive } from '../../electron/core/processes.js';
+import { isProcessAlive } from '../../electron/core/process/processes.js';
 import { html, pagesOf, startTestDaemon, uidOf, type TestDaemon } from '../helpers/daemonFixture.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitUntil } from '../helpers/waitFor.js';

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { profileLogFile, socketPath } from '../../electron/core/paths.js';
+import { profileLogFile, socketPath } from '../../electron/core/platform/paths.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import type { DaemonStatus } from '../../shared/model.js';
 import { startBrowserless, type BrowserlessServer } from '../helpers/browserless.js';

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync,
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { profileFilesDir } from '../../electron/core/paths.js';
+import { profileFilesDir } from '../../electron/core/platform/paths.js';
 import { html, startTestDaemon, type TestDaemon } from '../helpers/daemonFixture.js';
 import { makeTestHome } from '../helpers/testHome.js';
 

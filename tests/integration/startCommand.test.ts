@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { profileLogFile } from '../../electron/core/paths.js';
+import { profileLogFile } from '../../electron/core/platform/paths.js';
 import type { DaemonStatus } from '../../shared/model.js';
 import { freePort } from '../helpers/userChromium.js';
 import { alive, cliDriver } from '../helpers/cliDriver.js';

@@ -7,7 +7,7 @@ import { WebSocket } from 'ws';
 import { DashboardServer } from '../../electron/core/dashboard/DashboardServer.js';
 import { Supervisor } from '../../electron/core/supervisor/Supervisor.js';
 import { SupervisorService } from '../../electron/core/supervisor/SupervisorService.js';
-import { socketPath, type TabmuxPaths } from '../../electron/core/paths.js';
+import { socketPath, type TabmuxPaths } from '../../electron/core/platform/paths.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import type { ProfileView, SupervisorEvent } from '../../shared/supervisor.js';
 import { isRecord } from '../../shared/isRecord.js';

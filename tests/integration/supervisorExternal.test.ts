@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Supervisor } from '../../electron/core/supervisor/Supervisor.js';
 import { SupervisorService } from '../../electron/core/supervisor/SupervisorService.js';
-import { ProfileStore } from '../../electron/core/ProfileStore.js';
+import { ProfileStore } from '../../electron/core/profile/ProfileStore.js';
 import { TabmuxError } from '../../shared/errors.js';
 import type { ExternalBrowserInfo } from '../../shared/model.js';
 import { supervisorResultSchema, type ProfileView, type SupervisorEvent } from '../../shared/supervisor.js';

@@ -5,9 +5,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../shared/model.js';
-import { pidFilePath, socketPath } from '../../electron/core/paths.js';
+import { pidFilePath, socketPath } from '../../electron/core/platform/paths.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
-import { isProcessAlive } from '../../electron/core/processes.js';
+import { isProcessAlive } from '../../electron/core/process/processes.js';
 import { Supervisor } from '../../electron/core/supervisor/Supervisor.js';
 import { cliDriver, tokenOf } from '../helpers/cliDriver.js';
 import { html, uidOf } from '../helpers/daemonFixture.js';

@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../shared/model.js';
-import { readDaemonPidFile } from '../../electron/core/DaemonPidFile.js';
+import { readDaemonPidFile } from '../../electron/core/lifecycle/DaemonPidFile.js';
 import { Supervisor } from '../../electron/core/supervisor/Supervisor.js';
 import type { ToolInfo } from '../../shared/protocol.js';
 import { alive, cliDriver } from '../helpers/cliDriver.js';

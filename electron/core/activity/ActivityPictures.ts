@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { isNodeError } from '../secureFs.js';
+import { isNodeError } from '../platform/secureFs.js';
 import type { RetentionSettings } from './ActivityLogStore.js';
 
 const NAME = /^[\w-]+\.jpg$/;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '../../../shared/activity.js';
 import { TabmuxError } from '../../../shared/errors.js';
-import { withPageSecrets, type CallRecord } from '../router/CallRecord.js';
+import { withPageSecrets, type CallRecord } from './CallRecord.js';
 import { ActivityLogStore } from './ActivityLogStore.js';
 import { ActivityPictures } from './ActivityPictures.js';
 import { ActivityRecorder } from './ActivityRecorder.js';

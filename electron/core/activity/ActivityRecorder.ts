@@ -1,5 +1,5 @@
 import { ACTIVITY_FORMAT_VERSION, type ActivityEntry, type ActivityPage } from '../../../shared/activity.js';
-import { pageSecretsOf, type CallRecord } from '../router/CallRecord.js';
+import { pageSecretsOf, type CallRecord } from './CallRecord.js';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { TabPicture } from '../../../shared/model.js';
 import type { ActivityLogStore } from './ActivityLogStore.js';

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { isNodeError } from '../secureFs.js';
+import { isNodeError } from '../platform/secureFs.js';
 
 /** Segment files: `activity-000001.jsonl`, numbered in the order they were started; the highest is written to. */
 const SEGMENT_PATTERN = /^activity-(\d{6,})\.jsonl$/;

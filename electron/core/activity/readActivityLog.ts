@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { activityEntrySchema, type ActivityEntry, type ActivityQueryResult } from '../../../shared/activity.js';
-import { isNodeError } from '../secureFs.js';
+import { isNodeError } from '../platform/secureFs.js';
 import { listSegments } from './activitySegments.js';
 
 export interface ActivityFilter {

@@ -1,6 +1,6 @@
 import { isSessionGone, TabmuxError } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/protocol.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import { asToolResult, textResult } from '../../../shared/toolResult.js';
 import type { DaemonClient } from '../transport/DaemonClient.js';
 import type { CancelSignal } from './CancelSignal.js';

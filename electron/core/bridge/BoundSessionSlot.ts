@@ -1,5 +1,5 @@
 import { isSessionGone, TabmuxError } from '../../../shared/errors.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import type { DaemonClient } from '../transport/DaemonClient.js';
 import { DaemonLane } from './DaemonLane.js';
 import type { DaemonLink } from './DaemonLink.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TabmuxError } from '../../../shared/errors.js';
-import { Logger } from '../Logger.js';
+import { Logger } from '../platform/Logger.js';
 import { MAX_REQUEST_LINE_BYTES } from '../transport/socketLimits.js';
 import { DaemonLane, type LaneReply } from './DaemonLane.js';
 

@@ -3,7 +3,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import { asResponse, type JsonRpcId } from '../../../shared/jsonrpc.js';
 import { leadingId } from '../../../shared/leadingId.js';
 import { PROTOCOL_VERSION } from '../../../shared/protocolConstants.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import { LineDecoder } from '../transport/LineDecoder.js';
 import { replyHead } from '../transport/replyHead.js';
 import { MAX_REQUEST_LINE_BYTES, maxResponseBytes } from '../transport/socketLimits.js';

@@ -1,6 +1,6 @@
 import { TabmuxError } from '../../../shared/errors.js';
-import { Backoff } from '../Backoff.js';
-import type { Logger } from '../Logger.js';
+import { Backoff } from '../platform/Backoff.js';
+import type { Logger } from '../platform/Logger.js';
 import type { DaemonClient } from '../transport/DaemonClient.js';
 
 /**

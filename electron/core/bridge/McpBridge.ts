@@ -1,7 +1,7 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { DaemonStatus } from '../../../shared/model.js';
 import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import { asToolResult } from '../../../shared/toolResult.js';
 import { isRecord } from '../../../shared/isRecord.js';
 import type { DaemonClient } from '../transport/DaemonClient.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TabmuxError } from '../../../shared/errors.js';
 import { isRecord } from '../../../shared/isRecord.js';
 import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
-import { Logger } from '../Logger.js';
+import { Logger } from '../platform/Logger.js';
 import { RelayedResult } from './RelayedResult.js';
 import { MCP_PROTOCOL_VERSIONS, StdioMcpServer } from './StdioMcpServer.js';
 import type { JsonRpcId } from '../../../shared/jsonrpc.js';

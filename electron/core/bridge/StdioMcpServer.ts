@@ -4,7 +4,7 @@ import { isRecord } from '../../../shared/isRecord.js';
 import { asRequest, type JsonRpcId, type JsonRpcRequest } from '../../../shared/jsonrpc.js';
 import { leadingId } from '../../../shared/leadingId.js';
 import type { ToolResult } from '../../../shared/protocol.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import { LineDecoder, type DroppedLine } from '../transport/LineDecoder.js';
 import { CancelSignal } from './CancelSignal.js';
 import { RelayedResult } from './RelayedResult.js';

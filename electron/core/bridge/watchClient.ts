@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { isProcessAlive } from '../processes.js';
+import { isProcessAlive } from '../process/processes.js';
 
 export interface WatchClientOptions {
   stdin: Readable;

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Protocol } from 'devtools-protocol';
 import { TabmuxError } from '../../../shared/errors.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import type { CdpConnection } from './CdpConnection.js';
 import { downloadName, placeDownload } from './downloadFiles.js';
 

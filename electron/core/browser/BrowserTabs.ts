@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Protocol } from 'devtools-protocol';
 import type { CDPSession } from 'puppeteer-core/internal/api/CDPSession.js';
 import { TabmuxError } from '../../../shared/errors.js';
-import type { TabPlacement } from '../router/WindowTabs.js';
+import type { TabPlacement } from './WindowTabs.js';
 import type { CdpConnection } from './CdpConnection.js';
 
 /** The targets the daemon watches: tabs, and the page each one holds. */

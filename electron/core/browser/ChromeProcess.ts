@@ -3,11 +3,11 @@ import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import type { CdpConnection } from './CdpConnection.js';
-import { isNodeError } from '../secureFs.js';
+import { isNodeError } from '../platform/secureFs.js';
 import { startWatchdog } from './ChromeWatchdog.js';
-import { isProcessAlive, killProcessGroup } from '../processes.js';
+import { isProcessAlive, killProcessGroup } from '../process/processes.js';
 
 export interface ChromeLaunchOptions {
   executable: string;

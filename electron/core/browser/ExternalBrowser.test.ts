@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { TabmuxError } from '../../../shared/errors.js';
-import { Logger } from '../Logger.js';
+import { Logger } from '../platform/Logger.js';
 import { ExternalBrowser } from './ExternalBrowser.js';
 import type { ExternalEndpoint } from './externalEndpoint.js';
 

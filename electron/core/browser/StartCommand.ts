@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 
 /**
  * The profile's `--start-command`: how to bring the browser up when it cannot be reached and a call needs it. It

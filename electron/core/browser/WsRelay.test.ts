@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { Logger } from '../Logger.js';
+import { Logger } from '../platform/Logger.js';
 import { WsRelay } from './WsRelay.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];

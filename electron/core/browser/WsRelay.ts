@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 
 /** Where a relayed connection goes, with its credentials. */
 export interface RelayTarget {

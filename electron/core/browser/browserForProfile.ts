@@ -1,8 +1,8 @@
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import { join } from 'node:path';
-import { profileDataDir, profileUserDataDir, type TabmuxPaths } from '../paths.js';
-import type { ProfileConfig, ProfileEntry } from '../ProfileStore.js';
-import { chromeExtraArgs, orphanGraceMs, resolveHeadless } from '../settings.js';
+import { profileDataDir, profileUserDataDir, type TabmuxPaths } from '../platform/paths.js';
+import type { ProfileConfig, ProfileEntry } from '../profile/ProfileStore.js';
+import { chromeExtraArgs, orphanGraceMs, resolveHeadless } from '../profile/settings.js';
 import { ExternalBrowser } from './ExternalBrowser.js';
 import type { ExternalEndpoint } from './externalEndpoint.js';
 import { StartCommand } from './StartCommand.js';

@@ -1,7 +1,7 @@
 import { constants, promises as fs } from 'node:fs';
 import { extname, join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
-import { isNodeError } from '../secureFs.js';
+import { isNodeError } from '../platform/secureFs.js';
 
 /** The longest name a saved download keeps (in UTF-16 units; well under the file systems' 255 bytes for ASCII). */
 const MAX_NAME_LENGTH = 120;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TabmuxError } from '../../../shared/errors.js';
-import { parseWsHeader, redactTemplateUrl, validateWsEndpoint, variablesIn } from '../browserUrl.js';
+import { parseWsHeader, redactTemplateUrl, validateWsEndpoint, variablesIn } from '../profile/browserUrl.js';
 import { describeEndpoint, expandEndpoint, scrubSecrets } from './externalEndpoint.js';
 
 describe('externalEndpoint', () => {

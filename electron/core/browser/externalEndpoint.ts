@@ -1,5 +1,5 @@
 import { TabmuxError } from '../../../shared/errors.js';
-import { redactTemplateUrl, VARIABLE, variablesIn } from '../browserUrl.js';
+import { redactTemplateUrl, VARIABLE, variablesIn } from '../profile/browserUrl.js';
 
 /**
  * Where an external browser is, as the profile's config says it: an HTTP discovery address (`--browser-url`) or a

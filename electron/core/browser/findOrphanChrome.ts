@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from '../Logger.js';
-import { isProcessAlive } from '../processes.js';
+import type { Logger } from '../platform/Logger.js';
+import { isProcessAlive } from '../process/processes.js';
 import { readActivePort, type OrphanChrome } from './ChromeProcess.js';
 import { WATCHDOG_NAME } from './ChromeWatchdog.js';
 

@@ -2,7 +2,7 @@ import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 import * as z from 'zod/mini';
 import '../../../shared/zodMessages.js';
 import { TabmuxError } from '../../../shared/errors.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import { openCdpConnection } from './CdpConnection.js';
 
 export interface SharedEndpointOptions {

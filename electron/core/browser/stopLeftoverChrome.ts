@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Logger } from '../Logger.js';
-import { isProcessAlive, killProcessGroup } from '../processes.js';
+import type { Logger } from '../platform/Logger.js';
+import { isProcessAlive, killProcessGroup } from '../process/processes.js';
 
 /**
  * Stops a Chrome left behind by a daemon that died (its pid from the dead daemon's pid file), so a daemon killed

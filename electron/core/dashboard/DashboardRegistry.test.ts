@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolvePaths } from '../paths.js';
+import { resolvePaths } from '../platform/paths.js';
 import { DashboardRegistry, dashboardsDir } from './DashboardRegistry.js';
 
 const home = mkdtempSync(join(tmpdir(), 'tmx-reg-'));

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
-import type { TabmuxPaths } from '../paths.js';
+import type { TabmuxPaths } from '../platform/paths.js';
 import { isSameProcessRunning, ownIdentity } from '../process/processState.js';
-import { ensureSecureDir, isNodeError, readFileNoFollow, writeFileNoFollow } from '../secureFs.js';
+import { ensureSecureDir, isNodeError, readFileNoFollow, writeFileNoFollow } from '../platform/secureFs.js';
 
 /** One running dashboard, as its file in the runtime dir records it. */
 const recordSchema = z.object({

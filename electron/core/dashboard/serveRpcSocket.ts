@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { TabmuxError } from '../../../shared/errors.js';
 import { SUPERVISOR_EVENT_METHOD, type SupervisorEvent } from '../../../shared/supervisor.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import type { SupervisorService } from '../supervisor/SupervisorService.js';
 import { RpcServerConnection } from '../transport/RpcServerConnection.js';
 import { maxResponseBytes } from '../transport/socketLimits.js';

@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
 import { ChromeProcess } from '../browser/ChromeProcess.js';
 import { findChrome } from '../browser/findChrome.js';
-import { readDaemonPidFile } from '../DaemonPidFile.js';
-import { tryConnect } from '../daemonProcess.js';
-import { pidFilePath, profileDataDir, profileUserDataDir, type TabmuxPaths } from '../paths.js';
-import { isProcessAlive } from '../processes.js';
-import type { ProfileEntry } from '../ProfileStore.js';
-import { chromeExtraArgs } from '../settings.js';
-import { packageRoot } from '../version.js';
+import { readDaemonPidFile } from '../lifecycle/DaemonPidFile.js';
+import { tryConnect } from '../lifecycle/daemonProcess.js';
+import { pidFilePath, profileDataDir, profileUserDataDir, type TabmuxPaths } from '../platform/paths.js';
+import { isProcessAlive } from '../process/processes.js';
+import type { ProfileEntry } from '../profile/ProfileStore.js';
+import { chromeExtraArgs } from '../profile/settings.js';
+import { packageRoot } from '../platform/version.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 

@@ -1,5 +1,5 @@
 import type { PictureSize } from '../../../shared/model.js';
-import type { ProfileConfig } from '../ProfileStore.js';
+import type { ProfileConfig } from '../profile/ProfileStore.js';
 
 /** How large and how often one size of picture is: the screencast's bounds and the frames let through per second. */
 export interface PictureLimit {

@@ -3,7 +3,7 @@ import type { TabPicture } from '../../../shared/model.js';
 import type { PictureInput } from '../../../shared/pictureInput.js';
 import type { BrowserTab } from '../browser/BrowserTabs.js';
 import type { CdpConnection } from '../browser/CdpConnection.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import { DEFAULT_PICTURE_LIMITS, type PictureLimits } from './PictureLimits.js';
 import { PictureWatches, type PictureWatch } from './PictureWatches.js';
 import { TabScreencast } from './TabScreencast.js';

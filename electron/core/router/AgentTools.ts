@@ -12,7 +12,7 @@ import type { Worker } from './Worker.js';
 import type { WorkerPool } from './WorkerPool.js';
 import { checkToken } from './checkToken.js';
 import { gatePageCall } from './dialogGate.js';
-import type { CallBeginObserver, CallObserver } from './CallRecord.js';
+import type { CallBeginObserver, CallObserver } from '../activity/CallRecord.js';
 import { CallWatch, type TabUrl } from './CallWatch.js';
 import { joinReply, replyOf } from '../upstream/upstreamReply.js';
 import { snapshotIds } from '../upstream/snapshotText.js';

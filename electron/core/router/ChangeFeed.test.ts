@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DaemonEvent, QueueEntry, SessionInfo } from '../../../shared/model.js';
-import { Logger } from '../Logger.js';
+import { Logger } from '../platform/Logger.js';
 import { ChangeFeed } from './ChangeFeed.js';
 import { Session } from './Session.js';
 

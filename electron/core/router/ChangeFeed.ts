@@ -1,6 +1,6 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { DaemonEvent, QueueEntry, SessionInfo } from '../../../shared/model.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 
 export interface ChangeFeedOptions {
   profile: string;

@@ -4,7 +4,7 @@ import type { ToolResult } from '../../../shared/protocol.js';
 import { textOf } from '../../../shared/toolResult.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { ContextSource } from './sessionContexts.js';
-import type { WindowTabs } from './WindowTabs.js';
+import type { WindowTabs } from '../browser/WindowTabs.js';
 import type { Worker } from './Worker.js';
 import { listPages, syncPages } from './pageSync.js';
 import { sideCall } from './sideCall.js';

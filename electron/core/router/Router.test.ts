@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DaemonEvent } from '../../../shared/model.js';
 import { textOf } from '../../../shared/toolResult.js';
-import { Logger } from '../Logger.js';
+import { Logger } from '../platform/Logger.js';
 import { Router } from './Router.js';
 import { DEFAULT_SETTINGS } from './RouterSettings.js';
 import { FakeBrowser, FakeUpstream } from './testing/FakeUpstream.js';

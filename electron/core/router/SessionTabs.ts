@@ -1,11 +1,11 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { BrowserTab } from '../browser/BrowserTabs.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import type { PageAllocator } from './PageAllocator.js';
 import type { Session } from './Session.js';
 import type { TabIdentity, TabView } from './TabIdentity.js';
 import type { Worker } from './Worker.js';
-import type { WindowTabs } from './WindowTabs.js';
+import type { WindowTabs } from '../browser/WindowTabs.js';
 import type { WorkerPool } from './WorkerPool.js';
 
 /** What the router needs of the browser's own view of its tabs: `BrowserTabs`, on the daemon's CDP connection. */

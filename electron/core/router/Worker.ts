@@ -1,8 +1,8 @@
 import type { WorkerInfo, WorkerState } from '../../../shared/model.js';
 import type { ToolResult } from '../../../shared/protocol.js';
 import { TabmuxError } from '../../../shared/errors.js';
-import { Backoff } from '../Backoff.js';
-import type { Upstream } from '../UpstreamClient.js';
+import { Backoff } from '../platform/Backoff.js';
+import type { Upstream } from '../upstream/UpstreamClient.js';
 import { FairQueue, type OverrunCall } from './FairQueue.js';
 import type { TraceState } from './traceOwnership.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TabmuxError } from '../../../shared/errors.js';
 import { SYSTEM_LANE_ID, type WorkerInfo } from '../../../shared/model.js';
-import { Logger } from '../Logger.js';
-import type { Upstream } from '../UpstreamClient.js';
+import { Logger } from '../platform/Logger.js';
+import type { Upstream } from '../upstream/UpstreamClient.js';
 import { Session } from './Session.js';
 import type { Worker } from './Worker.js';
 import { WorkerPool, type WorkerPoolOptions } from './WorkerPool.js';

@@ -1,7 +1,7 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import { SYSTEM_LANE_ID, type QueueEntry, type WorkerInfo } from '../../../shared/model.js';
-import type { Logger } from '../Logger.js';
-import type { Upstream } from '../UpstreamClient.js';
+import type { Logger } from '../platform/Logger.js';
+import type { Upstream } from '../upstream/UpstreamClient.js';
 import type { Session } from './Session.js';
 import type { OverrunCall } from './FairQueue.js';
 import { Worker } from './Worker.js';

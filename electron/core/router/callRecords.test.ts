@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CallRecord } from './CallRecord.js';
+import type { CallRecord } from '../activity/CallRecord.js';
 import { fakeRouter } from './testing/fakeRouter.js';
 
 async function observed() {

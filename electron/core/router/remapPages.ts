@@ -1,5 +1,5 @@
 import { TabmuxError } from '../../../shared/errors.js';
-import type { Upstream } from '../UpstreamClient.js';
+import type { Upstream } from '../upstream/UpstreamClient.js';
 import type { Session } from './Session.js';
 import type { TabIdentity } from './TabIdentity.js';
 import type { Worker } from './Worker.js';

@@ -3,7 +3,7 @@ import { snapshotIds } from '../upstream/snapshotText.js';
 import { dialogLine, formatPageLine, joinReply, pagesBlock, replyOf, snapshotBlock, type ListedPage, type UpstreamReply } from '../upstream/upstreamReply.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
-import { withPageSecrets } from './CallRecord.js';
+import { withPageSecrets } from '../activity/CallRecord.js';
 import { syncPages } from './pageSync.js';
 import { formatToken } from './uidTokens.js';
 

@@ -7,7 +7,7 @@ import { Worker } from './Worker.js';
 import { snapshotText, type SnapshotNode } from '../upstream/snapshotText.js';
 import { formatPageLine, pagesBlock, snapshotBlock } from '../upstream/upstreamReply.js';
 import type { ToolResult } from '../../../shared/protocol.js';
-import type { Upstream } from '../UpstreamClient.js';
+import type { Upstream } from '../upstream/UpstreamClient.js';
 
 const rawUid = fc.tuple(fc.nat(99_999), fc.nat(99_999)).map(([a, b]) => `${a}_${b}`);
 const short = fc.stringMatching(/^[0-9a-f]{8}$/);

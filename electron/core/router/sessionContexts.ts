@@ -1,4 +1,4 @@
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import type { Session } from './Session.js';
 
 /** What the router needs of the browser's contexts (`BrowserContexts`, on the daemon's own connection). */

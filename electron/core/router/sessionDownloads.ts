@@ -1,6 +1,6 @@
 import type { DownloadOutcome, DownloadOwner } from '../browser/BrowserDownloads.js';
 import type { BrowserTab } from '../browser/BrowserTabs.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import type { Session } from './Session.js';
 
 /**

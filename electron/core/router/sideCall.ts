@@ -1,6 +1,6 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/protocol.js';
-import type { Upstream } from '../UpstreamClient.js';
+import type { Upstream } from '../upstream/UpstreamClient.js';
 import type { Worker } from './Worker.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { ToolInfo } from '../../../shared/protocol.js';
-import { Logger } from '../Logger.js';
-import { UpstreamClient } from '../UpstreamClient.js';
+import { Logger } from '../platform/Logger.js';
+import { UpstreamClient } from '../upstream/UpstreamClient.js';
 import { ToolCatalog, type AgentToolOptions } from './ToolCatalog.js';
 
 /**

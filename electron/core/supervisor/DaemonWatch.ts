@@ -1,5 +1,5 @@
 import { SYSTEM_LANE_ID, type DaemonEvent, type DaemonStatus, type QueueEntry, type TabInfo } from '../../../shared/model.js';
-import { socketPath, type TabmuxPaths } from '../paths.js';
+import { socketPath, type TabmuxPaths } from '../platform/paths.js';
 import { DaemonClient } from '../transport/DaemonClient.js';
 import { foldDaemonEvent, type DaemonState } from './foldDaemonEvent.js';
 

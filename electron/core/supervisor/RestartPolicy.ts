@@ -1,4 +1,4 @@
-import { Backoff } from '../Backoff.js';
+import { Backoff } from '../platform/Backoff.js';
 
 export interface RestartPolicyOptions {
   baseDelayMs?: number;

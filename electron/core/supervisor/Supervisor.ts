@@ -1,12 +1,12 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { DaemonEvent, ProfileState } from '../../../shared/model.js';
 import type { ForwardedDaemonMethod, ProfileView, SupervisorEvent, SupervisorSnapshot } from '../../../shared/supervisor.js';
-import { startDaemon, stopDaemon } from '../daemonProcess.js';
-import { Logger } from '../Logger.js';
-import type { TabmuxPaths } from '../paths.js';
-import { addExternalProfile, type ExternalProfileRequest } from '../addExternalProfile.js';
-import { ProfileStore, validateProfileName, type ProfileConfig } from '../ProfileStore.js';
-import { daemonLogTail } from '../daemonLog.js';
+import { startDaemon, stopDaemon } from '../lifecycle/daemonProcess.js';
+import { Logger } from '../platform/Logger.js';
+import type { TabmuxPaths } from '../platform/paths.js';
+import { addExternalProfile, type ExternalProfileRequest } from '../profile/addExternalProfile.js';
+import { ProfileStore, validateProfileName, type ProfileConfig } from '../profile/ProfileStore.js';
+import { daemonLogTail } from '../lifecycle/daemonLog.js';
 import { classifyDaemonExit } from './daemonExit.js';
 import { DaemonWatch } from './DaemonWatch.js';
 import { profileSource } from './profileSource.js';

@@ -1,6 +1,6 @@
-import { readDaemonPidFile } from '../DaemonPidFile.js';
-import { pidFilePath, type TabmuxPaths } from '../paths.js';
-import { isProcessAlive } from '../processes.js';
+import { readDaemonPidFile } from '../lifecycle/DaemonPidFile.js';
+import { pidFilePath, type TabmuxPaths } from '../platform/paths.js';
+import { isProcessAlive } from '../process/processes.js';
 
 export type DaemonExit = 'stopped' | 'crashed';
 

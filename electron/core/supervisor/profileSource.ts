@@ -1,7 +1,7 @@
 import type { ProfileView } from '../../../shared/supervisor.js';
 import { externalEndpointOf } from '../browser/browserForProfile.js';
 import { describeEndpoint } from '../browser/externalEndpoint.js';
-import type { ProfileConfig } from '../ProfileStore.js';
+import type { ProfileConfig } from '../profile/ProfileStore.js';
 
 /** Which browser a profile's config names, as a UI shows it before any daemon runs (credentials hidden). */
 export type ProfileSource = Pick<ProfileView, 'kind' | 'endpoint'>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TabmuxError } from '../../../shared/errors.js';
-import { Logger } from '../Logger.js';
+import { Logger } from '../platform/Logger.js';
 import { RpcServerConnection, type MessageKind } from './RpcServerConnection.js';
 
 function serve(dispatch: (method: string) => unknown, maxMessageBytes = 1000) {

@@ -2,7 +2,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import { isRecord } from '../../../shared/isRecord.js';
 import { asRequest, type JsonRpcId, type JsonRpcRequest } from '../../../shared/jsonrpc.js';
 import { leadingId } from '../../../shared/leadingId.js';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 
 /** What a message is, so a transport can treat pushed events differently from replies under back-pressure. */
 export type MessageKind = 'reply' | 'event';

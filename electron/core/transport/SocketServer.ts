@@ -2,10 +2,10 @@ import { chmod, lstat, rename, rm } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
-import type { ControlService } from '../ControlService.js';
-import type { Logger } from '../Logger.js';
-import { removeIfExists } from '../secureFs.js';
+import type { Logger } from '../platform/Logger.js';
+import { removeIfExists } from '../platform/secureFs.js';
 import { LineDecoder } from './LineDecoder.js';
+import type { PeerService } from './PeerService.js';
 import { RpcServerConnection } from './RpcServerConnection.js';
 import { MAX_REQUEST_LINE_BYTES, maxEventBacklogBytes, maxResponseBytes } from './socketLimits.js';
 import { SocketWriter } from './SocketWriter.js';
@@ -42,7 +42,7 @@ export class SocketServer {
   }
 
   /** Limits default to the environment's (see socketLimits.ts). */
-  static async listen(path: string, service: ControlService, logger: Logger, limits?: SocketServerLimits): Promise<SocketServer> {
+  static async listen(path: string, service: PeerService, logger: Logger, limits?: SocketServerLimits): Promise<SocketServer> {
     await clearStaleSocket(path);
     const server = createServer();
     const instance = new SocketServer(server, path);
@@ -71,7 +71,7 @@ export class SocketServer {
     return instance;
   }
 
-  #accept(socket: Socket, service: ControlService, logger: Logger, limits: SocketServerLimits): void {
+  #accept(socket: Socket, service: PeerService, logger: Logger, limits: SocketServerLimits): void {
     const id = `c${this.#nextId++}`;
     this.#sockets.add(socket);
     const decoder = new LineDecoder(MAX_REQUEST_LINE_BYTES);

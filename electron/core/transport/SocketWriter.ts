@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { Logger } from '../Logger.js';
+import type { Logger } from '../platform/Logger.js';
 import type { MessageKind } from './RpcServerConnection.js';
 
 /**

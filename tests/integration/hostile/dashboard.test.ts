@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardServer, type SeenRequest } from '../../../electron/core/dashboard/DashboardServer.js';
 import { Supervisor } from '../../../electron/core/supervisor/Supervisor.js';
 import { SupervisorService } from '../../../electron/core/supervisor/SupervisorService.js';
-import { resolvePaths, type TabmuxPaths } from '../../../electron/core/paths.js';
+import { resolvePaths, type TabmuxPaths } from '../../../electron/core/platform/paths.js';
 import type { ToolResult } from '../../../shared/protocol.js';
 import { textOf } from '../../../shared/toolResult.js';
 import { uidOf, startTestDaemon, type BoundSession, type TestDaemon } from '../../helpers/daemonFixture.js';

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { profileDownloadsDir, profileDownloadStagingDir, profileFilesDir, resolvePaths } from '../../../electron/core/paths.js';
+import { profileDownloadsDir, profileDownloadStagingDir, profileFilesDir, resolvePaths } from '../../../electron/core/platform/paths.js';
 import { uidOf, type BoundSession } from '../../helpers/daemonFixture.js';
 import { TOPOLOGIES, useHostileRig, type HostileRig } from '../../helpers/hostileRig.js';
 import { waitFor } from '../../helpers/waitFor.js';

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '../../../shared/activity.js';
-import { profileActivityDir, resolvePaths } from '../../../electron/core/paths.js';
+import { profileActivityDir, resolvePaths } from '../../../electron/core/platform/paths.js';
 import { uidOf } from '../../helpers/daemonFixture.js';
 import { TOPOLOGIES, useHostileRig, type HostileRig } from '../../helpers/hostileRig.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolInfo } from '../../../../shared/protocol.js';
-import { Logger } from '../../Logger.js';
+import { Logger } from '../../platform/Logger.js';
 import { FrontTab } from '../FrontTab.js';
 import { PageAllocator } from '../PageAllocator.js';
 import type { Isolation } from '../RouterSettings.js';

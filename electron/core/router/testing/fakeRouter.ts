@@ -1,8 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Logger } from '../../Logger.js';
-import type { CallObserver } from '../CallRecord.js';
+import { Logger } from '../../platform/Logger.js';
+import type { CallObserver } from '../../activity/CallRecord.js';
 import { Router } from '../Router.js';
 import { DEFAULT_SETTINGS, type RouterSettings } from '../RouterSettings.js';
 import { FakeBrowser, FakeUpstream } from './FakeUpstream.js';

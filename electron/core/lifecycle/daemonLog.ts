@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import { profileLogFile, type TabmuxPaths } from './paths.js';
+import { profileLogFile, type TabmuxPaths } from '../platform/paths.js';
 
 export interface LogTailOptions {
   /** Byte offset to read from: the log's size before this start, so an earlier run's lines are left out. */

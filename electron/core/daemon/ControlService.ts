@@ -1,7 +1,7 @@
-import { TabmuxError } from '../../shared/errors.js';
-import { isRecord } from '../../shared/isRecord.js';
-import type { JsonRpcId, JsonRpcRequest } from '../../shared/jsonrpc.js';
-import type { BrowserInfo, DaemonLifetime, DaemonStatus, TabPicture } from '../../shared/model.js';
+import { TabmuxError } from '../../../shared/errors.js';
+import { isRecord } from '../../../shared/isRecord.js';
+import type { JsonRpcId, JsonRpcRequest } from '../../../shared/jsonrpc.js';
+import type { BrowserInfo, DaemonLifetime, DaemonStatus, TabPicture } from '../../../shared/model.js';
 import {
   controlMethods,
   EVENT_METHOD,
@@ -11,21 +11,15 @@ import {
   type ControlParams,
   type ControlResults,
   type ToolResult,
-} from '../../shared/protocol.js';
-import type { ActivityQueryResult } from '../../shared/activity.js';
-import type { ActivityFilter } from './activity/readActivityLog.js';
-import type { Logger } from './Logger.js';
-import { makePolicyRule, type PolicyRule } from '../../shared/policy.js';
+} from '../../../shared/protocol.js';
+import type { ActivityQueryResult } from '../../../shared/activity.js';
+import type { ActivityFilter } from '../activity/readActivityLog.js';
+import type { Logger } from '../platform/Logger.js';
+import { makePolicyRule, type PolicyRule } from '../../../shared/policy.js';
 import { randomBytes } from 'node:crypto';
-import type { TabPictures } from './pictures/TabPictures.js';
-import type { Router } from './router/Router.js';
-
-/** One client connection, whatever carries it (Unix socket, WebSocket, IPC). */
-export interface Peer {
-  readonly id: string;
-  /** Pushes a notification (an event) to the client. */
-  notify(method: string, params: unknown): void;
-}
+import type { TabPictures } from '../pictures/TabPictures.js';
+import type { Router } from '../router/Router.js';
+import type { Peer, PeerHandle, PeerService } from '../transport/PeerService.js';
 
 export interface ControlServiceDeps {
   router: Router;
@@ -75,19 +69,13 @@ interface PeerState {
   uses: boolean;
 }
 
-/** A connection's view of the service: its requests are dispatched with its own state (hello, bound session). */
-export interface PeerHandle {
-  dispatch(request: JsonRpcRequest): Promise<unknown>;
-  close(): void;
-}
-
 type Handlers = { [M in ControlMethod]: (params: ControlParams<M>, peer: Peer, state: PeerState, requestId: JsonRpcId | undefined) => Promise<ControlResults[M]> | ControlResults[M] };
 
 /**
  * The one dispatcher behind every transport: `tabmux/*` control methods, and MCP for a connection bound to a
  * session. The transport's `RpcServerConnection` reads the messages and writes the replies.
  */
-export class ControlService {
+export class ControlService implements PeerService {
   readonly #handlers: Handlers;
   #clients = 0;
 

@@ -1,26 +1,26 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { TabmuxError } from '../../shared/errors.js';
-import type { DaemonLifetime, DaemonStartedBy, DaemonStartup, DaemonState, DaemonStatus, DownloadsInfo } from '../../shared/model.js';
-import { PROTOCOL_VERSION } from '../../shared/protocol.js';
-import { BrowserContexts } from './browser/BrowserContexts.js';
-import { BrowserDownloads } from './browser/BrowserDownloads.js';
-import { BrowserTabs } from './browser/BrowserTabs.js';
-import { browserForProfile } from './browser/browserForProfile.js';
-import { ControlSurfaceGuard } from './browser/ControlSurfaceGuard.js';
-import type { BrowserEndpoint, BrowserRun, BrowserState, ProfileBrowser } from './browser/ProfileBrowser.js';
-import { lockingChrome, stopLeftoverChrome } from './browser/stopLeftoverChrome.js';
-import { findOrphanChrome } from './browser/findOrphanChrome.js';
-import { LaunchedBrowser } from './browser/LaunchedBrowser.js';
-import { createUrlPolicy, type UrlPolicy } from './browser/urlPolicy.js';
-import { ProfileStore } from './ProfileStore.js';
-import { redactArgs } from './activity/redactArgs.js';
-import { NO_FILES, USER_FILES, type FileScope } from './browser/fileAccess.js';
+import { TabmuxError } from '../../../shared/errors.js';
+import type { DaemonLifetime, DaemonStartedBy, DaemonStartup, DaemonState, DaemonStatus, DownloadsInfo } from '../../../shared/model.js';
+import { PROTOCOL_VERSION } from '../../../shared/protocol.js';
+import { BrowserContexts } from '../browser/BrowserContexts.js';
+import { BrowserDownloads } from '../browser/BrowserDownloads.js';
+import { BrowserTabs } from '../browser/BrowserTabs.js';
+import { browserForProfile } from '../browser/browserForProfile.js';
+import { ControlSurfaceGuard } from '../browser/ControlSurfaceGuard.js';
+import type { BrowserEndpoint, BrowserRun, BrowserState, ProfileBrowser } from '../browser/ProfileBrowser.js';
+import { lockingChrome, stopLeftoverChrome } from '../browser/stopLeftoverChrome.js';
+import { findOrphanChrome } from '../browser/findOrphanChrome.js';
+import { LaunchedBrowser } from '../browser/LaunchedBrowser.js';
+import { createUrlPolicy, type UrlPolicy } from '../browser/urlPolicy.js';
+import { ProfileStore } from '../profile/ProfileStore.js';
+import { redactArgs } from '../activity/redactArgs.js';
+import { NO_FILES, USER_FILES, type FileScope } from '../browser/fileAccess.js';
 import { ControlService } from './ControlService.js';
-import { DashboardRegistry } from './dashboard/DashboardRegistry.js';
-import { pictureLimits } from './pictures/PictureLimits.js';
-import { TabPictures } from './pictures/TabPictures.js';
-import type { Logger } from './Logger.js';
+import { DashboardRegistry } from '../dashboard/DashboardRegistry.js';
+import { pictureLimits } from '../pictures/PictureLimits.js';
+import { TabPictures } from '../pictures/TabPictures.js';
+import type { Logger } from '../platform/Logger.js';
 import {
   pidFilePath,
   profileActivityDir,
@@ -32,27 +32,28 @@ import {
   profileUserDataDir,
   socketPath,
   type TabmuxPaths,
-} from './paths.js';
-import { daemonPidFileSchema } from './DaemonPidFile.js';
-import { ClaimFile } from './process/ClaimFile.js';
-import type { ProfileEntry } from './ProfileStore.js';
-import { Router } from './router/Router.js';
-import { DOWNLOADS_SUBFOLDER } from './router/sessionDownloads.js';
-import { readSessionJournal, SessionJournal } from './router/SessionJournal.js';
-import { CallsInFlight, readCallsInFlight, type CallInFlight } from './activity/CallsInFlight.js';
-import { sessionFolder } from './router/sessionFiles.js';
-import { ensureSecureDir } from './secureFs.js';
-import { activityLogSettings, downloadSettings, idleExitMs, routerSettings } from './settings.js';
-import { IdleExit } from './process/IdleExit.js';
-import { formatDuration } from '../../shared/daemonLifetime.js';
-import { ActivityLogStore } from './activity/ActivityLogStore.js';
-import { ActivityRecorder } from './activity/ActivityRecorder.js';
-import { ActivityPictures } from './activity/ActivityPictures.js';
-import { readActivityLog, type ActivityFilter } from './activity/readActivityLog.js';
-import type { ActivityQueryResult } from '../../shared/activity.js';
-import { clearStaleSocket, SocketServer } from './transport/SocketServer.js';
-import { PreparedUpstream, UpstreamClient } from './UpstreamClient.js';
-import { tabmuxVersion } from './version.js';
+} from '../platform/paths.js';
+import { daemonPidFileSchema } from '../lifecycle/DaemonPidFile.js';
+import { ClaimFile } from '../process/ClaimFile.js';
+import type { ProfileEntry } from '../profile/ProfileStore.js';
+import { Router } from '../router/Router.js';
+import { DOWNLOADS_SUBFOLDER } from '../router/sessionDownloads.js';
+import { readSessionJournal, SessionJournal } from '../router/SessionJournal.js';
+import { CallsInFlight, readCallsInFlight, type CallInFlight } from '../activity/CallsInFlight.js';
+import { sessionFolder } from '../router/sessionFiles.js';
+import { ensureSecureDir } from '../platform/secureFs.js';
+import { activityLogSettings, downloadSettings, routerSettings } from './daemonSettings.js';
+import { idleExitMs } from '../profile/settings.js';
+import { IdleExit } from '../process/IdleExit.js';
+import { formatDuration } from '../../../shared/daemonLifetime.js';
+import { ActivityLogStore } from '../activity/ActivityLogStore.js';
+import { ActivityRecorder } from '../activity/ActivityRecorder.js';
+import { ActivityPictures } from '../activity/ActivityPictures.js';
+import { readActivityLog, type ActivityFilter } from '../activity/readActivityLog.js';
+import type { ActivityQueryResult } from '../../../shared/activity.js';
+import { clearStaleSocket, SocketServer } from '../transport/SocketServer.js';
+import { PreparedUpstream, UpstreamClient } from '../upstream/UpstreamClient.js';
+import { tabmuxVersion } from '../platform/version.js';
 
 export interface DaemonOptions {
   paths: TabmuxPaths;

@@ -1,5 +1,5 @@
-import { TabmuxError } from '../../shared/errors.js';
-import { PROFILE_NAME_PATTERN, PROFILE_NAME_RULE } from '../../shared/profileName.js';
+import { TabmuxError } from '../../../shared/errors.js';
+import { PROFILE_NAME_PATTERN, PROFILE_NAME_RULE } from '../../../shared/profileName.js';
 
 export const DEFAULT_PROFILE = 'default';
 

@@ -1,5 +1,5 @@
 import { constants, promises as fs } from 'node:fs';
-import { TabmuxError } from '../../shared/errors.js';
+import { TabmuxError } from '../../../shared/errors.js';
 
 /**
  * Creates the runtime dir 0700 and refuses one that could have been tampered with: a symlink, owned by someone

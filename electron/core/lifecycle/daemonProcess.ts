@@ -1,16 +1,16 @@
 import { closeSync, openSync, promises as fs, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { isErrorCode, TabmuxError } from '../../shared/errors.js';
-import { isRecord } from '../../shared/isRecord.js';
-import type { DaemonStartedBy, DaemonStatus } from '../../shared/model.js';
+import { isErrorCode, TabmuxError } from '../../../shared/errors.js';
+import { isRecord } from '../../../shared/isRecord.js';
+import type { DaemonStartedBy, DaemonStatus } from '../../../shared/model.js';
 import { daemonLogTail, readDaemonLog } from './daemonLog.js';
-import { pidFilePath, profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from './paths.js';
-import { runningHolder } from './process/ClaimFile.js';
-import { isProcessAlive } from './processes.js';
-import { ensureSecureDir } from './secureFs.js';
-import { DaemonClient } from './transport/DaemonClient.js';
-import { loadProtocolSchemas } from './transport/protocolSchemas.js';
-import { cliEntryPoint } from './version.js';
+import { pidFilePath, profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from '../platform/paths.js';
+import { runningHolder } from '../process/ClaimFile.js';
+import { isProcessAlive } from '../process/processes.js';
+import { ensureSecureDir } from '../platform/secureFs.js';
+import { DaemonClient } from '../transport/DaemonClient.js';
+import { loadProtocolSchemas } from '../transport/protocolSchemas.js';
+import { cliEntryPoint } from '../platform/version.js';
 
 /**
  * How often a starting daemon is asked whether it is ready. Its socket appears only once it is, and a connect to a

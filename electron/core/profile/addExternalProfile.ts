@@ -1,4 +1,4 @@
-import { TabmuxError } from '../../shared/errors.js';
+import { TabmuxError } from '../../../shared/errors.js';
 import { validateBrowserUrl } from './browserUrl.js';
 import { validateProfileName, type ProfileConfig, type ProfileEntry, type ProfileStore } from './ProfileStore.js';
 

@@ -1,4 +1,4 @@
-import { TabmuxError } from '../../shared/errors.js';
+import { TabmuxError } from '../../../shared/errors.js';
 
 /** A `${VAR}` reference: a value read from the daemon's environment at connect time. */
 export const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;

@@ -1,4 +1,4 @@
-import { isRunningCheap } from './process/processState.js';
+import { isRunningCheap } from './processState.js';
 
 /** Process helpers that never throw for a process that is already gone. */
 

@@ -1,12 +1,12 @@
 import { promises as fs } from 'node:fs';
 import { dirname } from 'node:path';
 import * as z from 'zod/mini';
-import '../../shared/zodMessages.js';
-import { TabmuxError } from '../../shared/errors.js';
-import { policyRuleSchema } from '../../shared/policy.js';
+import '../../../shared/zodMessages.js';
+import { TabmuxError } from '../../../shared/errors.js';
+import { policyRuleSchema } from '../../../shared/policy.js';
 import { isBrowserUrl, isWsEndpoint } from './browserUrl.js';
-import { profilesConfigFile, type TabmuxPaths } from './paths.js';
-import { isNodeError } from './secureFs.js';
+import { profilesConfigFile, type TabmuxPaths } from '../platform/paths.js';
+import { isNodeError } from '../platform/secureFs.js';
 import { DEFAULT_PROFILE, validateProfileName } from './validateProfileName.js';
 
 // The name rules live apart from the store, so code that only checks a name does not load the config schemas.

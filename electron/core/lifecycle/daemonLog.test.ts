@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { daemonLogTail, readDaemonLog } from './daemonLog.js';
-import { profileLogFile, resolvePaths, type TabmuxPaths } from './paths.js';
+import { profileLogFile, resolvePaths, type TabmuxPaths } from '../platform/paths.js';
 
 let root: string;
 let paths: TabmuxPaths;

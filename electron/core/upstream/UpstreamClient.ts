@@ -2,15 +2,15 @@ import { promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
-import { TabmuxError } from '../../shared/errors.js';
-import { isRecord } from '../../shared/isRecord.js';
-import { asToolResult } from '../../shared/toolResult.js';
-import type { BrowserEndpoint } from './browser/ProfileBrowser.js';
-import type { Logger } from './Logger.js';
-import { UpstreamRpc, UpstreamRpcError } from './upstream/UpstreamRpc.js';
-import { RESPONSE_TOO_LARGE_CODE, UpstreamStdioTransport } from './upstream/UpstreamStdioTransport.js';
-import { upstreamLauncherPath, workerRuntimePath } from './version.js';
+import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
+import { TabmuxError } from '../../../shared/errors.js';
+import { isRecord } from '../../../shared/isRecord.js';
+import { asToolResult } from '../../../shared/toolResult.js';
+import type { BrowserEndpoint } from '../browser/ProfileBrowser.js';
+import type { Logger } from '../platform/Logger.js';
+import { UpstreamRpc, UpstreamRpcError } from './UpstreamRpc.js';
+import { RESPONSE_TOO_LARGE_CODE, UpstreamStdioTransport } from './UpstreamStdioTransport.js';
+import { upstreamLauncherPath, workerRuntimePath } from '../platform/version.js';
 
 /** The part of an upstream the router needs; tests may supply a small fake. */
 export interface Upstream {

@@ -1,4 +1,4 @@
-import { terminalSafe } from '../../shared/terminalText.js';
+import { terminalSafe } from '../../../shared/terminalText.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 

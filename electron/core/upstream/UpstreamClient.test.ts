@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Logger } from './Logger.js';
+import { Logger } from '../platform/Logger.js';
 import { UpstreamClient } from './UpstreamClient.js';
 
 describe('UpstreamClient.args', () => {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import '../../shared/zodMessages.js';
-import { readFileNoFollow } from './secureFs.js';
+import '../../../shared/zodMessages.js';
+import { readFileNoFollow } from '../platform/secureFs.js';
 
 /**
  * What a running daemon keeps in its profile's pid file: its own pid, its Chrome's (so a successor can adopt it, or

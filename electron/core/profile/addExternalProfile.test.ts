@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TabmuxError } from '../../shared/errors.js';
+import { TabmuxError } from '../../../shared/errors.js';
 import { addExternalProfile } from './addExternalProfile.js';
-import { resolvePaths } from './paths.js';
+import { resolvePaths } from '../platform/paths.js';
 import { ProfileStore } from './ProfileStore.js';
 
 let home: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TabmuxError } from '../../shared/errors.js';
+import { TabmuxError } from '../../../shared/errors.js';
 import { isBrowserUrl, isWsEndpoint, validateBrowserUrl } from './browserUrl.js';
 
 describe('browserUrl', () => {
