@@ -109,6 +109,7 @@ export class Router {
       onQueueChange: () => this.#feed.queueChanged(),
       onWorkersChange: () => this.#feed.emit({ type: 'workers', profile, workers: this.workers() }),
       endAtBrowser: (call) => this.#endAtBrowser(call.subject ?? call.sessionId),
+      startWouldWait: () => this.#tabs.held().any,
     });
     this.#tabs = new TabIdentity({ available: () => this.catalog.upstreamHas('get_tab_id'), sessions: () => sessions.all(), sessionById });
     const tabs = this.#tabs;

@@ -81,6 +81,25 @@ describe('WorkerPool', () => {
     await again;
   });
 
+  it('puts a session whose worker is not running on a running one while a dialog would hold a fresh worker, and only then', async () => {
+    let held = true;
+    const { pool, started } = setup({ size: 2, startWouldWait: () => held });
+    const [w0, w1] = [pool.pin(), pool.pin()];
+    await w0.ensureStarted();
+    const relocate = (): Promise<void> => Promise.resolve();
+    const first = sessionOn(w1, 'sess-00000000aaaa0000');
+    const placed = await pool.place(first, relocate);
+    expect(placed.index).toBe(0);
+    expect(first.worker).toBe(0);
+    expect(started).toHaveLength(1);
+    expect(pool.infos().map((info) => info.sessions)).toEqual([2, 0]);
+    // Once no dialog holds a tab, a session pinned to a worker that is not running stays there, and it starts.
+    held = false;
+    const second = sessionOn(pool.pin(), 'sess-00000000bbbb0000');
+    expect(second.worker).toBe(1);
+    expect((await pool.place(second, relocate)).index).toBe(1);
+  });
+
   it('leaves a session where it is when moving fails, counts included', async () => {
     const { pool } = setup({ size: 2 });
     const [w0, w1] = [pool.pin(), pool.pin()];

@@ -23,6 +23,11 @@ export interface WorkerPoolOptions {
   onWorkersChange: () => void;
   /** Stops at the browser what a call that was given up on started (see `Worker`). */
   endAtBrowser?: (call: OverrunCall) => Promise<void>;
+  /**
+   * Whether a worker started now would wait before it serves anyone: a JavaScript dialog holds a tab's renderer, and
+   * a fresh upstream's first look at the browser may be at that tab (see `HeldTabs`).
+   */
+  startWouldWait?: () => boolean;
 }
 
 /**
@@ -103,10 +108,10 @@ export class WorkerPool {
     }
     const current = this.of(session);
     const own = current.queue.countFor(session.id);
-    if (own.queued + own.running > 0 || session.paused || current.trace.owner === session.id || !current.queue.busyWithOthers(session.id)) {
+    if (own.queued + own.running > 0 || session.paused || current.trace.owner === session.id) {
       return current;
     }
-    const target = this.#idleWorker(current);
+    const target = current.queue.busyWithOthers(session.id) ? this.#idleWorker(current) : this.#instead(current);
     if (!target) {
       return current;
     }
@@ -133,6 +138,27 @@ export class WorkerPool {
     });
     await session.moving;
     return this.of(session);
+  }
+
+  /**
+   * A running worker to use instead of one that is not running, while starting it would wait on a dialog another
+   * session's page shows: the fewest sessions first. The session works there at once; its own worker starts later,
+   * for a session pinned to it once no dialog holds a tab.
+   */
+  #instead(current: Worker): Worker | undefined {
+    if (current.upstream !== null || this.options.startWouldWait?.() !== true) {
+      return undefined;
+    }
+    let best: Worker | undefined;
+    for (const worker of this.#workers) {
+      if (worker === current || worker.upstream === null || this.#reserved.has(worker)) {
+        continue;
+      }
+      if (!best || worker.sessions < best.sessions) {
+        best = worker;
+      }
+    }
+    return best;
   }
 
   /** A running worker with nothing to do, not about to take a moving session: the fewest sessions first. */
