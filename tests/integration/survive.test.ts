@@ -183,6 +183,8 @@ describe.runIf(linux)('a Chrome nobody adopts', () => {
 interface Agent {
   client: Client;
   call: (name: string, args?: Record<string, unknown>) => Promise<{ text: string; isError: boolean }>;
+  /** The end of what its `mcp serve` wrote on stderr, to show with a failed check. */
+  log: () => string;
 }
 
 /** An agent as MCP clients run one: `tabmux mcp serve` on stdio, driven by the SDK client. */
@@ -190,9 +192,15 @@ async function startAgent(name: string, env: Record<string, string>, extraArgs: 
   const inherited = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !entry[0].startsWith('TABMUX_')));
   const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath(), 'mcp', 'serve', ...extraArgs], env: { ...inherited, ...env }, stderr: 'pipe' });
   const client = new Client({ name, version: '1.0.0' });
+  // Read what the bridge logs: a pipe nobody reads fills up and stops the writer.
+  let log = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    log = (log + chunk.toString('utf8')).slice(-20_000);
+  });
   await client.connect(transport);
   return {
     client,
+    log: () => `--- ${name}'s mcp serve log ---\n${log.slice(-4000)}`,
     call: async (tool, toolArgs = {}) => {
       const result = await client.callTool({ name: tool, arguments: toolArgs });
       const content = Array.isArray(result.content) ? result.content : [];
@@ -249,12 +257,12 @@ describe.runIf(linux).each(['killed with SIGKILL', 'restarted with tabmux daemon
       await sleep(500);
       process.kill(before.pid, 'SIGKILL');
       const failed = await inFlight;
-      expect(failed.isError).toBe(true);
+      expect(failed.isError, first.log()).toBe(true);
       expect(failed.text).toMatch(/may or may not have run/);
       expect(failed.text).toMatch(/reconnects on its own/);
       expect(failed.text).not.toMatch(/daemon stop|quit that Chrome/);
       const rerun = await readOnly;
-      expect(rerun.isError, rerun.text).toBe(false);
+      expect(rerun.isError, `${rerun.text}\n${second.log()}`).toBe(false);
       expect(rerun.text).toContain('arrived later');
       expect(rerun.text).toMatch(/daemon restarted/);
       noted.add(1);
@@ -266,7 +274,7 @@ describe.runIf(linux).each(['killed with SIGKILL', 'restarted with tabmux daemon
 
     const after = await Promise.all(agents.map((agent) => agent.call('evaluate_script', { function: '() => [document.title, document.getElementById("field").value]' })));
     after.forEach((result, index) => {
-      expect(result.isError, result.text).toBe(false);
+      expect(result.isError, `${result.text}\n${agents[index]?.log() ?? ''}`).toBe(false);
       expect(result.text).toContain(`Agent${index}`);
       expect(result.text).toContain(typed(index));
       if (!noted.has(index)) {

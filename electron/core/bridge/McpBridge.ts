@@ -191,8 +191,13 @@ export class McpBridge implements ToolBridge {
         return false;
       }
       const { sessions } = await (await this.#link.client()).call('tabmux/session.list');
-      return sessions.some((info) => info.id === session);
-    } catch {
+      if (!sessions.some((info) => info.id === session)) {
+        this.#options.logger.info(`${name} is not sent again: the daemon that answers now does not have session ${session}`);
+        return false;
+      }
+      return true;
+    } catch (failure) {
+      this.#options.logger.warn(`${name} is not sent again: could not reach the daemon to check its session (${TabmuxError.from(failure).message})`);
       return false;
     }
   }
