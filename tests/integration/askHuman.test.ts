@@ -1,12 +1,11 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '../../shared/activity.js';
 import type { HumanRequest, SessionInfo, TabInfo } from '../../shared/model.js';
 import { html } from '../helpers/daemonFixture.js';
-import { cliPath, runCli, type CliResult } from '../helpers/runCli.js';
+import { runCli, type CliResult } from '../helpers/runCli.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { startMcpServeAgent, type McpServeAgent } from '../helpers/mcpServeAgent.js';
 
 /**
  * `ask_human` as agents use it: MCP clients (the SDK) on `tabmux mcp serve`, a person at the CLI (`tabmux requests`,
@@ -30,27 +29,11 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
   return { ...merged, ...ENV, ...extra };
 }
 
-interface Agent {
-  client: Client;
-  call: (name: string, args?: Record<string, unknown>) => Promise<{ text: string; isError: boolean }>;
-}
+const agents: McpServeAgent[] = [];
 
-const agents: Agent[] = [];
-
-async function startAgent(name: string, args: string[] = [], extraEnv: Record<string, string> = {}): Promise<Agent> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath(), 'mcp', 'serve', ...args], env: env(extraEnv), stderr: 'pipe' });
-  const client = new Client({ name, version: '1.0.0' });
-  await client.connect(transport);
-  const agent: Agent = {
-    client,
-    call: async (tool, toolArgs = {}) => {
-      // A person may take a while; the SDK's own default would give up after a minute.
-      const result = await client.callTool({ name: tool, arguments: toolArgs }, undefined, { timeout: 240_000 });
-      const content = Array.isArray(result.content) ? result.content : [];
-      const text = content.map((item: unknown) => (typeof item === 'object' && item !== null && 'text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
-      return { text, isError: result.isError === true };
-    },
-  };
+async function startAgent(name: string, args: string[] = [], extraEnv: Record<string, string> = {}): Promise<McpServeAgent> {
+  // A person may take a while; the SDK's own default would give up after a minute.
+  const agent = await startMcpServeAgent({ name, args, env: env(extraEnv), callTimeoutMs: 240_000 });
   agents.push(agent);
   return agent;
 }

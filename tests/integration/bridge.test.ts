@@ -2,8 +2,6 @@ import { execFile, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionInfo, TabInfo } from '../../shared/model.js';
 import { isProcessAlive } from '../../electron/core/process/processes.js';
@@ -13,6 +11,7 @@ import { MODULE_LOG, modulesLoaded } from '../helpers/moduleLogFile.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { thirdPartyFile } from '../helpers/thirdParty.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { startMcpServeAgent, type McpServeAgent } from '../helpers/mcpServeAgent.js';
 
 /**
  * `tabmux mcp serve` as MCP clients run it: a child process on stdio, driven by the SDK client (and by the MCP
@@ -45,36 +44,12 @@ const env = (): Record<string, string> => {
   return { ...merged, ...ENV };
 };
 
-interface Bridge {
-  client: Client;
-  transport: StdioClientTransport;
-  pid: number;
-  /** Errors the client saw on the wire: anything but MCP on the bridge's stdout shows up here. */
-  wireErrors: Error[];
-  call: (name: string, args?: Record<string, unknown>) => Promise<{ text: string; isError: boolean }>;
-}
+type Bridge = McpServeAgent;
 
 const bridges: Bridge[] = [];
 
 async function startBridge(name: string, args: string[] = [], nodeArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<Bridge> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [...nodeArgs, CLI, 'mcp', 'serve', ...args], env: { ...env(), ...extraEnv }, stderr: 'pipe' });
-  const client = new Client({ name, version: '1.0.0' });
-  const wireErrors: Error[] = [];
-  client.onerror = (error) => wireErrors.push(error);
-  await client.connect(transport);
-  const pid = transport.pid ?? 0;
-  const bridge: Bridge = {
-    client,
-    transport,
-    pid,
-    wireErrors,
-    call: async (tool, toolArgs = {}) => {
-      const result = await client.callTool({ name: tool, arguments: toolArgs });
-      const content = Array.isArray(result.content) ? result.content : [];
-      const text = content.map((item: unknown) => (typeof item === 'object' && item !== null && 'text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
-      return { text, isError: result.isError === true };
-    },
-  };
+  const bridge = await startMcpServeAgent({ name, cli: CLI, args, nodeArgs, env: { ...env(), ...extraEnv } });
   bridges.push(bridge);
   return bridge;
 }

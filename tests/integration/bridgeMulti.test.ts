@@ -1,14 +1,14 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus, SessionInfo, TabInfo } from '../../shared/model.js';
 import { packageRoot } from '../../electron/core/platform/version.js';
 import { html } from '../helpers/daemonFixture.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { startMcpServeAgent, type McpServeAgent } from '../helpers/mcpServeAgent.js';
 
 /**
  * `tabmux mcp serve --profile one --profile two`: one MCP server, driven by the SDK client, in front of two
@@ -29,27 +29,14 @@ const env = (): Record<string, string> => {
   return { ...merged, TABMUX_HOME: home, TABMUX_HEADLESS: '1' };
 };
 
-interface Served {
-  client: Client;
-  call: (name: string, args?: Record<string, unknown>) => Promise<{ text: string; isError: boolean; structured: unknown }>;
-}
+type Served = McpServeAgent;
 
 const clients: Client[] = [];
 
 async function serve(...args: string[]): Promise<Served> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', 'serve', ...args], env: env(), stderr: 'pipe' });
-  const client = new Client({ name: 'multi-agent', version: '1.0.0' });
-  await client.connect(transport);
-  clients.push(client);
-  return {
-    client,
-    call: async (tool, toolArgs = {}) => {
-      const result = await client.callTool({ name: tool, arguments: toolArgs });
-      const content = Array.isArray(result.content) ? result.content : [];
-      const text = content.map((item: unknown) => (typeof item === 'object' && item !== null && 'text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
-      return { text, isError: result.isError === true, structured: result.structuredContent };
-    },
-  };
+  const served = await startMcpServeAgent({ name: 'multi-agent', cli: CLI, args, env: env() });
+  clients.push(served.client);
+  return served;
 }
 
 async function cli<T>(...args: string[]): Promise<T> {

@@ -1,14 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HumanRequest } from '../../shared/model.js';
 import type { PolicyRule } from '../../shared/policy.js';
 import { html, uidOf } from '../helpers/daemonFixture.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { cliPath, runCli, type CliResult } from '../helpers/runCli.js';
+import { runCli, type CliResult } from '../helpers/runCli.js';
 import { makeTestHome } from '../helpers/testHome.js';
+import { startMcpServeAgent, type McpServeAgent } from '../helpers/mcpServeAgent.js';
 
 /**
  * Policies as a person sets them (`tabmux policy add/list/remove`) and agents meet them: MCP clients on
@@ -29,26 +28,10 @@ function env(): Record<string, string> {
   return { ...merged, ...ENV };
 }
 
-interface Agent {
-  client: Client;
-  call: (name: string, args?: Record<string, unknown>) => Promise<{ text: string; isError: boolean }>;
-}
+const agents: McpServeAgent[] = [];
 
-const agents: Agent[] = [];
-
-async function startAgent(name: string): Promise<Agent> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath(), 'mcp', 'serve'], env: env(), stderr: 'pipe' });
-  const client = new Client({ name, version: '1.0.0' });
-  await client.connect(transport);
-  const agent: Agent = {
-    client,
-    call: async (tool, toolArgs = {}) => {
-      const result = await client.callTool({ name: tool, arguments: toolArgs }, undefined, { timeout: 120_000 });
-      const content = Array.isArray(result.content) ? result.content : [];
-      const text = content.map((item: unknown) => (typeof item === 'object' && item !== null && 'text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
-      return { text, isError: result.isError === true };
-    },
-  };
+async function startAgent(name: string): Promise<McpServeAgent> {
+  const agent = await startMcpServeAgent({ name, env: env(), callTimeoutMs: 120_000 });
   agents.push(agent);
   return agent;
 }

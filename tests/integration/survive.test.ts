@@ -1,7 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../shared/model.js';
@@ -11,9 +9,10 @@ import { isProcessAlive } from '../../electron/core/process/processes.js';
 import { Supervisor } from '../../electron/core/supervisor/Supervisor.js';
 import { cliDriver, tokenOf } from '../helpers/cliDriver.js';
 import { html, uidOf } from '../helpers/daemonFixture.js';
-import { cliPath, type CliResult } from '../helpers/runCli.js';
+import type { CliResult } from '../helpers/runCli.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor, waitUntil } from '../helpers/waitFor.js';
+import { startMcpServeAgent, type McpServeAgent } from '../helpers/mcpServeAgent.js';
 
 /**
  * Chrome outlives a daemon that dies: a daemon killed with SIGKILL leaves its Chrome running for the grace period,
@@ -180,41 +179,17 @@ describe.runIf(linux)('a Chrome nobody adopts', () => {
   });
 });
 
-interface Agent {
-  client: Client;
-  call: (name: string, args?: Record<string, unknown>) => Promise<{ text: string; isError: boolean }>;
-  /** The end of what its `mcp serve` wrote on stderr, to show with a failed check. */
-  log: () => string;
-}
-
-/** An agent as MCP clients run one: `tabmux mcp serve` on stdio, driven by the SDK client. */
-async function startAgent(name: string, env: Record<string, string>, extraArgs: string[] = []): Promise<Agent> {
+/** An agent as MCP clients run one, on this test's home; tabmux's settings come from the test alone. */
+function startAgent(name: string, env: Record<string, string>, extraArgs: string[] = []): Promise<McpServeAgent> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !entry[0].startsWith('TABMUX_')));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath(), 'mcp', 'serve', ...extraArgs], env: { ...inherited, ...env }, stderr: 'pipe' });
-  const client = new Client({ name, version: '1.0.0' });
-  // Read what the bridge logs: a pipe nobody reads fills up and stops the writer.
-  let log = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    log = (log + chunk.toString('utf8')).slice(-20_000);
-  });
-  await client.connect(transport);
-  return {
-    client,
-    log: () => `--- ${name}'s mcp serve log ---\n${log.slice(-4000)}`,
-    call: async (tool, toolArgs = {}) => {
-      const result = await client.callTool({ name: tool, arguments: toolArgs });
-      const content = Array.isArray(result.content) ? result.content : [];
-      const text = content.map((item: unknown) => (typeof item === 'object' && item !== null && 'text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
-      return { text, isError: result.isError === true };
-    },
-  };
+  return startMcpServeAgent({ name, env: { ...inherited, ...env }, args: extraArgs });
 }
 
 describe.runIf(linux).each(['killed with SIGKILL', 'restarted with tabmux daemon restart'])('agents on mcp serve when their daemon is %s', (how) => {
   const { home, env, cleanup } = makeTestHome();
   const { tabmux, json } = cliDriver(home);
   const chromes = new Set<number>();
-  const agents: Agent[] = [];
+  const agents: McpServeAgent[] = [];
   const killed = how.includes('SIGKILL');
 
   afterAll(async () => {
@@ -373,7 +348,7 @@ describe.runIf(linux)('an agent in session_id mode when its daemon is killed', (
   const { home, env, cleanup } = makeTestHome();
   const { tabmux, json } = cliDriver(home);
   const chromes = new Set<number>();
-  let agent: Agent | undefined;
+  let agent: McpServeAgent | undefined;
 
   afterAll(async () => {
     await agent?.client.close().catch(() => undefined);
