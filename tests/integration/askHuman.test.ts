@@ -164,6 +164,27 @@ describe('ask_human', () => {
     expect(await firstAsked).toEqual({ text: 'first answer', isError: false });
   });
 
+  it('a question pending when the daemon restarts is asked again by the daemon that comes back, in the same session', async () => {
+    const agent = await startAgent('restarted-asker');
+    expect((await agent.call('navigate_page', { url: html('<p>Login</p>', 'Login') })).isError).toBe(false);
+    const session = await sessionLabelled('restarted-asker');
+    const asked = agent.call('ask_human', { question: 'Please sign in for me' });
+    const before = await requestFor(session.id);
+    const restarted = await cli('daemon', 'restart');
+    expect(restarted.code, restarted.stderr).toBe(0);
+    // The bridge sends the question again (it changes nothing in the browser), so the person sees it again.
+    const again = await waitFor(async () => (await requests()).find((request) => request.sessionId === session.id && request.id !== before.id), 'the question asked again', 60_000);
+    expect(again).toMatchObject({ kind: 'question', question: 'Please sign in for me' });
+    expect((await cli('answer', again.id, '--text', 'Signed in')).code).toBe(0);
+    const result = await asked;
+    expect(result.isError, `${result.text}\n${agent.log()}`).toBe(false);
+    // The answer is the result as the person wrote it; the note that the daemon restarted comes with the next call.
+    expect(result.text).toBe('Signed in');
+    const next = await agent.call('list_pages');
+    expect(next.text).toMatch(/daemon restarted/);
+    expect(next.text).toContain('Login');
+  });
+
   it("a question nobody answers fails, and a held call nobody decides on is denied, once the profile's timeouts pass", async () => {
     const agent = await startAgent('patient', ['--profile', QUICK], { TABMUX_QUESTION_TIMEOUT_MS: String(QUICK_TIMEOUT_MS), TABMUX_CONFIRM_TIMEOUT_MS: String(QUICK_TIMEOUT_MS) });
     const result = await agent.call('ask_human', { question: 'Anyone there?' });
