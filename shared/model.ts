@@ -1,4 +1,5 @@
 import type { ActivityEntry, ActivityOutcome } from './activity.js';
+import type { PolicyRule } from './policy.js';
 
 /**
  * The state a daemon exposes: what `tabmux daemon status --json` prints, what the UI renders and what events carry.
@@ -294,6 +295,8 @@ export type DaemonEvent =
   | { type: 'queue'; profile: string; queue: QueueEntry[] }
   | { type: 'workers'; profile: string; workers: WorkerInfo[] }
   | { type: 'tabs'; profile: string; tabs: TabInfo[] }
+  /** The profile's policy rules as the daemon applies them now, whoever changed them (CLI, dashboard, config). */
+  | { type: 'policies'; profile: string; policies: PolicyRule[] }
   /** One agent call, once answered, as the activity log keeps it. */
   | { type: 'activity'; profile: string; entry: ActivityEntry }
   /** A frame of a watched tab; sent only to the connection that watches it (see `tabmux/pictures.watch`). */

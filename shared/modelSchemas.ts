@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import './zodMessages.js';
 import { activityEntrySchema, activityOutcomeSchema } from './activity.js';
+import { policyRuleSchema } from './policy.js';
 import type {
   ActivityLogHealth,
   BrowserInfo,
@@ -220,6 +221,7 @@ export const daemonEventSchema: z.ZodMiniType<DaemonEvent> = z.discriminatedUnio
   z.object({ type: z.literal('queue'), profile: z.string(), queue: z.array(queueEntrySchema) }),
   z.object({ type: z.literal('workers'), profile: z.string(), workers: z.array(workerInfoSchema) }),
   z.object({ type: z.literal('tabs'), profile: z.string(), tabs: z.array(tabInfoSchema) }),
+  z.object({ type: z.literal('policies'), profile: z.string(), policies: z.array(policyRuleSchema) }),
   z.object({ type: z.literal('activity'), profile: z.string(), entry: activityEntrySchema }),
   z.object({ type: z.literal('picture'), profile: z.string(), picture: tabPictureSchema }),
 ]);

@@ -1,5 +1,6 @@
 import type { DaemonStatus, ProfileState, QueueEntry, SessionInfo, TabInfo, WorkerInfo } from '../../shared/model.js';
 import type { ProfileView, SupervisorSnapshot } from '../../shared/supervisor.js';
+import type { PolicyRule } from '../../shared/policy.js';
 
 /** The daemon's own facts, without the lists that live in their own slices. */
 export type DaemonSummary = Omit<DaemonStatus, 'sessions' | 'queue' | 'workers'>;
@@ -27,10 +28,12 @@ export interface ServerState {
   sessions: Record<string, Record<string, SessionInfo>>;
   tabs: Record<string, TabInfo[]>;
   queue: Record<string, QueueEntry[]>;
+  /** Each profile's policy rules as its daemon last pushed them (a change from anywhere); absent until one is. */
+  policies: Record<string, PolicyRule[]>;
 }
 
 export function emptyServerState(): ServerState {
-  return { loaded: false, profiles: {}, sessions: {}, tabs: {}, queue: {} };
+  return { loaded: false, profiles: {}, sessions: {}, tabs: {}, queue: {}, policies: {} };
 }
 
 export function profileEntryOf(view: ProfileView): ProfileEntry {

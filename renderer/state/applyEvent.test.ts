@@ -50,7 +50,7 @@ describe('fromSnapshot', () => {
   });
 
   it('starts from an unloaded empty state', () => {
-    expect(emptyServerState()).toEqual({ loaded: false, profiles: {}, sessions: {}, tabs: {}, queue: {} });
+    expect(emptyServerState()).toEqual({ loaded: false, profiles: {}, sessions: {}, tabs: {}, queue: {}, policies: {} });
   });
 });
 
@@ -114,6 +114,13 @@ describe('applyEvent: daemon events', () => {
     expect(before.sessions['work']?.[A]).toBeDefined();
     const same = applyEvent(state, daemon({ type: 'session.closed', profile: 'work', sessionId: B, reason: 'closed' }));
     expect(same).toBe(state);
+  });
+
+  it("keeps a profile's pushed policy rules, replaced by the next push", () => {
+    const rule = { id: 'pol-1a2b3c', tools: ['click'], url: '*.pay.example', action: 'confirm' as const, createdAt: 1 };
+    const state = applyEvent(loaded(), daemon({ type: 'policies', profile: 'work', policies: [rule] }));
+    expect(state.policies['work']).toEqual([rule]);
+    expect(applyEvent(state, daemon({ type: 'policies', profile: 'work', policies: [] })).policies['work']).toEqual([]);
   });
 
   it('replaces queue, tabs and workers', () => {

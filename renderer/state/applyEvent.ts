@@ -58,6 +58,8 @@ function applyDaemonEvent(state: ServerState, profile: string, event: DaemonEven
     }
     case 'tabs':
       return { ...state, tabs: { ...state.tabs, [profile]: event.tabs } };
+    case 'policies':
+      return { ...state, policies: { ...state.policies, [profile]: event.policies } };
     case 'activity':
       // Timelines are kept apart from the server projection (see ActivityState).
       return state;

@@ -2,12 +2,12 @@ import { useCallback, useEffect, useState, type SyntheticEvent } from 'react';
 import type { PolicyRule } from '../../shared/policy.js';
 import { actionKey } from '../state/actionKey.js';
 import { ActionButton } from './ActionButton.js';
-import { useActions } from './TabmuxContext.js';
+import { useActions, useTabmux } from './TabmuxContext.js';
 
 /**
  * The profile's policies (the same rules as `tabmux policy list`): each with Remove, and a form to add one. Rules
  * live in the profile's config; the daemon applies a change to every session's next call. The list is read again
- * after each change made here.
+ * after each change made here, and follows the daemon's push of a change made anywhere else.
  */
 export function PoliciesPanel(props: { profile: string }) {
   const { profile } = props;
@@ -23,6 +23,13 @@ export function PoliciesPanel(props: { profile: string }) {
   useEffect(() => {
     void reload();
   }, [reload]);
+  // A change made anywhere else (tabmux policy add or remove, another window, the config) arrives as an event.
+  const pushed = useTabmux((state) => state.policies[profile]);
+  useEffect(() => {
+    if (pushed) {
+      setRules(pushed);
+    }
+  }, [pushed]);
 
   const add = async (event: SyntheticEvent): Promise<void> => {
     event.preventDefault();

@@ -83,4 +83,12 @@ test('policies are listed, added and removed in the dashboard, as the CLI sees t
   await panel.getByTestId(`policy-remove-${listed[0]?.id ?? ''}`).click();
   await expect(panel).toContainText('No rules');
   expect(JSON.parse((await stack.cli(['policy', 'list', '--json'])).stdout)).toEqual([]);
+
+  // A rule added and removed at the CLI shows and goes in the open panel, with no reload.
+  const added = await stack.cli(['policy', 'add', '--tool', 'click', '--url', '*.pay.example', '--action', 'confirm', '--json']);
+  expect(added.code, added.stderr).toBe(0);
+  const fromCli = JSON.parse(added.stdout) as { id: string };
+  await expect(panel.getByTestId(`policy-${fromCli.id}`)).toContainText('click on *.pay.example');
+  expect((await stack.cli(['policy', 'remove', fromCli.id])).code).toBe(0);
+  await expect(panel).toContainText('No rules');
 });

@@ -340,6 +340,7 @@ export class Router {
     });
     this.#policies = new PolicySet(valid);
     this.#logger.info(`policies: ${valid.length} rule(s)`);
+    this.#feed.emit({ type: 'policies', profile: this.#profile, policies: [...valid] });
     return valid;
   }
 

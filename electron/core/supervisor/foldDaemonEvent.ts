@@ -29,7 +29,9 @@ export function foldDaemonEvent(state: DaemonState, event: DaemonEvent): DaemonS
       return { ...state, tabs: event.tabs };
     case 'activity':
     case 'picture':
-      // The log is read from the daemon on demand, and frames only pass through; the supervisor keeps no copy.
+    case 'policies':
+      // The log and the policies are read from the daemon on demand, and frames only pass through; the supervisor
+      // keeps no copy.
       return state;
   }
 }
