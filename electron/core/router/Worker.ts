@@ -20,6 +20,9 @@ export const OVERRUN_GRACE_MS = 1000;
  */
 export const SPARE_AFTER_MS = 200;
 
+/** How often a call given up on is asked to end again, while it runs on (see `Worker.#askToEnd`). */
+export const STOP_AGAIN_MS = 100;
+
 export interface WorkerOptions {
   isPaused: (sessionId: string) => boolean;
   onChange: () => void;
@@ -204,12 +207,11 @@ export class Worker {
       return;
     }
     // The grace runs from the moment the call was given up on, whatever the browser takes to answer.
-    this.#endAtBrowser(call).catch(() => undefined);
-    if (await this.queue.whenFinished(call.callId, SPARE_AFTER_MS)) {
+    if (await this.#askToEnd(call, SPARE_AFTER_MS)) {
       return;
     }
     const spare = this.#spawn?.();
-    if (await this.queue.whenFinished(call.callId, OVERRUN_GRACE_MS - SPARE_AFTER_MS)) {
+    if (await this.#askToEnd(call, OVERRUN_GRACE_MS - SPARE_AFTER_MS)) {
       closeUnused(spare);
       return;
     }
@@ -217,6 +219,25 @@ export class Worker {
       await this.recycle(`${call.tool} ran past its time limit and did not stop when asked`, spare);
     } else {
       closeUnused(spare);
+    }
+  }
+
+  /**
+   * Asks the browser to end the call's script every STOP_AGAIN_MS for `ms`, until the call finishes; true if it did.
+   * Asked once, the browser ends the script running then or the next one to start, and a call given up on early may
+   * not have started its own yet: upstream runs small scripts of its own in the page first, which take the one ending.
+   */
+  async #askToEnd(call: OverrunCall, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      this.#endAtBrowser(call).catch(() => undefined);
+      const left = deadline - Date.now();
+      if (await this.queue.whenFinished(call.callId, Math.max(0, Math.min(STOP_AGAIN_MS, left)))) {
+        return true;
+      }
+      if (left <= STOP_AGAIN_MS) {
+        return false;
+      }
     }
   }
 

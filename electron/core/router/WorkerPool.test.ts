@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TabmuxError } from '../../../shared/errors.js';
 import { SYSTEM_LANE_ID, type WorkerInfo } from '../../../shared/model.js';
 import { Logger } from '../platform/Logger.js';
 import type { Upstream } from '../upstream/UpstreamClient.js';
 import { Session } from './Session.js';
-import type { Worker } from './Worker.js';
+import { OVERRUN_GRACE_MS, type Worker } from './Worker.js';
 import { WorkerPool, type WorkerPoolOptions } from './WorkerPool.js';
 import { FakeBrowser, FakeUpstream } from './testing/FakeUpstream.js';
 
@@ -222,6 +222,33 @@ describe('WorkerPool', () => {
     await expect(queued).rejects.toMatchObject({ code: 'cancelled' });
     await expect(other).rejects.toMatchObject({ code: 'cancelled' });
     release();
+  });
+
+  it('asks the browser again and again to end a call given up on, and keeps the worker once it ends', async () => {
+    let release: () => void = () => undefined;
+    let asked = 0;
+    // The first asks land before the call's own script runs (upstream's small scripts take them); the third ends it.
+    const { pool, started } = setup({
+      endAtBrowser: () => {
+        asked++;
+        if (asked === 3) {
+          release();
+        }
+        return Promise.resolve();
+      },
+    });
+    const worker = pool.first;
+    await worker.ensureStarted();
+    let callId = 0;
+    const running = worker.queue.enqueue({ sessionId: 'a', tool: 'evaluate_script', timeoutMs: 5_000, run: () => new Promise<void>((resolve) => (release = resolve)), onQueued: (id) => (callId = id) });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(pool.cancel(callId)).toBe(true);
+    await expect(running).rejects.toMatchObject({ code: 'cancelled' });
+    await vi.waitFor(() => expect(worker.queue.inFlight).toBe(0));
+    await new Promise((resolve) => setTimeout(resolve, OVERRUN_GRACE_MS + 100));
+    expect(asked).toBe(3);
+    // The call ended within the grace: the worker keeps its upstream (a spare started on the side is not used).
+    expect(worker.upstream).toBe(started[0]);
   });
 
   it('refuses calls once closed and stops every upstream', async () => {
