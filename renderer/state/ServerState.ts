@@ -60,6 +60,7 @@ function summaryOf(status: DaemonStatus): DaemonSummary {
     upstream: status.upstream,
     settings: status.settings,
     ...(status.activityLog ? { activityLog: status.activityLog } : {}),
+    ...(status.lifetime ? { lifetime: status.lifetime } : {}),
   };
 }
 

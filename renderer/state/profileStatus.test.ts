@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { externalConnectionFacts, profileBadge, profileVerbs } from './profileStatus.js';
+import { externalConnectionFacts, lifetimeFact, profileBadge, profileVerbs } from './profileStatus.js';
 import { profileEntryOf } from './ServerState.js';
 import { EXTERNAL_ENDPOINT, externalView, makeView, stoppedView } from './testData.js';
 
@@ -56,5 +56,15 @@ describe('externalConnectionFacts', () => {
     const entry = profileEntryOf(externalView('mine', 'restarting', { state: 'disconnected', attempts: 3, nextRetryAt: 10_000, lastError: 'refused' }));
     expect(externalConnectionFacts(entry, 4_000)).toEqual({ endpoint: EXTERNAL_ENDPOINT, attempts: 3, lastError: 'refused', retryInMs: 6_000 });
     expect(externalConnectionFacts(entry, 12_000)?.retryInMs).toBe(0);
+  });
+});
+
+describe('lifetimeFact', () => {
+  it('says whether a daemon runs until stopped or stops when idle, and how long', () => {
+    expect(lifetimeFact(undefined)).toBeNull();
+    expect(lifetimeFact({ startedBy: 'daemon-start', idleExitMs: null, idleSince: null })?.value).toBe('when stopped');
+    expect(lifetimeFact({ startedBy: 'demand', idleExitMs: 15 * 60_000, idleSince: null })?.value).toBe('after 15 min idle');
+    expect(lifetimeFact({ startedBy: 'demand', idleExitMs: 2 * 3_600_000, idleSince: 5 })?.value).toBe('after 2 h idle');
+    expect(lifetimeFact({ startedBy: 'demand', idleExitMs: 90_000, idleSince: null })?.value).toBe('after 90 s idle');
   });
 });

@@ -1,5 +1,5 @@
 import { EXTERNAL_CONNECTION_LABELS, externalConnectionState, type ExternalConnectionState } from '../../shared/externalConnection.js';
-import type { ExternalBrowserInfo, ProfileState } from '../../shared/model.js';
+import type { DaemonLifetime, ExternalBrowserInfo, ProfileState } from '../../shared/model.js';
 import type { ProfileEntry } from './ServerState.js';
 
 /** The badge colours: one per meaning, shared by daemon states and browser connections. */
@@ -118,4 +118,29 @@ export function externalConnectionFacts(entry: ProfileEntry, now: number): Exter
     lastError: browser?.lastError ?? (entry.state === 'crashed' ? entry.lastError : null),
     retryInMs: browser?.nextRetryAt === null || browser?.nextRetryAt === undefined ? null : Math.max(0, browser.nextRetryAt - now),
   };
+}
+
+/** How long a daemon runs, as a fact: until it is stopped, or, started on demand, until it has been idle a while. */
+export function lifetimeFact(lifetime: DaemonLifetime | undefined): { value: string; title: string } | null {
+  if (!lifetime) {
+    return null;
+  }
+  if (lifetime.idleExitMs === null) {
+    return { value: 'when stopped', title: 'It runs until it is stopped: tabmux daemon stop, or Stop here.' };
+  }
+  return {
+    value: `after ${roundDuration(lifetime.idleExitMs)} idle`,
+    title: 'Started on demand by an agent or a command, it stops with its Chrome once it has had no session and no agent connected this long. tabmux daemon start keeps it until it is stopped.',
+  };
+}
+
+/** A setting's duration as people write it: `15 min`, `2 h`, `90 s`. */
+function roundDuration(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) {
+    return `${ms / 3_600_000} h`;
+  }
+  if (ms >= 60_000 && ms % 60_000 === 0) {
+    return `${ms / 60_000} min`;
+  }
+  return `${Math.round(ms / 1000)} s`;
 }

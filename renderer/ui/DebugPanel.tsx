@@ -4,7 +4,7 @@ import { Panel } from './Panel.js';
 import { useTabmux } from './TabmuxContext.js';
 
 const pageLabel = (pageId: number | null, title: string | null): string =>
-  pageId === null ? 'none' : `#${pageId}${title ? ` ${title}` : ''}`;
+  pageId === null ? 'none' : `page ${pageId}${title ? ` · ${title}` : ''}`;
 
 /**
  * Upstream's own selected page per worker, beside each session's current page. Routing never relies on upstream's

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import type { ProfileEntry } from '../state/ServerState.js';
 import { actionKey } from '../state/actionKey.js';
 import { formatRelativeTime } from '../format/formatRelativeTime.js';
-import { profileBadge, profileVerbs } from '../state/profileStatus.js';
+import { lifetimeFact, profileBadge, profileVerbs } from '../state/profileStatus.js';
 import { ActionButton } from './ActionButton.js';
 import { ConnectionFacts } from './ConnectionFacts.js';
 import { Fact } from './Fact.js';
@@ -24,6 +24,7 @@ export function ProfileHeader(props: { profile: ProfileEntry }) {
   const verbs = profileVerbs(profile);
   const external = profile.kind === 'external';
   const readyWorkers = workers.filter((worker) => worker.state === 'ready').length;
+  const stops = lifetimeFact(daemon?.lifetime);
 
   return (
     <header className="profile-header" data-testid="profile-header">
@@ -68,6 +69,7 @@ export function ProfileHeader(props: { profile: ProfileEntry }) {
           <Fact label="Upstream pid" value={show(daemon.upstream.pid)} testId="fact-upstream-pid" />
           <Fact label="Daemon pid" value={String(daemon.pid)} testId="fact-daemon-pid" title={daemon.socketPath} />
           <Fact label="Started" value={formatRelativeTime(daemon.startedAt, now)} testId="fact-started" />
+          {stops && <Fact label="Stops" value={stops.value} testId="fact-stops" title={stops.title} />}
           <Fact label="Version" value={daemon.version} testId="fact-version" />
         </dl>
       )}

@@ -108,7 +108,7 @@ test("debug mode shows upstream's selected page next to the session's current pa
   await page.getByTestId('debug-toggle').check();
   await expect(page.getByTestId('debug-panel')).toBeVisible();
   await expect(page.getByTestId('debug-selected-0')).not.toHaveText('none');
-  await expect(page.getByTestId(`debug-session-${sessionId}`)).toContainText(`#${String(pageId)}`);
+  await expect(page.getByTestId(`debug-session-${sessionId}`)).toContainText(`page ${String(pageId)}`);
   // The pane scrolls inside the window, so a full-page shot would cut the panel off.
   await page.getByTestId('debug-panel').scrollIntoViewIfNeeded();
   await snap(page, testInfo, 'debug-mode');

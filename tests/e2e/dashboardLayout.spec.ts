@@ -224,6 +224,8 @@ test('worker and page are labelled in words, and a worker started after the dash
     const ready = workers.filter((worker) => worker.state === 'ready').length;
     expect(ready).toBeGreaterThanOrEqual(2);
     await expect(page.getByTestId('fact-workers')).toContainText(`${ready}/${workers.length} ready`);
+    // Started by daemon start, it runs until it is stopped, and the header says so.
+    await expect(page.getByTestId('fact-stops')).toContainText('when stopped');
 
     // "worker 1" and "page 2", each with a tooltip that says what the number is.
     const secondRow = page.getByTestId(`session-row-${second}`);
