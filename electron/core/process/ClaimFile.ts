@@ -39,11 +39,13 @@ const MAX_ATTEMPTS = 200;
  * A holder that died (gone, a zombie, or its pid now another process's: see `isSameProcessRunning`) leaves a stale
  * file. Removing it by name would race: a second taker could remove the fresh claim the first one just linked. So a
  * stale claim with key K is taken over only by the process that claims `<file>.takeover-K` (the same way, through
- * this very function); it checks that K is still in place, moves it aside, checks that what it moved is K, and
- * deletes it. A fresh claim always has a new key, so a taker holding an older key's marker never touches it. A taker
- * that dies holding a marker leaves the marker stale, and it is taken over one level down in the same way.
+ * this very function); it checks that K is still in place and renames its own record over it, in one step. While K
+ * is in place no one else can change the name (claimers only link where nothing is), so the taker is the one that
+ * holds the file next, and the one told whose claim it replaced (to clean up after the dead holder). A fresh claim
+ * always has a new key, so a taker holding an older key's marker never touches it. A taker that dies holding a
+ * marker leaves the marker stale, and it is taken over one level down in the same way.
  *
- * A process killed in the few milliseconds of a claim can leave a `.new-`, `.stale-` or `.takeover-` file behind;
+ * A process killed in the few milliseconds of a claim can leave a `.new-` or `.takeover-` file behind;
  * they are never read as claims, and deleting them by pattern would race with live claimers, so they stay.
  */
 export class ClaimFile {
@@ -132,7 +134,9 @@ async function claimPath(path: string, text: string, replaced: unknown[], depth:
       if (depth >= MAX_TAKEOVER_DEPTH) {
         throw cannotClaim(path, `takeovers of ${path} keep dying halfway`);
       }
-      await takeOver(path, found, replaced, depth);
+      if (await takeOver(path, found, mine, replaced, depth)) {
+        return 'claimed';
+      }
     }
   } finally {
     await fs.rm(mine, { force: true });
@@ -140,33 +144,36 @@ async function claimPath(path: string, text: string, replaced: unknown[], depth:
   throw cannotClaim(path, `${path} kept changing hands`);
 }
 
-/** Removes the stale claim `found` at `path`, if this process wins the right to (see ClaimFile). */
-async function takeOver(path: string, found: FoundClaim, replaced: unknown[], depth: number): Promise<void> {
+/**
+ * Replaces the stale claim `found` at `path` with this process's record (`mine`), if this process wins the right to
+ * (see ClaimFile). True when `path` is now this process's claim.
+ */
+async function takeOver(path: string, found: FoundClaim, mine: string, replaced: unknown[], depth: number): Promise<boolean> {
   const marker = `${path}.takeover-${found.key}`;
   const markerNonce = randomKey();
   const taken = await claimPath(marker, recordText({}, ownIdentity(), markerNonce), [], depth + 1);
   if (taken !== 'claimed') {
     // Another running process is taking this one over; look again in a moment.
     await new Promise((resolve) => setTimeout(resolve, 10));
-    return;
+    return false;
   }
   try {
     // Only this process acts on claim `found.key` now, and its dead holder cannot: if it is still in place, it stays
-    // in place until moved here.
+    // in place until replaced here.
     if ((await readClaim(path))?.key !== found.key) {
-      return;
+      return false;
     }
-    const grave = `${path}.stale-${randomKey()}`;
-    await fs.rename(path, grave);
-    const moved = await readClaim(grave);
-    if (moved?.key === found.key) {
-      replaced.push(found.record);
-    } else {
-      // Not what was judged stale, which holding the marker rules out; a claim is never dropped, so it goes back
-      // (unless the name was taken meanwhile, in which case that claim stands).
-      await fs.link(grave, path).catch(() => undefined);
+    // `mine` stays for another attempt should this fail; a second name of it is renamed over the stale claim.
+    const swap = `${path}.new-${randomKey()}`;
+    await fs.link(mine, swap);
+    try {
+      await fs.rename(swap, path);
+    } catch (error) {
+      await fs.rm(swap, { force: true });
+      throw error;
     }
-    await fs.rm(grave, { force: true });
+    replaced.push(found.record);
+    return true;
   } finally {
     if ((await readClaim(marker))?.key === markerNonce) {
       await fs.rm(marker, { force: true });
@@ -174,7 +181,6 @@ async function takeOver(path: string, found: FoundClaim, replaced: unknown[], de
   }
 }
 
-/** The claim at `path`, or undefined when there is none. A file that does not read as a claim is keyed by its inode. */
 async function readClaim(path: string): Promise<FoundClaim | undefined> {
   let handle: fs.FileHandle;
   try {
