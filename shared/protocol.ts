@@ -23,6 +23,11 @@ const label = z.string().check(z.maxLength(200));
 const helloParams = z.object({
   protocolVersion: z.int(),
   client: z.optional(z.object({ name: z.string().check(z.maxLength(200)), version: z.optional(z.string().check(z.maxLength(100))) })),
+  /**
+   * The connection only looks (a status, a list, the log): it does not keep a daemon that was started on demand from
+   * exiting when idle. Sessions it makes still do.
+   */
+  looksOnly: z.optional(z.boolean()),
 });
 
 const toolContentSchema = z.looseObject({ type: z.string(), text: z.optional(z.string()) });

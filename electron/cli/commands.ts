@@ -73,7 +73,7 @@ function checkSessionAndPage(context: CommandContext): void {
  */
 function reading<T>(call: (client: DaemonClient) => Promise<T>, text: (result: T) => string, idle: T): Command['run'] {
   return async (context) => {
-    const client = await tryConnect(context.paths, context.profile, 'tabmux-cli');
+    const client = await tryConnect(context.paths, context.profile, 'tabmux-cli', { looksOnly: true });
     if (!client) {
       print(context, idle, `${text(idle)} (the daemon for profile ${context.profile} is not running)`);
       return 0;
@@ -110,7 +110,7 @@ const daemonCommands: Command[] = [
     summary: 'Show sessions, their pages, the queue, Chrome and upstream processes (exit 3 when not running)',
     examples: ['tabmux daemon status', 'tabmux daemon status --profile work --json', 'tabmux daemon status >/dev/null; [ $? -eq 3 ] && echo "not running"'],
     run: async (context) => {
-      const client = await tryConnect(context.paths, context.profile);
+      const client = await tryConnect(context.paths, context.profile, 'tabmux-cli', { looksOnly: true });
       if (!client) {
         print(context, { profile: context.profile, state: 'stopped' }, `daemon for profile ${context.profile} is not running`);
         return 3;

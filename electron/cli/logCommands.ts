@@ -121,7 +121,7 @@ export const logCommands: Command[] = [
         throw new TabmuxError('invalid_params', '--export writes what the log holds now; it does not take --follow');
       }
       const filter = filterOf(context, format === undefined ? DEFAULT_LIMIT : EXPORT_LIMIT);
-      const client = await tryConnect(context.paths, context.profile);
+      const client = await tryConnect(context.paths, context.profile, 'tabmux-cli', { looksOnly: true });
       try {
         if (followLog) {
           if (!client) {

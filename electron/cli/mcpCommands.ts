@@ -191,7 +191,7 @@ const mcpList: Command = {
   examples: ['tabmux mcp list', 'tabmux mcp list --json | jq -r ".[].name"'],
   summary: "List the tools as agents see them (from the running daemon, else from chrome-devtools-mcp alone: no daemon or Chrome is started)",
   run: async (context) => {
-    const client = await tryConnect(context.paths, context.profile, 'tabmux-cli');
+    const client = await tryConnect(context.paths, context.profile, 'tabmux-cli', { looksOnly: true });
     let tools: ToolInfo[];
     try {
       // Loaded only here: the other agents' commands never start a worker of their own.

@@ -19,7 +19,7 @@ export const profileCommands: Command[] = [
       const profiles = await new ProfileStore(context.paths).list();
       const rows = await Promise.all(
         profiles.map(async (profile) => {
-          const client = await tryConnect(context.paths, profile.name).catch(() => undefined);
+          const client = await tryConnect(context.paths, profile.name, 'tabmux-cli', { looksOnly: true }).catch(() => undefined);
           client?.close();
           return { name: profile.name, running: client !== undefined, config: shownProfileConfig(profile.config) };
         }),

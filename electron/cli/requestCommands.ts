@@ -44,7 +44,7 @@ export const requestCommands: Command[] = [
     examples: ['tabmux requests', 'tabmux requests --profile work --json'],
     run: async (context) => {
       // Reading starts no daemon: one that does not run has nobody waiting.
-      const client = await tryConnect(context.paths, context.profile, 'tabmux-cli');
+      const client = await tryConnect(context.paths, context.profile, 'tabmux-cli', { looksOnly: true });
       if (!client) {
         print(context, [], `nothing waits for you (the daemon for profile ${context.profile} is not running)`);
         return 0;

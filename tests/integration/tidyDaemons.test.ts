@@ -164,6 +164,31 @@ describe('idle exit', () => {
     }
   }, 240_000);
 
+  it('a script that keeps asking for its status, sessions and pages does not keep a daemon started on demand', async () => {
+    const client = await connectMcpClient();
+    let pid = 0;
+    try {
+      await client.callTool({ name: 'list_pages', arguments: {} });
+      pid = (await json<DaemonStatus>(['daemon', 'status'])).pid;
+    } finally {
+      await client.close();
+    }
+    // Asked more often than the idle time: a read does not count as using the daemon, so its idle clock runs on.
+    let sawIdleSince = false;
+    const deadline = Date.now() + 60_000;
+    while (alive(pid) && Date.now() < deadline) {
+      const status = await tabmux(['daemon', 'status', '--json']);
+      if (status.code === 0) {
+        sawIdleSince ||= (JSON.parse(status.stdout) as DaemonStatus).lifetime?.idleSince !== null;
+      }
+      await tabmux(['session', 'list']);
+      await tabmux(['pages']);
+      await new Promise((resolve) => setTimeout(resolve, IDLE_EXIT_MS / 5));
+    }
+    expect(alive(pid)).toBe(false);
+    expect(sawIdleSince).toBe(true);
+  }, 120_000);
+
   it('a tray or dashboard watching a daemon started on demand does not keep it, and shows it stopped', async () => {
     const supervisor = new Supervisor({ paths, pollIntervalMs: 300 });
     await supervisor.start();

@@ -52,9 +52,9 @@ export interface ControlServiceDeps {
   editPolicies?: (change: (rules: readonly PolicyRule[]) => PolicyRule[]) => Promise<PolicyRule[]>;
   /**
    * Told how many clients use the daemon whenever that changes (a daemon started on demand exits idle): every
-   * connection from when it opens, except a watcher's (one that subscribed to events: the tray, a dashboard,
-   * `log --follow`). Those show a daemon; they do not keep it, or a tray that is always connected would keep every
-   * daemon an agent ever started.
+   * connection from its hello, except one whose hello says it only looks (status, lists, the log) and a watcher's
+   * (one that subscribed to events: the tray, a dashboard, `log --follow`). Those show a daemon; they do not keep it,
+   * or a tray that is always connected, or a script that polls the status, would keep every daemon an agent started.
    */
   clientsChanged?: (count: number) => void;
 }
@@ -65,7 +65,10 @@ interface PeerState {
   unsubscribe: (() => void) | undefined;
   /** JSON-RPC request id -> queued call id, for notifications/cancelled. */
   calls: Map<JsonRpcId, number>;
-  /** Whether the connection counts as using the daemon: until it subscribes to events (see `clientsChanged`). */
+  /**
+   * Whether the connection counts as using the daemon: from its hello, unless that says it only looks, until it
+   * subscribes to events or goes (see `clientsChanged`).
+   */
   uses: boolean;
 }
 
@@ -84,9 +87,7 @@ export class ControlService implements PeerService {
   }
 
   open(peer: Peer): PeerHandle {
-    const state: PeerState = { hello: false, bound: null, unsubscribe: undefined, calls: new Map(), uses: true };
-    this.#clients += 1;
-    this.deps.clientsChanged?.(this.#clients);
+    const state: PeerState = { hello: false, bound: null, unsubscribe: undefined, calls: new Map(), uses: false };
     return {
       dispatch: (request) => this.#dispatch(peer, state, request),
       close: () => this.#onClose(peer, state),
@@ -230,6 +231,11 @@ export class ControlService implements PeerService {
         if (params.protocolVersion !== PROTOCOL_VERSION) {
           const side = params.protocolVersion > PROTOCOL_VERSION ? 'the daemon (tabmux daemon stop, then start it with the newer tabmux)' : 'this client (use the tabmux that started the daemon)';
           throw new TabmuxError('protocol_mismatch', `client speaks tabmux protocol ${params.protocolVersion}, daemon speaks ${PROTOCOL_VERSION}: upgrade ${side}`);
+        }
+        if (!state.hello && params.looksOnly !== true) {
+          state.uses = true;
+          this.#clients += 1;
+          this.deps.clientsChanged?.(this.#clients);
         }
         state.hello = true;
         return { protocolVersion: PROTOCOL_VERSION, version: this.deps.version, profile: this.deps.profile, pid: process.pid };

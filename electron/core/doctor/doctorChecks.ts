@@ -212,7 +212,7 @@ export async function checkDaemon(paths: TabmuxPaths, profile: string): Promise<
   if (!isProcessAlive(record.pid)) {
     return check(name, 'warn', `a daemon (pid ${record.pid}) died without cleaning up`, `tabmux daemon start --profile ${profile} cleans up after it (and starts a new one)`);
   }
-  const client = await tryConnect(paths, profile, 'tabmux-doctor').catch(() => undefined);
+  const client = await tryConnect(paths, profile, 'tabmux-doctor', { looksOnly: true }).catch(() => undefined);
   if (client === undefined) {
     return check(name, 'fail', `pid ${record.pid} runs but its socket does not answer`, `tabmux daemon stop --profile ${profile}, then tabmux daemon start --profile ${profile}; its log: tabmux daemon status shows where`);
   }

@@ -42,13 +42,18 @@ const REFUSED_RETRY_MS = 10_000;
 const REFUSED_RETRY_FIRST_MS = 10;
 const REFUSED_RETRY_MAX_MS = 250;
 
+export interface ConnectOptions {
+  /** The connection only looks (status, lists, the log): it does not keep a daemon started on demand from idling out. */
+  looksOnly?: boolean;
+}
+
 /**
  * A connection to the profile's daemon, or undefined when none runs. A busy socket is waited for (DaemonClient), and
  * so is a refused one while the pid file's holder runs; only a missing socket, a socket whose daemon is dead, or a
  * daemon that hangs up during the hello count as "not running".
  */
-export async function tryConnect(paths: TabmuxPaths, profile: string, clientName?: string): Promise<DaemonClient | undefined> {
-  const result = await connectUnlessDown(paths, profile, clientName);
+export async function tryConnect(paths: TabmuxPaths, profile: string, clientName?: string, options: ConnectOptions = {}): Promise<DaemonClient | undefined> {
+  const result = await connectUnlessDown(paths, profile, clientName, options);
   if ('client' in result) {
     return result.client;
   }
@@ -68,7 +73,7 @@ const NOT_RUNNING_ERRNOS: readonly unknown[] = ['ENOENT', 'ECONNREFUSED'];
  * else) is thrown, since a daemon may well be there.
  */
 export async function isDaemonRunning(paths: TabmuxPaths, profile: string): Promise<boolean> {
-  const result = await connectUnlessDown(paths, profile, undefined);
+  const result = await connectUnlessDown(paths, profile, undefined, { looksOnly: true });
   if ('client' in result) {
     result.client.close();
     return true;
@@ -85,11 +90,11 @@ export async function isDaemonRunning(paths: TabmuxPaths, profile: string): Prom
 }
 
 /** Connects, or says why not; a refused socket whose daemon runs is tried again (see REFUSED_RETRY_MS). */
-async function connectUnlessDown(paths: TabmuxPaths, profile: string, clientName: string | undefined): Promise<{ client: DaemonClient } | { down: TabmuxError }> {
+async function connectUnlessDown(paths: TabmuxPaths, profile: string, clientName: string | undefined, options: ConnectOptions = {}): Promise<{ client: DaemonClient } | { down: TabmuxError }> {
   const deadline = Date.now() + REFUSED_RETRY_MS;
   for (let delay = REFUSED_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, REFUSED_RETRY_MAX_MS)) {
     try {
-      return { client: await DaemonClient.connect(socketPath(paths, profile), clientName) };
+      return { client: await DaemonClient.connect(socketPath(paths, profile), clientName, options.looksOnly === true ? { looksOnly: true } : {}) };
     } catch (error) {
       if (!(error instanceof TabmuxError)) {
         throw error;
@@ -222,7 +227,7 @@ export async function awaitRunningDaemon(paths: TabmuxPaths, profile: string, ti
   let holderPid: number | undefined;
   try {
     while (Date.now() < deadline) {
-      const client = await tryConnect(paths, profile, 'tabmux-daemon').catch(() => undefined);
+      const client = await tryConnect(paths, profile, 'tabmux-daemon', { looksOnly: true }).catch(() => undefined);
       if (client) {
         client.close();
         return client.hello.pid;

@@ -52,7 +52,7 @@ export class DaemonWatch {
   static async open(options: DaemonWatchOptions): Promise<DaemonWatch | undefined> {
     let client: DaemonClient;
     try {
-      client = await DaemonClient.connect(socketPath(options.paths, options.profile), 'tabmux-supervisor');
+      client = await DaemonClient.connect(socketPath(options.paths, options.profile), 'tabmux-supervisor', { looksOnly: true });
     } catch {
       return undefined;
     }

@@ -17,6 +17,8 @@ export interface DaemonClientOptions {
   maxResponseBytes?: number;
   /** How long a busy socket (EAGAIN) is tried again before `daemon_busy`; see openSocket. */
   busyTimeoutMs?: number;
+  /** Says in the hello that this connection only looks, so it does not keep an idle daemon (see `tabmux/hello`). */
+  looksOnly?: boolean;
 }
 
 /**
@@ -72,7 +74,9 @@ export class DaemonClient {
     const client = new DaemonClient(socket, path, options.maxResponseBytes ?? maxResponseBytes());
     try {
       // Checked by hand rather than by schema: the hello is all a short-lived client may need before its first call.
-      const hello = asHelloResult(await client.request('tabmux/hello', { protocolVersion: PROTOCOL_VERSION, client: { name: clientName } }));
+      const hello = asHelloResult(
+        await client.request('tabmux/hello', { protocolVersion: PROTOCOL_VERSION, client: { name: clientName }, ...(options.looksOnly === true ? { looksOnly: true } : {}) }),
+      );
       Object.assign(client, { hello });
     } catch (error) {
       client.close();
