@@ -13,6 +13,8 @@ import { Logger } from '../../electron/core/platform/Logger.js';
 const ATTACH_PAIRS = 10;
 const WARM_UP = 5;
 const PAIRS = 60;
+/** list_pages through the bridge may cost at most this many times the direct call. */
+const LIST_GOAL = 1.15;
 
 /**
  * The way agents reach tabmux: `tabmux mcp serve` on stdio in front of the daemon. Attach time (spawn to the
@@ -98,9 +100,9 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       baseline: lists.baseline,
       unit: 'ms',
       ratio: ratio(lists.figure, lists.baseline),
-      goal: { kind: 'max', limit: 1.1 },
+      goal: { kind: 'max', limit: LIST_GOAL },
       note: `list_pages, ${PAIRS} rounds after ${WARM_UP} warm-up rounds, each round calling through the bridge, the SDK client on a direct child, one and two byte pipes, the daemon socket and tabmux's own client on a direct child in rotated order. ${path} Added latency: ${added(lists)} ms per call.`,
-      why: `Two process hops stand between the agent and upstream (the bridge, then the daemon), each a pipe or socket write and a wake-up of another process on a 2-core machine. Measured in this run: one hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×, the rows below) and two such hops ${added(twicePiped)} ms (${ratio(twicePiped.figure, twicePiped.baseline).toFixed(2)}×), the floor of any path with the bridge and the daemon as processes of their own; the daemon alone over its socket adds ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×), the bridge and the SDK client in front of it ${(lists.figure.median - socketed.figure.median).toFixed(2)} ms more, of which ${sdkOwn.toFixed(2)} ms is the SDK client's own (it takes that much longer than tabmux's client on the same direct child), leaving ${(lists.figure.median - socketed.figure.median - sdkOwn).toFixed(2)} ms to the bridge's hop. A 1.10× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * 0.1).toFixed(2)} ms for both hops.`,
+      why: `Two process hops stand between the agent and upstream (the bridge, then the daemon), each a pipe or socket write and a wake-up of another process on a 2-core machine. Measured in this run: one hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×, the rows below) and two such hops ${added(twicePiped)} ms (${ratio(twicePiped.figure, twicePiped.baseline).toFixed(2)}×), the floor of any path with the bridge and the daemon as processes of their own; the daemon alone over its socket adds ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×), the bridge and the SDK client in front of it ${(lists.figure.median - socketed.figure.median).toFixed(2)} ms more, of which ${sdkOwn.toFixed(2)} ms is the SDK client's own (it takes that much longer than tabmux's client on the same direct child), leaving ${(lists.figure.median - socketed.figure.median - sdkOwn).toFixed(2)} ms to the bridge's hop. A ${LIST_GOAL.toFixed(2)}× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * (LIST_GOAL - 1)).toFixed(2)} ms for both hops.`,
     },
     {
       name: 'list_pages through a byte pipe',

@@ -1,3 +1,6 @@
+import { socketPath } from '../../electron/core/platform/paths.js';
+import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
+import { asToolResult } from '../../shared/toolResult.js';
 import type { BenchContext } from '../lib/BenchContext.js';
 import { makeBenchHome } from '../lib/benchHome.js';
 import { DaemonChild } from '../lib/DaemonChild.js';
@@ -6,8 +9,13 @@ import { residentKib, rssKib, type ResidentKib } from '../lib/procStatus.js';
 import { ratio } from '../lib/report.js';
 import type { Row } from '../lib/Row.js';
 import { summarize, type Summary } from '../lib/stats.js';
+import { okText, QUICK_EVAL } from '../lib/toolCalls.js';
 
 const SESSIONS = 100;
+/** Agents attached at once, each on a connection of its own bound to its session, as `tabmux mcp serve` holds one. */
+const AGENTS = 4;
+/** Rounds of calls each agent makes before the reading: a snapshot, a script, the page list. */
+const AGENT_ROUNDS = 5;
 const MORE_SESSIONS = 200;
 const READINGS = 5;
 /** A settled reading: the resident size has not moved for this many readings a second apart (V8 gives memory back in steps some seconds apart). */
@@ -58,6 +66,34 @@ async function settledRss(pid: number): Promise<Settled> {
   }
 }
 
+/**
+ * A daemon as agents use it: AGENTS connections, each bound to a session of its own (what `tabmux mcp serve` holds
+ * per agent), each having made AGENT_ROUNDS rounds of calls (its first page-scoped call opens its tab), then left
+ * attached and idle while the resident size settles.
+ */
+async function withAgents(context: BenchContext): Promise<Settled> {
+  const home = makeBenchHome(context.teardown);
+  const daemon = await DaemonChild.start(context.teardown, home);
+  const agents: ((name: string, args: Record<string, unknown>) => Promise<string>)[] = [];
+  for (let index = 0; index < AGENTS; index++) {
+    const client = await DaemonClient.connect(socketPath(home.paths, 'default'), 'bench-agent');
+    context.teardown.add('close bench agent connection', () => client.close());
+    const info = await client.call('tabmux/session.create', { label: `agent-${index}` });
+    await client.call('tabmux/session.bind', { session: info.id });
+    agents.push(async (name, args) => okText(asToolResult(await client.request('tools/call', { name, arguments: args })), `agent ${index} ${name}`));
+  }
+  for (let round = 0; round < AGENT_ROUNDS; round++) {
+    await Promise.all(
+      agents.map(async (call) => {
+        await call('evaluate_script', QUICK_EVAL);
+        await call('take_snapshot', {});
+        await call('list_pages', {});
+      }),
+    );
+  }
+  return settledRss(daemon.pid);
+}
+
 async function rssOfAll(pids: readonly number[]): Promise<Summary> {
   const values: number[] = [];
   for (const pid of pids) {
@@ -90,6 +126,8 @@ export async function memory(context: BenchContext): Promise<Row[]> {
   const withMore = await settledRss(daemon.pid);
   const perSessionKib = Math.max(0, ((withMore.rss.median - withSessions.rss.median) * 1024) / MORE_SESSIONS);
   const warmedMiB = withSessions.rss.median - idle.rss.median - (perSessionKib * SESSIONS) / 1024;
+
+  const agents = await withAgents(context);
 
   const bare = await idleNodeResident();
   const why =
@@ -131,6 +169,16 @@ export async function memory(context: BenchContext): Promise<Row[]> {
       goal: { kind: 'under', limit: 55 },
       why: `${why} The sessions themselves are small: ${MORE_SESSIONS} more cost ${perSessionKib.toFixed(1)} KiB each; the rest of the growth over idle (${warmedMiB.toFixed(1)} MiB) is code and type feedback that the first control calls warm once.`,
       note: `The same process after ${SESSIONS} sessions were created over its socket, ${settleNote(withSessions)}; baseline is the idle row. ${MORE_SESSIONS} more sessions, read the same way: ${withMore.rss.median.toFixed(1)} MiB, ≈ ${perSessionKib.toFixed(1)} KiB per idle session.`,
+    },
+    {
+      name: `daemon RSS, ${AGENTS} agents attached`,
+      figure: agents.rss,
+      baseline: null,
+      unit: 'MiB',
+      ratio: null,
+      goal: { kind: 'under', limit: 52 },
+      why: `${why} Each agent's session, connection and tab are small (see the row above); what calls add over idle is code: the tool path, the reply rewriting and the activity log compiled and warmed once.`,
+      note: `A separate \`tabmux daemon run\` process of its own (default settings) with ${AGENTS} connections, each bound to a session of its own as \`tabmux mcp serve\` binds one per agent, each having made ${AGENT_ROUNDS} rounds of evaluate_script, take_snapshot and list_pages (the agents at once), then left attached and idle: ${settleNote(agents)}: ${agents.anonMiB.toFixed(1)} MiB its own, ${agents.fileMiB.toFixed(1)} MiB file pages.`,
     },
     {
       name: 'RSS per worker',
