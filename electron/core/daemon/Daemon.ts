@@ -356,11 +356,6 @@ export class Daemon {
       },
     });
     this.router.onSessionChange(() => this.#idle?.changed());
-    this.router.onEvent((event) => {
-      if (event.type === 'session.closed') {
-        this.#idle?.changed();
-      }
-    });
     this.#idle.changed();
   }
 
@@ -437,10 +432,9 @@ export class Daemon {
       logger.info(`restored ${restored.length} of ${journaled.length} session(s) of the daemon that died`);
     }
     const write = (): void => this.#journal.schedule(() => this.router.journal());
-    // At the change itself, so the reply that tells of it waits for its write (ControlService's `settled`); the
-    // events cover what is not a session's change (a session that ended).
+    // At the change itself (a session that ended included), so the reply that tells of it waits for its write
+    // (ControlService's `settled`).
     this.router.onSessionChange(write);
-    this.router.onEvent(write);
     write();
   }
 

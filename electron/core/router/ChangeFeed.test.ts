@@ -71,6 +71,26 @@ describe('ChangeFeed', () => {
     expect(kinds(events)).toEqual(['tabs']);
   });
 
+  it('tells watchers of each session change and each session end at once, building no event for them', async () => {
+    const { feed, events } = setup();
+    let told = 0;
+    const stop = feed.watchChanges(() => told++);
+    feed.sessionChanged('sess-a');
+    feed.queueChanged();
+    expect(told).toBe(1);
+    feed.emit({ type: 'session.closed', profile: 'p', sessionId: 'sess-b', reason: 'closed' });
+    feed.emit({ type: 'tabs', profile: 'p', tabs: [] });
+    expect(told).toBe(2);
+    // Nobody listens: what a watcher heard leaves nothing to flush later.
+    const later = feed.subscribe((event) => events.push(event));
+    await tick();
+    expect(events).toEqual([]);
+    later();
+    stop();
+    feed.sessionChanged('sess-a');
+    expect(told).toBe(2);
+  });
+
   it('logs a listener that throws and still serves the others', () => {
     const { feed, events, warnings } = setup();
     feed.subscribe(() => {

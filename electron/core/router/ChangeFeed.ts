@@ -13,7 +13,9 @@ export interface ChangeFeedOptions {
 /**
  * Events for subscribers (the UI, `tabmux watch`). Session and queue changes come in bursts (every queued call
  * changes both), so they are coalesced into one `session.updated` per session and one `queue` event per tick; other
- * events go out as they happen. With nobody listening, nothing is kept.
+ * events go out as they happen. With nobody listening, nothing is kept and nothing is scheduled: the daemon's own
+ * parts that follow sessions (the session journal, the idle clock) are watchers, told of each change as it happens
+ * (a session ending included), so an agent's call with no UI attached builds no events at all.
  */
 export class ChangeFeed {
   readonly #listeners = new Set<(event: DaemonEvent) => void>();
@@ -33,6 +35,9 @@ export class ChangeFeed {
   }
 
   emit(event: DaemonEvent): void {
+    if (event.type === 'session.closed') {
+      this.#notifyWatchers();
+    }
     for (const listener of this.#listeners) {
       try {
         listener(event);
@@ -42,16 +47,14 @@ export class ChangeFeed {
     }
   }
 
-  /** Calls `watcher` synchronously on every session change; returns the way to stop. */
+  /** Calls `watcher` synchronously on every session change, and when a session ends; returns the way to stop. */
   watchChanges(watcher: () => void): () => void {
     this.#watchers.add(watcher);
     return () => this.#watchers.delete(watcher);
   }
 
   sessionChanged(id: string): void {
-    for (const watcher of this.#watchers) {
-      watcher();
-    }
+    this.#notifyWatchers();
     this.#dirtySessions.add(id);
     this.#scheduleFlush();
   }
@@ -59,6 +62,12 @@ export class ChangeFeed {
   queueChanged(): void {
     this.#queueDirty = true;
     this.#scheduleFlush();
+  }
+
+  #notifyWatchers(): void {
+    for (const watcher of this.#watchers) {
+      watcher();
+    }
   }
 
   #scheduleFlush(): void {

@@ -175,8 +175,8 @@ export class Router {
   }
 
   /**
-   * Calls `listener` synchronously whenever a session changes (`onEvent`'s session events come coalesced a tick
-   * later): for what must be up to date before the reply to the change leaves.
+   * Calls `listener` synchronously whenever a session changes or ends (`onEvent`'s session events come coalesced a
+   * tick later): for what must be up to date before the reply to the change leaves. Costs no event building.
    */
   onSessionChange(listener: () => void): () => void {
     return this.#feed.watchChanges(listener);
