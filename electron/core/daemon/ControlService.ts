@@ -98,7 +98,10 @@ export class ControlService implements PeerService {
     try {
       return await this.#dispatchRequest(peer, state, request);
     } finally {
-      await this.deps.settled?.();
+      const settling = this.deps.settled?.();
+      if (settling !== undefined) {
+        await settling;
+      }
     }
   }
 

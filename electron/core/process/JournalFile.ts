@@ -44,19 +44,9 @@ export class JournalFile<T> {
 
   /** Writes what was scheduled now; resolves once it is on file (a failure goes to `onError`). */
   flush(): Promise<void> {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    const pending = this.#pending;
-    this.#pending = undefined;
+    const pending = this.#takePending();
     if (pending) {
-      const state = pending();
-      this.#busy++;
-      this.#writing = this.#writing
-        .then(() => this.write(state))
-        .catch((error: unknown) => this.#onError(error))
-        .finally(() => {
-          this.#busy--;
-        });
+      this.#startWrite(this.#bodyOf(pending()));
     }
     return this.#writing;
   }
@@ -64,13 +54,22 @@ export class JournalFile<T> {
   /**
    * Before a reply leaves: writes what was scheduled now and waits for it, for at most `limitMs` (a disk that hangs
    * holds no reply for longer; the write goes on). Undefined, with no wait at all, when nothing is scheduled or being
-   * written: the common case of a call that changed no session costs nothing.
+   * written, or when what was scheduled reads as the file already does (no write running): the common case of a
+   * call whose changes the journal does not keep (the time a session was last used) costs one serialization.
    */
   settle(limitMs: number): Promise<void> | undefined {
     if (this.#pending === undefined && this.#busy === 0) {
       return undefined;
     }
-    const written = this.flush();
+    const pending = this.#takePending();
+    if (pending) {
+      const body = this.#bodyOf(pending());
+      if (this.#busy === 0 && body === this.#written) {
+        return undefined;
+      }
+      this.#startWrite(body);
+    }
+    const written = this.#writing;
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, limitMs);
@@ -79,8 +78,33 @@ export class JournalFile<T> {
   }
 
   /** Replaces the journal with this state (nothing is written when it is what the file already says). */
-  async write(state: T): Promise<void> {
-    const body = `${JSON.stringify(this.#body(state))}\n`;
+  write(state: T): Promise<void> {
+    return this.#writeBody(this.#bodyOf(state));
+  }
+
+  #takePending(): (() => T) | undefined {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const pending = this.#pending;
+    this.#pending = undefined;
+    return pending;
+  }
+
+  #bodyOf(state: T): string {
+    return `${JSON.stringify(this.#body(state))}\n`;
+  }
+
+  #startWrite(body: string): void {
+    this.#busy++;
+    this.#writing = this.#writing
+      .then(() => this.#writeBody(body))
+      .catch((error: unknown) => this.#onError(error))
+      .finally(() => {
+        this.#busy--;
+      });
+  }
+
+  async #writeBody(body: string): Promise<void> {
     if (body === this.#written) {
       return;
     }

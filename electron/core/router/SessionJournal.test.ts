@@ -41,6 +41,24 @@ describe('SessionJournal', () => {
     await journal.clear();
   });
 
+  it('costs no wait for a scheduled change the file already holds, and waits again once one differs', async () => {
+    const path = fresh();
+    const journal = new SessionJournal(path, (error) => {
+      throw error;
+    });
+    journal.schedule(() => [session('sess-a', 'T1')]);
+    await journal.settle(1000);
+    // A call that only touched what the journal does not keep (when the session was last used) schedules the same text.
+    journal.schedule(() => [session('sess-a', 'T1')]);
+    expect(journal.settle(1000)).toBeUndefined();
+    journal.schedule(() => [session('sess-a', 'T2')]);
+    const waited = journal.settle(1000);
+    expect(waited).toBeInstanceOf(Promise);
+    await waited;
+    expect(parseJournal(readFileSync(path, 'utf8'))[0]?.pages[0]?.tabId).toBe('T2');
+    await journal.clear();
+  });
+
   it('reads back what it wrote, and the latest of several scheduled versions', async () => {
     const path = fresh();
     const journal = new SessionJournal(path, (error) => {
