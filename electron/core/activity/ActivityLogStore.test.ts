@@ -40,8 +40,8 @@ function entry(n: number, session = 'sess-0000000000000001', at = 1_000 + n): Ac
   };
 }
 
-function store(maxBytes = 1024 * 1024, maxAgeMs = 60_000, now?: () => number): ActivityLogStore {
-  return new ActivityLogStore({ dir, maxBytes, maxAgeMs, onError: (error) => errors.push(error), ...(now ? { now } : {}) });
+function store(maxBytes = 1024 * 1024, maxAgeMs = 60_000, now?: () => number, directWrites?: boolean): ActivityLogStore {
+  return new ActivityLogStore({ dir, maxBytes, maxAgeMs, onError: (error) => errors.push(error), ...(now ? { now } : {}), ...(directWrites === undefined ? {} : { directWrites }) });
 }
 
 describe('ActivityLogStore', () => {
@@ -88,13 +88,45 @@ describe('ActivityLogStore', () => {
     expect(errors).toEqual([]);
   });
 
-  it('does not write during the call that appends', async () => {
-    const log = store();
+  it('does not write during the call that appends when direct writes are off', async () => {
+    const log = store(undefined, undefined, undefined, false);
     await log.start();
     void log.append(JSON.stringify(entry(1)));
     expect(readdirSync(dir)).toEqual([]);
     await log.close();
     expect(readdirSync(dir)).toHaveLength(1);
+  });
+
+  it('with direct writes, hands a line to the OS during the append once the segment is open, nothing being written', async () => {
+    const log = store(undefined, undefined, undefined, true);
+    await log.start();
+    // The first line opens the segment's file, through the pool.
+    const first = log.append(JSON.stringify(entry(1)));
+    expect(readdirSync(dir)).toEqual([]);
+    // One that comes while that write runs waits behind it, in order.
+    const second = log.append(JSON.stringify(entry(2)));
+    await Promise.all([first, second, log.flush()]);
+    void log.append(JSON.stringify(entry(3)));
+    const lines = readFileSync(join(dir, 'activity-000001.jsonl'), 'utf8').split('\n').filter((line) => line !== '');
+    expect(lines.map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(['t-1', 't-2', 't-3']);
+    expect(log.health).toEqual({ error: null, failingSince: null, pending: 0, dropped: 0 });
+    await log.close();
+    expect(errors).toEqual([]);
+  });
+
+  it('with direct writes, still closes a full segment and starts the next through the pool', async () => {
+    const line = JSON.stringify(entry(1));
+    // Room for two lines per segment.
+    const log = store((Buffer.byteLength(line) + 1) * 2 * 10, undefined, undefined, true);
+    await log.start();
+    for (let n = 1; n <= 5; n++) {
+      await log.append(JSON.stringify(entry(n)));
+    }
+    await log.close();
+    expect(readdirSync(dir).sort()).toEqual(['activity-000001.jsonl', 'activity-000002.jsonl', 'activity-000003.jsonl']);
+    const { entries } = await readActivityLog(dir, { limit: 10 });
+    expect(entries.map((e) => e.id)).toEqual(['t-1', 't-2', 't-3', 't-4', 't-5']);
+    expect(errors).toEqual([]);
   });
 
   it('resolves an append once its line is in the file, and writes what comes meanwhile in the next write', async () => {

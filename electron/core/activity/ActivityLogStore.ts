@@ -1,8 +1,9 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { ActivityQueryResult } from '../../../shared/activity.js';
 import type { ActivityLogHealth } from '../../../shared/model.js';
 import { listSegments, segmentPath, type Segment } from './activitySegments.js';
+import { isLocalFileSystem } from './localFileSystem.js';
 import { readActivityLog, type ActivityFilter } from './readActivityLog.js';
 
 export interface RetentionSettings {
@@ -23,6 +24,11 @@ export interface ActivityLogStoreOptions extends RetentionSettings {
   now?: () => number;
   /** How long a caller waits for its entry to reach the OS before it goes on without (a stalled disk). */
   waitMs?: number;
+  /**
+   * Hand each line to the OS from the calling thread while the log is healthy, instead of through libuv's thread
+   * pool. Defaults to whether the folder is on a local file system (see isLocalFileSystem); false always uses the pool.
+   */
+  directWrites?: boolean;
 }
 
 const MAX_SEGMENT_BYTES = 8 * 1024 * 1024;
@@ -34,6 +40,11 @@ const RETENTION_PERIOD_MS = 60 * 60_000;
 const DEFAULT_WAIT_MS = 500;
 /** Entries kept in memory while the disk refuses them (a full disk); past this the oldest are given up on. */
 const MAX_PENDING_BYTES = 8 * 1024 * 1024;
+/**
+ * A direct write that took longer than this (a local disk that busy) turns direct writes off for good: from then on
+ * lines go through the thread pool, whose wait a reply bounds (`waitMs`).
+ */
+const SLOW_DIRECT_WRITE_MS = 20;
 /** Failed writes are tried again after this, doubling up to the maximum. */
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 2_000;
@@ -44,7 +55,13 @@ const RETRY_MAX_MS = 2_000;
  * so a burst of calls costs one write each way, not one per call) and resolves when it is written, so the reply
  * that waits for it never outruns its entry: a daemon killed right after a reply keeps that entry. A disk that
  * refuses a write (full) or stalls keeps the entries in memory, up to a bound, and is tried again; meanwhile
- * `append` resolves at once and `health` says what is wrong. Every write starts on a fresh line, so a line a
+ * `append` resolves at once and `health` says what is wrong.
+ *
+ * On a local file system a line is handed to the OS by `append` itself (a `write` to the page cache, microseconds),
+ * whenever nothing is waiting or being written: the reply that follows needs no trip through libuv's thread pool,
+ * whose wake-ups cost an agent's call more than the write (two thread switches, on a machine whose cores the
+ * browser keeps busy). Anything else, a network file system, a segment to close, a write in flight, a failure, goes
+ * through the pool, as does everything after one direct write that was slow. Every write starts on a fresh line, so a line a
  * failure or a crash cut short never swallows the next entry (readers skip it). A segment is closed once it
  * reaches a tenth of `maxBytes` (at most 8 MiB), and whole segments are removed by size and age when the log opens,
  * when a segment is closed, and every hour.
@@ -75,6 +92,8 @@ export class ActivityLogStore {
   #dropped = 0;
   #retryMs = RETRY_FIRST_MS;
   #retryTimer: NodeJS.Timeout | undefined;
+  /** Whether a line may be written from the calling thread (see the class comment); decided when the log opens. */
+  #direct = false;
   #ready: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -107,6 +126,9 @@ export class ActivityLogStore {
    */
   append(line: string): Promise<void> {
     const text = `${line}\n`;
+    if (this.#writeDirect(text)) {
+      return Promise.resolve();
+    }
     this.#pending.push(text);
     this.#pendingBytes += Buffer.byteLength(text);
     this.#dropOverflow();
@@ -163,12 +185,51 @@ export class ActivityLogStore {
   async #start(): Promise<void> {
     await fs.mkdir(this.#options.dir, { recursive: true, mode: 0o700 });
     await fs.chmod(this.#options.dir, 0o700);
+    this.#direct = this.#options.directWrites ?? (await isLocalFileSystem(this.#options.dir));
     const segments = await this.#retain();
     const last = segments.at(-1);
     // A segment a crash cut mid-line is left as it is: the next entry starts a segment of its own.
     this.#current = last && last.size < this.#segmentBytes && (await endsWithNewline(last.path, last.size)) ? last : this.#next(last);
     this.#timer = setInterval(() => void this.#retain().catch(this.#options.onError), RETENTION_PERIOD_MS);
     this.#timer.unref();
+  }
+
+  /**
+   * Writes a line from this thread when that keeps every promise of the pool's path: direct writes are on, the
+   * segment's file is open and the line fits in it, nothing is pending or being written (lines stay in order) and the
+   * last write succeeded. True once the line is in the file; false leaves it to the pool's path.
+   */
+  #writeDirect(text: string): boolean {
+    const segment = this.#current;
+    const file = this.#file;
+    if (!this.#direct || this.#writing || this.#pending.length > 0 || this.#unhealthy || this.#tailUnknown || this.#closed || !segment || file?.number !== segment.number) {
+      return false;
+    }
+    const buffer = Buffer.from(text);
+    if (segment.size > 0 && segment.size + buffer.length > this.#segmentBytes) {
+      return false;
+    }
+    const started = performance.now();
+    let offset = 0;
+    try {
+      while (offset < buffer.length) {
+        offset += writeSync(file.handle.fd, buffer, offset, buffer.length - offset);
+      }
+    } catch {
+      // The pool's path takes the line: it retries, reports the failure and keeps the line meanwhile. A write cut
+      // short may leave the file inside this line, so that path starts a fresh one first.
+      segment.size += offset;
+      if (offset > 0) {
+        this.#tailUnknown = true;
+      }
+      return false;
+    }
+    segment.size += buffer.length;
+    segment.mtimeMs = this.#now();
+    if (performance.now() - started > SLOW_DIRECT_WRITE_MS) {
+      this.#direct = false;
+    }
+    return true;
   }
 
   /** Starts a write of everything pending, unless one runs (it takes what came meanwhile when it is done). */
