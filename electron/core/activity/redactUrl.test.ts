@@ -10,6 +10,14 @@ describe('redactUrl', () => {
     expect(redactUrl('not a url').url).toBe('not a url');
   });
 
+  it('keeps a URL with no @, ?, # or ; exactly as written, nested ones included', () => {
+    for (const url of ['about:blank', 'HTTPS://Example.COM/a/b', 'https://example.com/a%3Ftoken%3D1', 'blob:https://example.com/uuid', 'data:text/plain,https://example.com/x', 'not a url']) {
+      expect(redactUrl(url)).toEqual({ url, secrets: [] });
+    }
+    // One delimiter is enough to be looked at, however deep the URL sits.
+    expect(redactUrl('data:text/html,<a href=https://example.com/?token=abc>').url).toBe('data:text/html,<a href=https://example.com/?token=[redacted]>');
+  });
+
   it('remembers percent-encoded values both as written and decoded', () => {
     const out = redactUrl('https://a:p%40ss%2Fword@example.com/?access_token=a%2Fb%20c&sig=x+y');
     expect(out.url).toBe('https://redacted:redacted@example.com/?access_token=[redacted]&sig=[redacted]');

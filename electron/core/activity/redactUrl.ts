@@ -86,8 +86,15 @@ function count(text: string, char: string): number {
   return text.split(char).length - 1;
 }
 
+/**
+ * What anything `redactOneUrl` replaces is delimited by: user info ends at `@`, a query starts at `?`, a fragment at
+ * `#`, path parameters at `;` (and a URL inside a content URL or a parameter is one with these too). A URL with none of
+ * them (`about:blank`, `https://example.com/a/b`: most page URLs) is kept as written without being parsed.
+ */
+const MAY_HOLD_SECRETS = /[@?#;]/;
+
 function redactOneUrl(url: string, depth: number): Redacted {
-  if (depth > MAX_DEPTH) {
+  if (depth > MAX_DEPTH || !MAY_HOLD_SECRETS.test(url)) {
     return { text: url, secrets: [] };
   }
   let parsed: URL;
