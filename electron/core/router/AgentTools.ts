@@ -156,7 +156,8 @@ export class AgentTools {
     }
     // Before the call takes a place in the queue: a refused call never reaches the browser, and one waiting for a
     // person's approval holds up nobody, not even its own session's other calls.
-    const approval = await this.#checkPolicies(session, name, args, callOptions);
+    const policies = this.options.policies?.() ?? PolicySet.EMPTY;
+    const approval = policies.covers(name) ? await this.#checkPolicies(session, policies, name, args, callOptions) : undefined;
     const worker = await pool.place(session, (moving, to) => movePages(moving, pool.of(moving), to, this.options.tabs));
     await worker.ensureStarted();
     const timeoutMs = this.options.timeoutFor(name);
@@ -370,11 +371,7 @@ export class AgentTools {
    * Applies the profile's policies to a call: a deny (or a call outside every allow rule) throws; a confirm waits for
    * a person and throws if they deny it or nobody decides in time. Returns a note for the result of an approved call.
    */
-  async #checkPolicies(session: Session, name: string, args: Record<string, unknown>, callOptions: CallOptions): Promise<string | undefined> {
-    const policies = this.options.policies?.() ?? PolicySet.EMPTY;
-    if (!policies.covers(name)) {
-      return undefined;
-    }
+  async #checkPolicies(session: Session, policies: PolicySet, name: string, args: Record<string, unknown>, callOptions: CallOptions): Promise<string | undefined> {
     const url = this.#policyUrl(session, name, args);
     const decision = policies.check(name, url);
     if (!decision) {
