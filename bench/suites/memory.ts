@@ -177,7 +177,10 @@ export async function memory(context: BenchContext): Promise<Row[]> {
       unit: 'MiB',
       ratio: null,
       goal: { kind: 'under', limit: 52 },
-      why: `${why} Each agent's session, connection and tab are small (see the row above); what calls add over idle is code: the tool path, the reply rewriting and the activity log compiled and warmed once.`,
+      why:
+        `${why} With ${AGENTS} agents attached the daemon holds ${(agents.rss.median - idle.rss.median).toFixed(1)} MiB more than the idle row ` +
+        `(${(agents.anonMiB - idle.anonMiB).toFixed(1)} MiB of its own, ${(agents.fileMiB - idle.fileMiB).toFixed(1)} MiB of file pages): mostly code, the call path (routing, reply rewriting, the activity log) compiled once, ` +
+        `bytecode and machine code; each agent's connection, session and tab are small (see the row above). 52 MiB leaves ${(52 - bare.rss).toFixed(1)} MiB above bare Node.`,
       note: `A separate \`tabmux daemon run\` process of its own (default settings) with ${AGENTS} connections, each bound to a session of its own as \`tabmux mcp serve\` binds one per agent, each having made ${AGENT_ROUNDS} rounds of evaluate_script, take_snapshot and list_pages (the agents at once), then left attached and idle: ${settleNote(agents)}: ${agents.anonMiB.toFixed(1)} MiB its own, ${agents.fileMiB.toFixed(1)} MiB file pages.`,
     },
     {
