@@ -140,7 +140,7 @@ export class Router {
       externalBrowser: options.externalBrowser,
       observe: options.observe,
       began: options.began,
-      tabUrl: (tabId) => this.#sessionTabs.source?.list().find((tab) => tab.tabId === tabId)?.url,
+      tabUrl: (tabId) => pageTabUrl(this.#sessionTabs.source, tabId),
       urlPolicy: options.urlPolicy ?? (() => undefined),
       catalog: () => this.catalog,
       timeoutFor: (tool) => settings.toolTimeoutsMs[tool] ?? settings.callTimeoutMs,
@@ -589,4 +589,13 @@ export class Router {
       throw new TabmuxError('daemon_stopping', 'the daemon is stopping; start it again with: tabmux daemon start');
     }
   }
+}
+
+/**
+ * The URL of a tab that holds a page, as the browser reports it, or undefined: what `list()` would give for it,
+ * looked up by id where the source can, since every call asks (its page before and after).
+ */
+function pageTabUrl(source: TabSource | undefined, tabId: string): string | undefined {
+  const tab = source?.get ? source.get(tabId) : source?.list().find((candidate) => candidate.tabId === tabId);
+  return tab === undefined || tab.pageTargetId === null ? undefined : tab.url;
 }

@@ -18,6 +18,8 @@ export interface TabIdentityOptions {
 /** What tab identity reads of the browser's own connection (`BrowserTabs`): its tabs, with their dialogs. */
 export interface TabView {
   list(): BrowserTab[];
+  /** One tab by its id, page or not, without copying the list (see `BrowserTabs.get`). */
+  get?(tabId: string): BrowserTab | undefined;
   /** Accepts or dismisses a tab's dialog through the browser's own connection (see `BrowserTabs.answerDialog`). */
   answerDialog?(tabId: string, accept: boolean, promptText?: string): Promise<boolean>;
   /** Whether a tab's page runs script within `withinMs` (see `BrowserTabs.responds`). */
