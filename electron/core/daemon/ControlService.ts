@@ -57,6 +57,11 @@ export interface ControlServiceDeps {
    * or a tray that is always connected, or a script that polls the status, would keep every daemon an agent started.
    */
   clientsChanged?: (count: number) => void;
+  /**
+   * Told how many connections have not said their hello yet whenever that changes: they may be a client about to use
+   * the daemon, so an idle daemon waits for them to say, but they do not start its idle clock again.
+   */
+  openingChanged?: (count: number) => void;
 }
 
 interface PeerState {
@@ -81,6 +86,7 @@ type Handlers = { [M in ControlMethod]: (params: ControlParams<M>, peer: Peer, s
 export class ControlService implements PeerService {
   readonly #handlers: Handlers;
   #clients = 0;
+  #opening = 0;
 
   constructor(private readonly deps: ControlServiceDeps) {
     this.#handlers = this.#createHandlers();
@@ -88,6 +94,8 @@ export class ControlService implements PeerService {
 
   open(peer: Peer): PeerHandle {
     const state: PeerState = { hello: false, bound: null, unsubscribe: undefined, calls: new Map(), uses: false };
+    this.#opening += 1;
+    this.deps.openingChanged?.(this.#opening);
     return {
       dispatch: (request) => this.#dispatch(peer, state, request),
       close: () => this.#onClose(peer, state),
@@ -209,6 +217,16 @@ export class ControlService implements PeerService {
       this.deps.logger.info(`client ${peer.id} left session ${state.bound}${dropped ? `; dropped ${dropped} queued calls` : ''}`);
     }
     this.#stopsUsing(state);
+    this.#saidHello(state);
+  }
+
+  /** A connection said its hello (or went without): it no longer counts as opening. */
+  #saidHello(state: PeerState): void {
+    if (!state.hello) {
+      state.hello = true;
+      this.#opening -= 1;
+      this.deps.openingChanged?.(this.#opening);
+    }
   }
 
   #stopsUsing(state: PeerState): void {
@@ -240,7 +258,7 @@ export class ControlService implements PeerService {
           this.#clients += 1;
           this.deps.clientsChanged?.(this.#clients);
         }
-        state.hello = true;
+        this.#saidHello(state);
         return { protocolVersion: PROTOCOL_VERSION, version: this.deps.version, profile: this.deps.profile, pid: process.pid };
       },
       'tabmux/status': () => this.deps.status(),

@@ -104,6 +104,8 @@ export class Daemon {
   #idle: IdleExit | undefined;
   /** Clients connected to the socket now. */
   #clients = 0;
+  /** Connections that have not said their hello yet (see ControlService's `openingChanged`). */
+  #opening = 0;
   /** Who started the daemon; `daemon start` on a daemon started on demand makes it one that stays (see `keep`). */
   #startedBy: DaemonStartedBy;
   /** Live pictures of tabs, for whoever watches; they follow the browser from run to run. */
@@ -325,6 +327,9 @@ export class Daemon {
         this.#clients = count;
         this.#idle?.changed();
       },
+      openingChanged: (count) => {
+        this.#opening = count;
+      },
     });
     this.#server = await SocketServer.listen(this.#socketPath, service, logger.child('socket'));
     this.#startIdleClock();
@@ -349,6 +354,7 @@ export class Daemon {
     this.#idle = new IdleExit({
       afterMs,
       inUse: () => this.#clients > 0 || this.router.sessionCount > 0,
+      holdsOff: () => this.#opening > 0,
       exit: () => {
         this.#server?.refuseNew();
         logger.info(`no session and no client for ${formatDuration(afterMs)}; this daemon was started on demand, so it stops`);

@@ -73,6 +73,21 @@ describe('IdleExit', () => {
     expect(exits).toBe(1);
   });
 
+  it('puts the exit off while a connection has not said what it is, without starting the clock again', () => {
+    let opening = 1;
+    let exits = 0;
+    const idle = new IdleExit({ afterMs: 1000, inUse: () => false, holdsOff: () => opening > 0, exit: () => (exits += 1), now: () => Date.now() });
+    idle.changed();
+    const since = idle.idleSince;
+    vi.advanceTimersByTime(1500);
+    expect(exits).toBe(0);
+    expect(idle.idleSince).toBe(since);
+    // It only looked: the exit follows at once, counted from the idle time's start, not from the look.
+    opening = 0;
+    vi.advanceTimersByTime(100);
+    expect(exits).toBe(1);
+  });
+
   it('never exits once closed', () => {
     const { idle, exits } = clock();
     idle.changed();

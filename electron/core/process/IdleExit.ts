@@ -4,12 +4,20 @@ export interface IdleExitOptions {
   /** Whether anything still uses the daemon: a session, or a client connected. Asked at every change and at the end. */
   inUse: () => boolean;
   /**
+   * Whether something may be about to use the daemon (a connection that has not said what it is): asked when the idle
+   * time runs out, it puts the exit off a moment without starting the clock again.
+   */
+  holdsOff?: () => boolean;
+  /**
    * Called once, when the idle time ran out with nothing in use; it must stop new clients from being served in the
    * same turn (see Daemon), so none comes between the last look and the exit.
    */
   exit: () => void;
   now?: () => number;
 }
+
+/** How soon an exit put off by a connection that has not said what it is is looked at again. */
+const HOLD_OFF_MS = 50;
 
 /** The longest delay a timer takes; a longer one fires at once. An idle time past it is waited for in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -72,6 +80,10 @@ export class IdleExit {
     }
     if (this.#options.inUse()) {
       this.#idleSince = null;
+      return;
+    }
+    if (this.#options.holdsOff?.() === true) {
+      this.#wait(HOLD_OFF_MS);
       return;
     }
     this.#done = true;
