@@ -147,7 +147,7 @@ describe('idle exit', () => {
       const client = await connectMcpClient();
       try {
         const result = await client.callTool({ name: 'list_pages', arguments: {} });
-        expect(result.isError).not.toBe(true);
+        expect(result.isError, JSON.stringify(result.content)).not.toBe(true);
         const pid = (await readDaemonPidFile(join(home, 'run', 'default.pid')))?.pid;
         expect(pid).toEqual(expect.any(Number));
         daemons.add(pid ?? 0);
