@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState, type SyntheticEvent } from 'react';
 import type { PolicyRule } from '../../shared/policy.js';
 import { actionKey } from '../state/actionKey.js';
 import { ActionButton } from './ActionButton.js';
+import { Panel } from './Panel.js';
 import { useActions, useTabmux } from './TabmuxContext.js';
 
 /**
@@ -44,41 +45,42 @@ export function PoliciesPanel(props: { profile: string }) {
   };
 
   return (
-    <section className="panel policies" data-testid="policies-panel" aria-label="Policies">
-      <h2 className="panel-title">Policies</h2>
-      {rules.length === 0 ? (
-        <p className="muted">No rules: agents may use every tool on every site.</p>
-      ) : (
-        <ul className="policies-list">
-          {rules.map((rule) => (
-            <li key={rule.id} data-testid={`policy-${rule.id}`}>
-              <code>{rule.action}</code> {rule.tools.join(', ')} on <code>{rule.url}</code>
-              {rule.reason ? <span className="muted"> ({rule.reason})</span> : null}{' '}
-              <ActionButton pendingKey={actionKey('policy', profile, rule.id)} busyLabel="Removing…" testId={`policy-remove-${rule.id}`} variant="ghost" onRun={() => actions.removePolicy(profile, rule.id).then(reload)}>
-                Remove
-              </ActionButton>
-            </li>
-          ))}
-        </ul>
-      )}
-      <form className="policies-form" onSubmit={(event) => void add(event)}>
-        <input aria-label="Tools" data-testid="policy-tools" placeholder="Tools, e.g. navigate_page,new_page" value={tools} onChange={(event) => setTools(event.target.value)} />
-        <input aria-label="URL pattern" data-testid="policy-url" placeholder="URL pattern, e.g. *.example.com" value={url} onChange={(event) => setUrl(event.target.value)} />
-        <select aria-label="Action" data-testid="policy-action" value={action} onChange={(event) => setAction(event.target.value)}>
-          <option value="deny">deny</option>
-          <option value="allow">allow only</option>
-          <option value="confirm">confirm</option>
-        </select>
-        <input aria-label="Reason" data-testid="policy-reason" placeholder="Reason (optional)" value={reason} onChange={(event) => setReason(event.target.value)} />
-        <button type="submit" className="btn btn-primary" data-testid="policy-add">
-          Add rule
-        </button>
-      </form>
-      {error && (
-        <p className="error-text" data-testid="policy-error">
-          {error}
-        </p>
-      )}
-    </section>
+    <Panel title="Policies" count={rules.length} testId="policies-panel">
+      <div className="policies-body">
+        {rules.length === 0 ? (
+          <p className="muted">No rules: agents may use every tool on every site.</p>
+        ) : (
+          <ul className="policies-list">
+            {rules.map((rule) => (
+              <li key={rule.id} data-testid={`policy-${rule.id}`}>
+                <code>{rule.action}</code> {rule.tools.join(', ')} on <code>{rule.url}</code>
+                {rule.reason ? <span className="muted"> ({rule.reason})</span> : null}{' '}
+                <ActionButton pendingKey={actionKey('policy', profile, rule.id)} busyLabel="Removing…" testId={`policy-remove-${rule.id}`} variant="ghost" onRun={() => actions.removePolicy(profile, rule.id).then(reload)}>
+                  Remove
+                </ActionButton>
+              </li>
+            ))}
+          </ul>
+        )}
+        <form className="policies-form" onSubmit={(event) => void add(event)}>
+          <input aria-label="Tools" data-testid="policy-tools" placeholder="Tools, e.g. navigate_page,new_page" value={tools} onChange={(event) => setTools(event.target.value)} />
+          <input aria-label="URL pattern" data-testid="policy-url" placeholder="URL pattern, e.g. *.example.com" value={url} onChange={(event) => setUrl(event.target.value)} />
+          <select aria-label="Action" data-testid="policy-action" value={action} onChange={(event) => setAction(event.target.value)}>
+            <option value="deny">deny</option>
+            <option value="allow">allow only</option>
+            <option value="confirm">confirm</option>
+          </select>
+          <input aria-label="Reason" data-testid="policy-reason" placeholder="Reason (optional)" value={reason} onChange={(event) => setReason(event.target.value)} />
+          <button type="submit" className="btn btn-primary" data-testid="policy-add">
+            Add rule
+          </button>
+        </form>
+        {error && (
+          <p className="error-text" data-testid="policy-error">
+            {error}
+          </p>
+        )}
+      </div>
+    </Panel>
   );
 }
