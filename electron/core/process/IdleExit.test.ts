@@ -88,6 +88,16 @@ describe('IdleExit', () => {
     expect(exits).toBe(1);
   });
 
+  it('puts the exit off for a connection that never says what it is only for a while', () => {
+    let exits = 0;
+    const idle = new IdleExit({ afterMs: 1000, inUse: () => false, holdsOff: () => true, exit: () => (exits += 1), now: () => Date.now() });
+    idle.changed();
+    vi.advanceTimersByTime(1000 + 9_000);
+    expect(exits).toBe(0);
+    vi.advanceTimersByTime(1_100);
+    expect(exits).toBe(1);
+  });
+
   it('never exits once closed', () => {
     const { idle, exits } = clock();
     idle.changed();

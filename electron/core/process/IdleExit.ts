@@ -18,6 +18,8 @@ export interface IdleExitOptions {
 
 /** How soon an exit put off by a connection that has not said what it is is looked at again. */
 const HOLD_OFF_MS = 50;
+/** How long past the idle time connections that have not said what they are may put the exit off, in all. */
+const HOLD_OFF_LIMIT_MS = 10_000;
 
 /** The longest delay a timer takes; a longer one fires at once. An idle time past it is waited for in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -82,7 +84,8 @@ export class IdleExit {
       this.#idleSince = null;
       return;
     }
-    if (this.#options.holdsOff?.() === true) {
+    // A connection that never says what it is holds the exit off for a while, not for ever.
+    if (this.#options.holdsOff?.() === true && this.#now() - (this.#idleSince ?? 0) - this.#options.afterMs < HOLD_OFF_LIMIT_MS) {
       this.#wait(HOLD_OFF_MS);
       return;
     }
