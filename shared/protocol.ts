@@ -16,7 +16,11 @@ export { EVENT_METHOD, PROTOCOL_VERSION } from './protocolConstants.js';
 
 export { SESSION_ID_PATTERN } from './sessionId.js';
 
-const sessionId = z.string().check(z.maxLength(64), z.describe('Session id (sess-<16 hex>)'));
+/** The longest session id and tool name a control message may carry. */
+export const MAX_SESSION_ID = 64;
+export const MAX_TOOL_NAME = 200;
+
+const sessionId = z.string().check(z.maxLength(MAX_SESSION_ID), z.describe('Session id (sess-<16 hex>)'));
 const pageId = z.int().check(z.nonnegative(), z.describe('Page id in the session worker terms, as list_pages shows it'));
 const label = z.string().check(z.maxLength(200));
 
@@ -122,7 +126,7 @@ export const controlMethods = {
   'tabmux/call': {
     params: z.object({
       session: sessionId,
-      name: z.string().check(z.maxLength(200)),
+      name: z.string().check(z.maxLength(MAX_TOOL_NAME)),
       arguments: z._default(z.record(z.string(), z.unknown()), {}),
     }),
     result: toolResultSchema,

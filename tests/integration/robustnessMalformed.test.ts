@@ -145,6 +145,24 @@ describe('daemon robustness against bad clients', () => {
     expect(tabmuxCode(await connection.request('tabmux/session.attach', { session: rig.good.id, pageId: 'one' }))).toBe('invalid_params');
     expect(tabmuxCode(await connection.request('tabmux/session.create', { label: 'x'.repeat(10_000) }))).toBe('invalid_params');
     expect(tabmuxCode(await connection.request('tabmux/session.close', 'sess-0000000000000000'))).toBe('invalid_params');
+    // tabmux/call, the method every call through `tabmux mcp serve` takes, is checked on a path of its own.
+    for (const params of [
+      { session: rig.good.id, name: 'list_pages', arguments: [] },
+      { session: rig.good.id, name: 'list_pages', arguments: 'x' },
+      { session: rig.good.id, name: 5 },
+      { session: rig.good.id, name: 'x'.repeat(201) },
+      { session: 's'.repeat(65), name: 'list_pages' },
+      { name: 'list_pages' },
+      ['list_pages'],
+    ]) {
+      const refused = await connection.request('tabmux/call', params);
+      expect(tabmuxCode(refused), JSON.stringify(params).slice(0, 80)).toBe('invalid_params');
+      expect(refused.error?.message).toMatch(/^invalid params for tabmux\/call: /);
+    }
+    // Arguments may be left out, as the schema allows.
+    const listed = await connection.request('tabmux/call', { session: rig.good.id, name: 'list_pages' });
+    expect(listed.error).toBeUndefined();
+    expect(toolText(listed).isError).not.toBe(true);
     // A tool call on a connection that is not bound is refused, and malformed tools/call params are explained.
     expect(tabmuxCode(await connection.request('tools/call', { name: 'take_snapshot' }))).toBe('not_bound');
     expect((await connection.status()).state).toBe('ready');

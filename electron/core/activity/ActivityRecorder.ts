@@ -36,6 +36,7 @@ const RETAIN_EVERY = 50;
 /** Typed values remembered per session, to cut them out of later answers (a snapshot shows what was filled in). */
 const SECRETS_PER_SESSION = 200;
 const SESSIONS_REMEMBERED = 1000;
+const NO_SECRETS: readonly string[] = [];
 
 /**
  * Turns the router's call records into activity entries. `record` makes the entry (redaction, the summary, the JSON
@@ -46,11 +47,13 @@ export class ActivityRecorder {
   readonly #options: ActivityRecorderOptions;
   readonly #idPrefix: string;
   #counter = 0;
-  readonly #secrets = new Map<string, string[]>();
+  readonly #secrets = new Map<string, readonly string[]>();
   #pendingPictures = 0;
   #pictureChain: Promise<void> = Promise.resolve();
   #picturesSaved = 0;
   #lastUrl: { url: string; redacted: string } | undefined;
+  /** The last answer summarized with no values to cut out of it: an agent that polls gets the same answer again. */
+  #lastSummary: { text: string; summary: string } | undefined;
 
   constructor(options: ActivityRecorderOptions) {
     this.#options = options;
@@ -107,11 +110,21 @@ export class ActivityRecorder {
       durationMs: call.durationMs,
       outcome: outcomeOf(call.result, error),
       error: error && message !== undefined ? { code: error.code, message: summaryOf(message, secrets, 1000) } : null,
-      summary: summaryOf(call.result ? textOfResult(call.result.content) : (message ?? ''), secrets),
+      summary: this.#summaryOf(call.result ? textOfResult(call.result.content) : (message ?? ''), secrets),
       pageBefore: page(call.pageBefore),
       pageAfter: page(call.pageAfter),
       opened: call.opened.map((opened) => page(opened) ?? opened),
     };
+  }
+
+  #summaryOf(text: string, secrets: readonly string[]): string {
+    if (secrets.length > 0) {
+      return summaryOf(text, secrets);
+    }
+    if (this.#lastSummary?.text !== text) {
+      this.#lastSummary = { text, summary: summaryOf(text, secrets) };
+    }
+    return this.#lastSummary.summary;
   }
 
   /** Queues a picture of the tab after a page-changing call; returns its name, or undefined when none is taken. */
@@ -145,10 +158,11 @@ export class ActivityRecorder {
   }
 
   /** Adds this call's typed values to its session's and returns them all. */
-  #remember(sessionId: string, fresh: readonly string[]): string[] {
-    const known = this.#secrets.get(sessionId) ?? [];
+  #remember(sessionId: string, fresh: readonly string[]): readonly string[] {
+    const known = this.#secrets.get(sessionId) ?? NO_SECRETS;
     this.#secrets.delete(sessionId);
-    const all = [...known, ...fresh.filter((value) => !known.includes(value))].slice(-SECRETS_PER_SESSION);
+    const added = fresh.filter((value) => !known.includes(value));
+    const all = added.length === 0 ? known : [...known, ...added].slice(-SECRETS_PER_SESSION);
     this.#secrets.set(sessionId, all);
     if (this.#secrets.size > SESSIONS_REMEMBERED) {
       const oldest = this.#secrets.keys().next().value;

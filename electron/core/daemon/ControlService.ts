@@ -6,6 +6,8 @@ import {
   controlMethods,
   EVENT_METHOD,
   isControlMethod,
+  MAX_SESSION_ID,
+  MAX_TOOL_NAME,
   PROTOCOL_VERSION,
   type ControlMethod,
   type ControlParams,
@@ -128,7 +130,10 @@ export class ControlService implements PeerService {
   }
 
   #dispatchControl(method: ControlMethod, params: unknown, peer: Peer, state: PeerState, requestId?: JsonRpcId): Promise<unknown> {
-    const parsed = controlMethods[method].params.safeParse(params ?? {});
+    // Every agent call through `tabmux mcp serve` is a tabmux/call: well-formed ones are taken as they are (the schema
+    // would copy their arguments key by key), anything else goes to the schema for its error.
+    const call = method === 'tabmux/call' ? wellFormedCall(params) : undefined;
+    const parsed = call ? { success: true as const, data: call } : controlMethods[method].params.safeParse(params ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
@@ -347,6 +352,18 @@ export class ControlService implements PeerService {
       },
     };
   }
+}
+
+/** What the tabmux/call schema accepts, checked without copying: the session id, a tool name, an arguments object. */
+function wellFormedCall(params: unknown): ControlParams<'tabmux/call'> | undefined {
+  if (!isRecord(params)) {
+    return undefined;
+  }
+  const { session, name, arguments: args } = params;
+  if (typeof session !== 'string' || session.length > MAX_SESSION_ID || typeof name !== 'string' || name.length > MAX_TOOL_NAME || (args !== undefined && !isRecord(args))) {
+    return undefined;
+  }
+  return { session, name, arguments: args ?? {} };
 }
 
 const MAX_ARGUMENT_DEPTH = 32;

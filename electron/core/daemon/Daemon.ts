@@ -437,7 +437,7 @@ export class Daemon {
       });
       logger.info(`restored ${restored.length} of ${journaled.length} session(s) of the daemon that died`);
     }
-    const write = (): void => this.#journal.schedule(() => this.router.journal());
+    const write = (): void => this.#journal.schedule(() => this.router.journal(), (written) => this.router.journalMatches(written));
     // At the change itself (a session that ended included), so the reply that tells of it waits for its write
     // (ControlService's `settled`).
     this.router.onSessionChange(write);

@@ -16,7 +16,11 @@ export class JournalFile<T> {
   readonly #body: (value: T) => unknown;
   #timer: NodeJS.Timeout | undefined;
   #pending: (() => T) | undefined;
+  /** Tells, without building the state, whether it still reads as the version last written (see `schedule`). */
+  #unchanged: ((written: T) => boolean) | undefined;
   #written = '';
+  /** The version last written, as the state it was built from. */
+  #writtenState: T | undefined;
   #writing: Promise<void> = Promise.resolve();
   /** Writes asked for and not yet finished. */
   #busy = 0;
@@ -30,12 +34,17 @@ export class JournalFile<T> {
     this.#body = body;
   }
 
-  /** Asks for a write of what `state` gives when the debounce ends (read then, so the latest state is written). */
-  schedule(state: () => T): void {
+  /**
+   * Asks for a write of what `state` gives when the debounce ends (read then, so the latest state is written).
+   * `unchanged`, given the version last written, says whether the state still reads as it: a change the journal does
+   * not keep (most of a busy session's) is then told apart without building and serializing the whole state.
+   */
+  schedule(state: () => T, unchanged?: (written: T) => boolean): void {
     if (this.#cleared) {
       return;
     }
     this.#pending = state;
+    this.#unchanged = unchanged;
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
       void this.flush();
@@ -44,9 +53,10 @@ export class JournalFile<T> {
 
   /** Writes what was scheduled now; resolves once it is on file (a failure goes to `onError`). */
   flush(): Promise<void> {
+    const unchanged = this.#pendingUnchanged();
     const pending = this.#takePending();
-    if (pending) {
-      this.#startWrite(this.#bodyOf(pending()));
+    if (pending && !unchanged) {
+      this.#startWrite(pending());
     }
     return this.#writing;
   }
@@ -55,19 +65,25 @@ export class JournalFile<T> {
    * Before a reply leaves: writes what was scheduled now and waits for it, for at most `limitMs` (a disk that hangs
    * holds no reply for longer; the write goes on). Undefined, with no wait at all, when nothing is scheduled or being
    * written, or when what was scheduled reads as the file already does (no write running): the common case of a
-   * call whose changes the journal does not keep (the time a session was last used) costs one serialization.
+   * call whose changes the journal does not keep (the time a session was last used) costs the `unchanged` check, or
+   * one serialization when the schedule gave none.
    */
   settle(limitMs: number): Promise<void> | undefined {
     if (this.#pending === undefined && this.#busy === 0) {
       return undefined;
     }
+    if (this.#pendingUnchanged()) {
+      this.#takePending();
+      return undefined;
+    }
     const pending = this.#takePending();
     if (pending) {
-      const body = this.#bodyOf(pending());
+      const state = pending();
+      const body = this.#bodyOf(state);
       if (this.#busy === 0 && body === this.#written) {
         return undefined;
       }
-      this.#startWrite(body);
+      this.#startWrite(state, body);
     }
     const written = this.#writing;
     let timer: NodeJS.Timeout | undefined;
@@ -79,7 +95,13 @@ export class JournalFile<T> {
 
   /** Replaces the journal with this state (nothing is written when it is what the file already says). */
   write(state: T): Promise<void> {
-    return this.#writeBody(this.#bodyOf(state));
+    return this.#writeBody(state);
+  }
+
+  /** Whether what is scheduled is known to read as the file does, with no write running that could change that. */
+  #pendingUnchanged(): boolean {
+    const written = this.#writtenState;
+    return this.#pending !== undefined && this.#busy === 0 && written !== undefined && this.#unchanged?.(written) === true;
   }
 
   #takePending(): (() => T) | undefined {
@@ -94,18 +116,19 @@ export class JournalFile<T> {
     return `${JSON.stringify(this.#body(state))}\n`;
   }
 
-  #startWrite(body: string): void {
+  #startWrite(state: T, body?: string): void {
     this.#busy++;
     this.#writing = this.#writing
-      .then(() => this.#writeBody(body))
+      .then(() => this.#writeBody(state, body))
       .catch((error: unknown) => this.#onError(error))
       .finally(() => {
         this.#busy--;
       });
   }
 
-  async #writeBody(body: string): Promise<void> {
+  async #writeBody(state: T, body = this.#bodyOf(state)): Promise<void> {
     if (body === this.#written) {
+      this.#writtenState = state;
       return;
     }
     const text = journalText(body);
@@ -123,6 +146,7 @@ export class JournalFile<T> {
       throw error;
     }
     this.#written = body;
+    this.#writtenState = state;
   }
 
   /**
@@ -147,6 +171,7 @@ export class JournalFile<T> {
     await this.#writing;
     await fs.rm(this.path, { force: true });
     this.#written = '';
+    this.#writtenState = undefined;
   }
 }
 

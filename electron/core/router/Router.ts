@@ -23,7 +23,7 @@ import { compilePattern, PolicySet } from './PolicySet.js';
 import type { PolicyRule } from '../../../shared/policy.js';
 import { WorkerPool } from './WorkerPool.js';
 import { remapPages, renumber } from './remapPages.js';
-import { fillFromJournal, journalOf } from './journaledSessions.js';
+import { fillFromJournal, journalMatches, journalOf } from './journaledSessions.js';
 import type { JournaledSession } from './SessionJournal.js';
 import { disposeContexts, type ContextSource } from './sessionContexts.js';
 import { openerChain, sessionDownloads } from './sessionDownloads.js';
@@ -208,6 +208,11 @@ export class Router {
   /** What the session journal keeps of every live session (see SessionJournal). */
   journal(): JournaledSession[] {
     return journalOf(this.#sessions.all());
+  }
+
+  /** Whether `journal()` would give what `written` holds (see `journalMatches`). */
+  journalMatches(written: readonly JournaledSession[]): boolean {
+    return journalMatches(this.#sessions.values(), written);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseJournal, readSessionJournal, SessionJournal, type JournaledSession } from './SessionJournal.js';
 
@@ -57,6 +57,38 @@ describe('SessionJournal', () => {
     await waited;
     expect(parseJournal(readFileSync(path, 'utf8'))[0]?.pages[0]?.tabId).toBe('T2');
     await journal.clear();
+  });
+
+  it('takes the word of an unchanged check over building the state, once a version is on file', async () => {
+    const path = fresh();
+    const journal = new SessionJournal(path, (error) => {
+      throw error;
+    });
+    let built = 0;
+    const state = (tabId: string) => (): JournaledSession[] => {
+      built++;
+      return [session('sess-a', tabId)];
+    };
+    // Nothing on file yet: the check is not asked, the state is built and written.
+    journal.schedule(state('T1'), () => true);
+    await journal.settle(1000);
+    expect(built).toBe(1);
+    // The check says the sessions still read as that version: no state built, no wait.
+    journal.schedule(state('T1'), (written) => written[0]?.pages[0]?.tabId === 'T1');
+    expect(journal.settle(1000)).toBeUndefined();
+    expect(built).toBe(1);
+    // It says they changed: built and written.
+    journal.schedule(state('T2'), (written) => written[0]?.pages[0]?.tabId === 'T2');
+    await journal.settle(1000);
+    expect(built).toBe(2);
+    expect(parseJournal(readFileSync(path, 'utf8'))[0]?.pages[0]?.tabId).toBe('T2');
+    // The debounced write takes its word too.
+    journal.schedule(state('T2'), () => true);
+    await journal.flush();
+    expect(built).toBe(2);
+    await journal.clear();
+    // After a clear nothing is on file, so nothing is taken as written.
+    expect(readdirSync(dirname(path))).toEqual([]);
   });
 
   it('reads back what it wrote, and the latest of several scheduled versions', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Session } from './Session.js';
-import { fillFromJournal, journalOf } from './journaledSessions.js';
+import { fillFromJournal, journalMatches, journalOf } from './journaledSessions.js';
 
 describe('journaled sessions', () => {
   it('keeps what a restored session needs, and gives it back with placeholder page ids', () => {
@@ -31,5 +31,72 @@ describe('journaled sessions', () => {
       [-2, 'TAB-B', 'attached'],
     ]);
     expect(restored.currentPage?.tabId).toBe('TAB-B');
+  });
+
+  it('tells a change the journal keeps from one it does not, without building the journal', () => {
+    const make = (): Session[] => {
+      const first = new Session('sess-0123456789abcdef', '01234567', 'agent', 0, 1);
+      const page = first.addPage(3, 'created', 'https://a.test/', 'A');
+      page.tabId = 'TAB-A';
+      first.addPage(4, 'opened', 'https://b.test/', 'B');
+      first.select(3);
+      return [first, new Session('sess-fedcba9876543210', '76543210', null, 0, 2)];
+    };
+    const sessions = make();
+    const written = journalOf(sessions);
+    expect(journalMatches(sessions, written)).toBe(true);
+    // What the journal does not keep: when the session was last used, its last call.
+    const [first] = sessions;
+    if (!first) {
+      throw new Error('no session');
+    }
+    first.lastUsedAt += 1000;
+    first.lastCall = { tool: 'list_pages', outcome: 'ok', at: 5, endedAt: 6 };
+    expect(journalMatches(sessions, written)).toBe(true);
+
+    // Every field it keeps, each changed alone on a fresh copy, reads as a change.
+    const changes: ((sessions: Session[]) => void)[] = [
+      (all) => all.pop(),
+      (all) => all.push(new Session('sess-0000000000000000', '00000000', 'late', 0, 3)),
+      (all) => all.reverse(),
+      ([one]) => one && (one.paused = true),
+      ([one]) => one && (one.epoch += 1),
+      ([one]) => one && (one.boundBy = 'client-1'),
+      ([one]) => one && (one.label = 'renamed'),
+      ([one]) => one?.select(4),
+      ([one]) => one?.pages.delete(3),
+      ([one]) => {
+        const page = one?.pages.get(4);
+        if (page) {
+          page.tabId = 'TAB-B';
+        }
+      },
+      ([one]) => {
+        const page = one?.pages.get(3);
+        if (page) {
+          page.url = 'https://a.test/next';
+        }
+      },
+      ([one]) => {
+        const page = one?.pages.get(3);
+        if (page) {
+          page.title = 'A, later';
+        }
+      },
+      ([one]) => {
+        const page = one?.pages.get(3);
+        if (page) {
+          page.lastSelectedAt += 1;
+        }
+      },
+    ];
+    for (const change of changes) {
+      const fresh = make();
+      const before = journalOf(fresh);
+      change(fresh);
+      // Each of them changes what would be written, and is seen as a change.
+      expect(JSON.stringify(journalOf(fresh)), String(change)).not.toBe(JSON.stringify(before));
+      expect(journalMatches(fresh, before), String(change)).toBe(false);
+    }
   });
 });

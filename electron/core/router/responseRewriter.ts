@@ -43,8 +43,6 @@ export function withText(result: ToolResult, text: string): ToolResult {
 }
 
 function agentResult(result: ToolResult, text: string): ToolResult {
-  const rest = { ...result };
-  delete rest.structuredContent;
   let replaced = false;
   const content = result.content.map((item) => {
     if (item.type !== 'text' || replaced) {
@@ -53,7 +51,15 @@ function agentResult(result: ToolResult, text: string): ToolResult {
     replaced = true;
     return { ...item, text };
   });
-  return { ...rest, content: replaced ? content : [{ type: 'text', text }, ...content] };
+  // Copied without the structured content rather than copied whole and deleted from: a deleted key turns the object
+  // into a slow dictionary for the rest of its way (the activity log, the reply's serialization).
+  const out: ToolResult = { content: replaced ? content : [{ type: 'text', text }, ...content] };
+  for (const key of Object.keys(result)) {
+    if (key !== 'structuredContent' && key !== 'content') {
+      out[key] = result[key];
+    }
+  }
+  return out;
 }
 
 function rewriteReply(reply: UpstreamReply, isError: boolean, context: RewriteContext): string {
