@@ -18,8 +18,9 @@ export class DaemonChild {
     this.client = client;
   }
 
-  static async start(teardown: Teardown, home: BenchHome, timeoutMs = 60_000): Promise<DaemonChild> {
-    const child = spawn(process.execPath, [cliEntryPoint(), 'daemon', 'run', '--headless'], {
+  /** `nodeFlags` go to Node before the entry point (a diagnostic row runs the daemon with a V8 flag). */
+  static async start(teardown: Teardown, home: BenchHome, nodeFlags: readonly string[] = [], timeoutMs = 60_000): Promise<DaemonChild> {
+    const child = spawn(process.execPath, [...nodeFlags, cliEntryPoint(), 'daemon', 'run', '--headless'], {
       env: { ...process.env, ...home.env },
       stdio: 'ignore',
     });

@@ -2,6 +2,7 @@ import type { BenchContext } from '../lib/BenchContext.js';
 import { startBridge } from '../lib/BridgeProcess.js';
 import { bareNodeStart } from '../lib/bareNode.js';
 import { sdkUpstreamClient } from '../lib/bytePipe.js';
+import { minimalForwarderClient } from '../lib/minimalForwarder.js';
 import { comparePairs, compareRounds, interleavePairs } from '../lib/interleave.js';
 import { ratio } from '../lib/report.js';
 import type { Row } from '../lib/Row.js';
@@ -54,22 +55,25 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   const directSdk = await sdkUpstreamClient(context.teardown, browserUrl, 'direct');
   const pipe = await sdkUpstreamClient(context.teardown, browserUrl, 'relay');
   const twoPipes = await sdkUpstreamClient(context.teardown, browserUrl, 'two relays');
+  const forwarder = await minimalForwarderClient(context.teardown, browserUrl);
   const socket = await context.tabmux.session('bench-socket-list');
-  // Six ways to list_pages, in rotated rounds, so the hops can be told apart on one footing.
-  const [viaBridge, viaDirectSdk, viaPipe, viaTwoPipes, viaSocket, viaDirect] = await compareRounds(WARM_UP, PAIRS, [
+  // Seven ways to list_pages, in rotated rounds, so the hops can be told apart on one footing.
+  const [viaBridge, viaDirectSdk, viaPipe, viaTwoPipes, viaForwarder, viaSocket, viaDirect] = await compareRounds(WARM_UP, PAIRS, [
     once(bridge.call, 'list_pages', {}, 'bridge list_pages'),
     once(directSdk, 'list_pages', {}, 'direct SDK list_pages'),
     once(pipe, 'list_pages', {}, 'piped list_pages'),
     once(twoPipes, 'list_pages', {}, 'twice piped list_pages'),
+    once(forwarder, 'list_pages', {}, 'forwarded list_pages'),
     once(socket.call, 'list_pages', {}, 'socket list_pages'),
     once((tool, args) => direct.child.callTool(tool, args), 'list_pages', {}, 'direct list_pages'),
   ]);
-  if (!viaBridge || !viaDirectSdk || !viaPipe || !viaTwoPipes || !viaSocket || !viaDirect) {
+  if (!viaBridge || !viaDirectSdk || !viaPipe || !viaTwoPipes || !viaForwarder || !viaSocket || !viaDirect) {
     throw new Error('list_pages rounds returned fewer series than sides');
   }
   const lists = { figure: viaBridge, baseline: viaDirectSdk };
   const piped = { figure: viaPipe, baseline: viaDirectSdk };
   const twicePiped = { figure: viaTwoPipes, baseline: viaDirectSdk };
+  const forwarded = { figure: viaForwarder, baseline: viaDirectSdk };
   const socketed = { figure: viaSocket, baseline: viaDirect };
   const sdkPageId = selectedPageId(okText(await directSdk('new_page', { url: 'about:blank', background: true }), 'direct SDK new_page'));
   const evals = await comparePairs(
@@ -80,8 +84,6 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   );
   await bridge.close();
   const added = (pair: { figure: { median: number }; baseline: { median: number } }): string => (pair.figure.median - pair.baseline.median).toFixed(2);
-  // What the MCP SDK's client costs over tabmux's own on the same direct child: part of the bridge row, not of tabmux.
-  const sdkOwn = viaDirectSdk.median - viaDirect.median;
   const path = 'Figure: the SDK client on a `tabmux mcp serve` child (stdio → bridge → daemon socket → router → worker). Baseline: the same SDK client on a chrome-devtools-mcp child of the direct Chrome (started as the daemon starts its workers), passing pageId where the tool takes one.';
   return [
     {
@@ -101,8 +103,8 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       unit: 'ms',
       ratio: ratio(lists.figure, lists.baseline),
       goal: { kind: 'max', limit: LIST_GOAL },
-      note: `list_pages, ${PAIRS} rounds after ${WARM_UP} warm-up rounds, each round calling through the bridge, the SDK client on a direct child, one and two byte pipes, the daemon socket and tabmux's own client on a direct child in rotated order. ${path} Added latency: ${added(lists)} ms per call.`,
-      why: `The bridge is a process of its own between the agent and the daemon, each hop a pipe or socket write and a wake-up of another process on a 2-core machine; the daemon runs inside the bench process here, so this path crosses as many processes as one byte pipe does, and what it adds beyond that row is the bridge's and the daemon's own work per call. Measured in this run: one hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×, the rows below) and two such hops ${added(twicePiped)} ms (${ratio(twicePiped.figure, twicePiped.baseline).toFixed(2)}×), the floor where the bridge and the daemon are both processes of their own, as in real use. The daemon alone over its socket adds ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×): its work per call, on the event loop it shares with the bench's clients (the request parsed and queued, the page list read, filtered and rendered again, the activity log's entry built and written before the reply, the reply serialized); none of it waits for another thread (the log's write is made from the event loop on a local disk, the session journal is written only when its text changes, and no events are built with no UI attached). The bridge and the SDK client in front of it ${(lists.figure.median - socketed.figure.median).toFixed(2)} ms more, of which ${sdkOwn.toFixed(2)} ms is the SDK client's own (it takes that much longer than tabmux's client on the same direct child), leaving ${(lists.figure.median - socketed.figure.median - sdkOwn).toFixed(2)} ms to the bridge's hop. A ${LIST_GOAL.toFixed(2)}× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * (LIST_GOAL - 1)).toFixed(2)} ms for both hops.`,
+      note: `list_pages, ${PAIRS} rounds after ${WARM_UP} warm-up rounds, each round calling through the bridge, the SDK client on a direct child, one and two byte pipes, a byte pipe and a minimal forwarder, the daemon socket and tabmux's own client on a direct child in rotated order. ${path} Added latency: ${added(lists)} ms per call.`,
+      why: `The bridge is a process of its own between the agent and the daemon, which the bench runs in its own process; that layout has a floor of its own, measured in this run (the forwarder row below): the same SDK client through a process that only copies bytes to a Unix socket, served here by a forwarder that only parses each request, hands it to an upstream child with tabmux's upstream client and serializes the answer, costs ${forwarded.figure.median.toFixed(2)} ms (${ratio(forwarded.figure, forwarded.baseline).toFixed(2)}×, ${added(forwarded)} ms added)${ratio(forwarded.figure, forwarded.baseline) > LIST_GOAL ? `, over the ${LIST_GOAL.toFixed(2)}× goal before any of tabmux's own work` : ''}. One hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×) and two ${added(twicePiped)} ms (${ratio(twicePiped.figure, twicePiped.baseline).toFixed(2)}×), the floor where the bridge and the daemon are both processes of their own, as in real use. What tabmux adds beyond the forwarder, ${(lists.figure.median - forwarded.figure.median).toFixed(2)} ms, is the bridge's and the daemon's own work per call: for the daemon alone over its socket ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×, the row below): the request parsed, checked and queued in the session's lane, the page list read from upstream's structured data, filtered to the session's pages and rendered again, the activity log's entry built and written before the reply (so an answer the caller saw is never missing from the log), the session journal checked, the reply serialized; none of it waits for another thread. A ${LIST_GOAL.toFixed(2)}× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * (LIST_GOAL - 1)).toFixed(2)} ms for both hops and all of that work.`,
     },
     {
       name: 'list_pages through a byte pipe',
@@ -121,6 +123,15 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       ratio: ratio(twicePiped.figure, twicePiped.baseline),
       goal: { kind: 'info' },
       note: `The floor of two extra process hops, as many as the bridge and the daemon: the same SDK client on a relay that copies bytes to a second relay that copies them to a chrome-devtools-mcp child, vs the same SDK client on the direct child; the same rounds as the rows above. Added latency: ${added(twicePiped)} ms per call.`,
+    },
+    {
+      name: 'list_pages through a byte pipe and a minimal forwarder',
+      figure: forwarded.figure,
+      baseline: forwarded.baseline,
+      unit: 'ms',
+      ratio: ratio(forwarded.figure, forwarded.baseline),
+      goal: { kind: 'info' },
+      note: `The floor of the bridge row's layout: the same SDK client on a Node process that only copies bytes between its stdio and a Unix socket (where the bridge stands), served in the bench's process (where its tabmux daemon runs) by a forwarder that parses each request, hands tool calls to a chrome-devtools-mcp child on the direct Chrome with tabmux's upstream client, and serializes the answer: no sessions, queue, rewriting or log. Vs the same SDK client on a direct child; the same rounds as the rows above. Added latency: ${added(forwarded)} ms per call.`,
     },
     {
       name: 'list_pages on the daemon socket',

@@ -71,9 +71,9 @@ async function settledRss(pid: number): Promise<Settled> {
  * per agent), each having made AGENT_ROUNDS rounds of calls (its first page-scoped call opens its tab), then left
  * attached and idle while the resident size settles.
  */
-async function withAgents(context: BenchContext): Promise<Settled> {
+async function withAgents(context: BenchContext, nodeFlags: readonly string[] = []): Promise<Settled> {
   const home = makeBenchHome(context.teardown);
-  const daemon = await DaemonChild.start(context.teardown, home);
+  const daemon = await DaemonChild.start(context.teardown, home, nodeFlags);
   const agents: ((name: string, args: Record<string, unknown>) => Promise<string>)[] = [];
   for (let index = 0; index < AGENTS; index++) {
     const client = await DaemonClient.connect(socketPath(home.paths, 'default'), 'bench-agent');
@@ -128,6 +128,10 @@ export async function memory(context: BenchContext): Promise<Row[]> {
   const warmedMiB = withSessions.rss.median - idle.rss.median - (perSessionKib * SESSIONS) / 1024;
 
   const agents = await withAgents(context);
+  // The same, with V8's optimizing compiler off: what of the file pages is its machine code, mapped in once any
+  // function of the daemon runs hot enough to be optimized.
+  const unoptimized = await withAgents(context, ['--no-opt']);
+  const compilerMiB = agents.fileMiB - unoptimized.fileMiB;
 
   const bare = await idleNodeResident();
   const why =
@@ -180,8 +184,19 @@ export async function memory(context: BenchContext): Promise<Row[]> {
       why:
         `${why} With ${AGENTS} agents attached the daemon holds ${(agents.rss.median - idle.rss.median).toFixed(1)} MiB more than the idle row ` +
         `(${(agents.anonMiB - idle.anonMiB).toFixed(1)} MiB of its own, ${(agents.fileMiB - idle.fileMiB).toFixed(1)} MiB of file pages): mostly code, the call path (routing, reply rewriting, the activity log) compiled once, ` +
-        `bytecode and machine code; each agent's connection, session and tab are small (see the row above). 52 MiB leaves ${(52 - bare.rss).toFixed(1)} MiB above bare Node.`,
+        `bytecode and machine code; each agent's connection, session and tab are small (see the row above). 52 MiB leaves ${(52 - bare.rss).toFixed(1)} MiB above bare Node. ` +
+        `Of the file pages, ${compilerMiB.toFixed(1)} MiB are V8's optimizing compiler, pages of the node executable mapped in the first time any of the daemon's functions is optimized (the row below: the same daemon with it off); ` +
+        `tabmux leaves it on, since without it the daemon's own work per call (above all reading and rewriting snapshots) runs in V8's interpreter and baseline compiler.`,
       note: `A separate \`tabmux daemon run\` process of its own (default settings) with ${AGENTS} connections, each bound to a session of its own as \`tabmux mcp serve\` binds one per agent, each having made ${AGENT_ROUNDS} rounds of evaluate_script, take_snapshot and list_pages (the agents at once), then left attached and idle: ${settleNote(agents)}: ${agents.anonMiB.toFixed(1)} MiB its own, ${agents.fileMiB.toFixed(1)} MiB file pages.`,
+    },
+    {
+      name: `daemon RSS, ${AGENTS} agents attached, no optimizing compiler`,
+      figure: unoptimized.rss,
+      baseline: agents.rss,
+      unit: 'MiB',
+      ratio: ratio(unoptimized.rss, agents.rss),
+      goal: { kind: 'info' },
+      note: `The row above with the daemon started as \`node --no-opt\` (V8's optimizing compiler off), to tell its part of the file pages: ${unoptimized.anonMiB.toFixed(1)} MiB its own, ${unoptimized.fileMiB.toFixed(1)} MiB file pages (${compilerMiB.toFixed(1)} MiB fewer); baseline is the row above. A diagnosis, not a setting tabmux uses.`,
     },
     {
       name: 'RSS per worker',
