@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Session } from './Session.js';
+import { Session, type OwnedPage } from './Session.js';
 import { fillFromJournal, journalMatches, journalOf } from './journaledSessions.js';
 
 describe('journaled sessions', () => {
@@ -55,6 +55,14 @@ describe('journaled sessions', () => {
     expect(journalMatches(sessions, written)).toBe(true);
 
     // Every field it keeps, each changed alone on a fresh copy, reads as a change.
+    const onPage =
+      (pageId: number, change: (page: OwnedPage) => void) =>
+      ([one]: Session[]): void => {
+        const page = one?.pages.get(pageId);
+        if (page) {
+          change(page);
+        }
+      };
     const changes: ((sessions: Session[]) => void)[] = [
       (all) => all.pop(),
       (all) => all.push(new Session('sess-0000000000000000', '00000000', 'late', 0, 3)),
@@ -65,30 +73,10 @@ describe('journaled sessions', () => {
       ([one]) => one && (one.label = 'renamed'),
       ([one]) => one?.select(4),
       ([one]) => one?.pages.delete(3),
-      ([one]) => {
-        const page = one?.pages.get(4);
-        if (page) {
-          page.tabId = 'TAB-B';
-        }
-      },
-      ([one]) => {
-        const page = one?.pages.get(3);
-        if (page) {
-          page.url = 'https://a.test/next';
-        }
-      },
-      ([one]) => {
-        const page = one?.pages.get(3);
-        if (page) {
-          page.title = 'A, later';
-        }
-      },
-      ([one]) => {
-        const page = one?.pages.get(3);
-        if (page) {
-          page.lastSelectedAt += 1;
-        }
-      },
+      onPage(4, (page) => (page.tabId = 'TAB-B')),
+      onPage(3, (page) => (page.url = 'https://a.test/next')),
+      onPage(3, (page) => (page.title = 'A, later')),
+      onPage(3, (page) => (page.lastSelectedAt += 1)),
     ];
     for (const change of changes) {
       const fresh = make();
