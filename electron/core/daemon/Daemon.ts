@@ -1,57 +1,41 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
-import type { DaemonLifetime, DaemonStartedBy, DaemonStartup, DaemonState, DaemonStatus, DownloadsInfo } from '../../../shared/model.js';
+import type { DaemonLifetime, DaemonStartedBy, DaemonStartup, DaemonState, DaemonStatus } from '../../../shared/model.js';
 import { PROTOCOL_VERSION } from '../../../shared/protocol.js';
-import { BrowserContexts } from '../browser/BrowserContexts.js';
-import { BrowserDownloads } from '../browser/BrowserDownloads.js';
-import { BrowserTabs } from '../browser/BrowserTabs.js';
 import { browserForProfile } from '../browser/browserForProfile.js';
-import { ControlSurfaceGuard } from '../browser/ControlSurfaceGuard.js';
-import type { BrowserEndpoint, BrowserRun, BrowserState, ProfileBrowser } from '../browser/ProfileBrowser.js';
-import { lockingChrome, stopLeftoverChrome } from '../browser/stopLeftoverChrome.js';
-import { findOrphanChrome } from '../browser/findOrphanChrome.js';
+import type { BrowserEndpoint, BrowserState, ProfileBrowser } from '../browser/ProfileBrowser.js';
 import { LaunchedBrowser } from '../browser/LaunchedBrowser.js';
-import { createUrlPolicy, type UrlPolicy } from '../browser/urlPolicy.js';
 import { ProfileStore } from '../profile/ProfileStore.js';
 import { redactArgs } from '../activity/redactArgs.js';
-import { NO_FILES, USER_FILES, type FileScope } from '../browser/fileAccess.js';
 import { ControlService } from './ControlService.js';
-import { DashboardRegistry } from '../dashboard/DashboardRegistry.js';
 import { pictureLimits } from '../pictures/PictureLimits.js';
 import { TabPictures } from '../pictures/TabPictures.js';
 import type { Logger } from '../platform/Logger.js';
 import {
   pidFilePath,
-  profileActivityDir,
   profileDataDir,
-  profileDownloadsDir,
-  profileDownloadStagingDir,
   profileFilesDir,
   profileTempDir,
   profileUserDataDir,
   socketPath,
   type TabmuxPaths,
 } from '../platform/paths.js';
-import { daemonPidFileSchema } from '../lifecycle/DaemonPidFile.js';
 import { ClaimFile } from '../process/ClaimFile.js';
 import type { ProfileEntry } from '../profile/ProfileStore.js';
 import { Router } from '../router/Router.js';
-import { DOWNLOADS_SUBFOLDER } from '../router/sessionDownloads.js';
 import { readSessionJournal, SessionJournal } from '../router/SessionJournal.js';
-import { CallsInFlight, readCallsInFlight, type CallInFlight } from '../activity/CallsInFlight.js';
-import { sessionFolder } from '../router/sessionFiles.js';
 import { ensureSecureDir } from '../platform/secureFs.js';
-import { activityLogSettings, downloadSettings, routerSettings } from './daemonSettings.js';
+import { routerSettings } from './daemonSettings.js';
 import { idleExitMs } from '../profile/settings.js';
 import { IdleExit } from '../process/IdleExit.js';
 import { formatDuration } from '../../../shared/daemonLifetime.js';
-import { ActivityLogStore } from '../activity/ActivityLogStore.js';
-import { ActivityRecorder } from '../activity/ActivityRecorder.js';
-import { ActivityPictures } from '../activity/ActivityPictures.js';
-import { readActivityLog, type ActivityFilter } from '../activity/readActivityLog.js';
+import type { ActivityFilter } from '../activity/readActivityLog.js';
+import { DaemonActivity } from './DaemonActivity.js';
+import { BrowserRuns } from './BrowserRuns.js';
+import { cleanUpAfterDeadDaemons } from './deadDaemons.js';
 import type { ActivityQueryResult } from '../../../shared/activity.js';
-import { clearStaleSocket, SocketServer } from '../transport/SocketServer.js';
+import { SocketServer } from '../transport/SocketServer.js';
 import { PreparedUpstream, UpstreamClient } from '../upstream/UpstreamClient.js';
 import { tabmuxVersion } from '../platform/version.js';
 
@@ -67,10 +51,10 @@ export interface DaemonOptions {
   startedBy?: DaemonStartedBy | undefined;
 }
 
-/** The browser's state as the daemon's, once the daemon is up. */
 /** How long a reply waits at most for the session journal's write (a local file; a disk that hangs holds no reply longer). */
 const JOURNAL_SETTLE_LIMIT_MS = 1000;
 
+/** The browser's state as the daemon's, once the daemon is up. */
 const FROM_BROWSER: Partial<Record<BrowserState, DaemonState>> = { ready: 'ready', degraded: 'degraded', crashed: 'crashed', connected: 'ready', disconnected: 'degraded', pending: 'ready' };
 
 /**
@@ -90,15 +74,8 @@ export class Daemon {
   /** What dead daemons left in the pid file this daemon took over: their Chrome is stopped before this one starts. */
   readonly #replaced: unknown[];
   readonly #browser: ProfileBrowser;
-  /** The current browser run's tabs and URL policy; replaced on every relaunch. */
-  #policy: UrlPolicy | undefined;
-  /** The current browser run's guard, which follows the dashboards' ports. */
-  #guard: ControlSurfaceGuard | undefined;
-  /** Where tabmux's dashboards listen now: no tab of this browser reaches them (see DashboardRegistry). */
-  readonly #dashboards: DashboardRegistry;
-  #dashboardPorts: ReadonlySet<number> = new Set();
-  #dashboardsRead: Promise<unknown> = Promise.resolve();
-  #dashboardsWatch: { close: () => void } | undefined;
+  /** Each browser run's guard, URL policy, tabs and downloads, prepared before anyone is served on it. */
+  readonly #runs: BrowserRuns;
   #server: SocketServer | undefined;
   /** The idle clock of a daemon started on demand, once it serves; undefined for one that runs until it is stopped. */
   #idle: IdleExit | undefined;
@@ -110,16 +87,14 @@ export class Daemon {
   #startedBy: DaemonStartedBy;
   /** Live pictures of tabs, for whoever watches; they follow the browser from run to run. */
   readonly #pictures: TabPictures;
-  /** The activity log's writer; undefined when the profile turned the log off. */
-  readonly #activity: { store: ActivityLogStore; recorder: ActivityRecorder; pictures: ActivityPictures } | undefined;
+  /** The activity log, and the calls under way for a daemon started after this one died to log as cut off. */
+  readonly #activity: DaemonActivity;
   #stopping: Promise<void> | undefined;
   /** The first worker, started while a launched Chrome starts, until the router takes it. */
   #preparedWorker: PreparedUpstream | undefined;
   readonly #stopped: Promise<void>;
   /** The sessions as they change, for a daemon that adopts this one's Chrome should this one die (see SessionJournal). */
   readonly #journal: SessionJournal;
-  /** The calls under way, for a daemon started after this one died to log as cut off (with the activity log on). */
-  readonly #callsInFlight: CallsInFlight | undefined;
   /** When each step of the start ended (see DaemonStartup). */
   readonly #startup: Omit<DaemonStartup, 'adopted'>;
   #resolveStopped: () => void = () => undefined;
@@ -140,92 +115,53 @@ export class Daemon {
       logger: logger.child('browser'),
       chrome: options.chrome,
       headless: options.headless,
-      prepare: (run) => this.#prepare(run),
+      prepare: (run) => this.#runs.prepare(run),
     });
     this.#browser.on('state', (state, lastError) => this.#onBrowserState(state, lastError));
     this.#pictures = new TabPictures({ logger: logger.child('pictures'), limits: pictureLimits(profile.config) });
-    this.#dashboards = new DashboardRegistry(paths);
     this.#browser.on('lost', (reason) => {
-      this.#guard = undefined;
+      this.#runs.lost();
       this.router.watchTabs(undefined);
       void this.#pictures.useRun(undefined);
       void this.router.browserLost(reason);
     });
     this.#browser.on('back', () => void this.#writeDaemonPidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`)));
-    this.#activity = this.#createActivityLog();
+    this.#activity = new DaemonActivity({
+      paths,
+      profile,
+      logger,
+      startedAt: this.startedAt,
+      stopping: () => this.#stopping !== undefined,
+      publish: (entry) => this.router.publish({ type: 'activity', profile: profile.name, entry }),
+      capture: (tabId) => this.#pictures.still(tabId),
+      healthChanged: () => this.#setState(this.state, this.lastError),
+    });
     this.#journal = new SessionJournal(join(profileDataDir(paths, profile.name), 'sessions.json'), (error) => logger.warn(`session journal: ${TabmuxError.from(error).message}`));
-    const inFlight = this.#activity
-      ? new CallsInFlight(join(profileDataDir(paths, profile.name), 'calls-in-flight.json'), (error) => logger.warn(`calls in flight: ${TabmuxError.from(error).message}`))
-      : undefined;
-    this.#callsInFlight = inFlight;
     this.router = new Router({
-      observe: this.#activity?.recorder.record,
-      began: inFlight && ((call) => inFlight.begin({ session: call.sessionId, label: call.label, tool: call.tool, at: call.at, page: call.pageBefore })),
+      observe: this.#activity.observe,
+      began: this.#activity.began,
       profile: profile.name,
       settings: routerSettings(profile.config),
       logger: logger.child('router'),
       startUpstream: (index) => this.#startUpstream(index),
       browserReady: () => this.#browser.ready(),
       filesDir: profileFilesDir(paths, profile.name),
-      urlPolicy: () => this.#policy,
+      urlPolicy: () => this.#runs.policy,
       externalBrowser: this.#browser.kind === 'external',
       redactArgs: (tool, args) => redactArgs(tool, args).args,
     });
     this.router.setPolicies(profile.config.policies ?? []);
-  }
-
-  #createActivityLog(): { store: ActivityLogStore; recorder: ActivityRecorder; pictures: ActivityPictures } | undefined {
-    const { paths, profile, logger } = this.#options;
-    const settings = activityLogSettings(profile.config);
-    if (!settings.enabled) {
-      return undefined;
-    }
-    const log = logger.child('activity');
-    const store = new ActivityLogStore({
-      dir: profileActivityDir(paths, profile.name),
-      maxBytes: settings.maxBytes,
-      maxAgeMs: settings.maxAgeMs,
-      onError: (error) => log.warn(`activity log: ${TabmuxError.from(error).message}`),
-      // The person hears of it (daemon.log, status, the dashboard); agents' calls go on meanwhile.
-      onHealth: (health) => {
-        if (health.error === null) {
-          log.info(`activity log: writing again${health.dropped > 0 ? `; ${health.dropped} entries were given up on while it failed` : ''}`);
-        } else {
-          log.warn(`${health.error}; ${health.pending} entries wait in memory and are written once it succeeds`);
-        }
-        this.#setState(this.state, this.lastError);
-      },
-    });
-    const pictures = new ActivityPictures(store.dir, settings);
-    const recorder = new ActivityRecorder({
-      store,
-      keepValues: settings.keepValues,
-      startedAt: this.startedAt,
-      stopping: () => this.#stopping !== undefined,
-      emit: (entry) => this.router.publish({ type: 'activity', profile: profile.name, entry }),
-      pictures: {
-        store: pictures,
-        capture: (tabId) => this.#pictures.still(tabId),
-        onError: (error) => log.debug(`activity picture: ${TabmuxError.from(error).message}`),
-      },
-    });
-    return { store, recorder, pictures };
+    this.#runs = new BrowserRuns({ paths, profile, logger, browserKind: this.#browser.kind, router: this.router, pictures: this.#pictures });
   }
 
   /** A picture of the activity log (base64 JPEG), or null when there is none. */
-  async logPicture(name: string): Promise<string | null> {
-    const pictures = this.#activity?.pictures ?? new ActivityPictures(profileActivityDir(this.#options.paths, this.profile), activityLogSettings(this.#options.profile.config));
-    await this.#activity?.recorder.picturesTaken();
-    return (await pictures.read(name))?.toString('base64') ?? null;
+  logPicture(name: string): Promise<string | null> {
+    return this.#activity.picture(name);
   }
 
   /** The activity log's newest entries; still readable from its files when the profile no longer records. */
-  async queryLog(filter: ActivityFilter): Promise<ActivityQueryResult> {
-    if (!this.#activity) {
-      return readActivityLog(profileActivityDir(this.#options.paths, this.profile), filter);
-    }
-    await this.#activity.recorder.flush();
-    return this.#activity.store.query(filter);
+  queryLog(filter: ActivityFilter): Promise<ActivityQueryResult> {
+    return this.#activity.query(filter);
   }
 
   get profile(): string {
@@ -278,21 +214,24 @@ export class Daemon {
     for (const dir of [profileDataDir(paths, profile.name), profileFilesDir(paths, profile.name), profileTempDir(paths, profile.name)]) {
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     }
-    await this.#cleanUpAfterDeadDaemons();
+    await cleanUpAfterDeadDaemons({
+      socketPath: this.#socketPath,
+      replaced: this.#replaced,
+      browser: this.#browser instanceof LaunchedBrowser ? this.#browser : undefined,
+      userDataDir: profileUserDataDir(paths, profile.name),
+      logger,
+    });
     // Read before anything of this daemon's is written: what the daemon that died left.
     const journaled = await readSessionJournal(this.#journal.path);
-    const interrupted = this.#callsInFlight ? await readCallsInFlight(this.#callsInFlight.path) : [];
+    const interrupted = await this.#activity.leftUnderWay();
     if (this.#browser.kind === 'launched') {
       // Loading upstream is most of a worker's start, and the longest step of the daemon's: it begins first, and
       // launching Chrome, the rest of a worker's start, runs meanwhile.
       this.#preparedWorker = PreparedUpstream.start({ tempDir: this.#workerTempDir(0) }, logger.child('upstream0'));
     }
-    await this.#activity?.store.start();
-    await this.#logInterrupted(interrupted);
-    await this.#activity?.pictures.retain().catch((error: unknown) => logger.warn(`activity pictures: ${TabmuxError.from(error).message}`));
+    await this.#activity.open(interrupted);
     // Before the browser starts, so its first run is guarded against every dashboard running now or started later.
-    this.#dashboardsWatch = await this.#dashboards.watch(() => void this.refreshDashboards().catch((error: unknown) => logger.warn(`dashboards: ${TabmuxError.from(error).message}`)));
-    await this.refreshDashboards();
+    await this.#runs.watchDashboards();
     await this.#browser.start();
     this.#startup.browserAt = Date.now();
     // Chrome's pid in the pid file only helps a successor clean up after this daemon; failing to record it is no
@@ -315,7 +254,7 @@ export class Daemon {
         return this.#browser.info();
       },
       pictures: this.#pictures,
-      refreshDashboards: () => this.refreshDashboards(),
+      refreshDashboards: () => this.#runs.refreshDashboards(),
       settled: () => this.#journal.settle(JOURNAL_SETTLE_LIMIT_MS),
       keep: () => this.keep(),
       reloadPolicies: async () => this.router.setPolicies((await new ProfileStore(paths).get(profile.name)).config.policies ?? []),
@@ -387,44 +326,6 @@ export class Daemon {
   }
 
   /**
-   * The calls a daemon that died left under way go into the activity log as cut off by its end (unless their entry
-   * made it: the file of calls in flight is written a moment after a change), then the file is started afresh.
-   */
-  async #logInterrupted(calls: readonly CallInFlight[]): Promise<void> {
-    const activity = this.#activity;
-    const inFlight = this.#callsInFlight;
-    if (!activity || !inFlight) {
-      return;
-    }
-    if (calls.length > 0) {
-      const since = Math.min(...calls.map((call) => call.at));
-      const logged = await activity.store.query({ since, limit: 100_000 }).catch(() => ({ entries: [] }));
-      const seen = new Set(logged.entries.map((entry) => `${entry.session} ${entry.tool} ${String(entry.at)}`));
-      const cut = calls.filter((call) => !seen.has(`${call.session} ${call.tool} ${String(call.at)}`));
-      for (const call of cut) {
-        await activity.recorder.record({
-          sessionId: call.session,
-          label: call.label,
-          tool: call.tool,
-          args: {},
-          at: call.at,
-          durationMs: Math.max(0, this.startedAt - call.at),
-          pageBefore: call.page,
-          pageAfter: null,
-          tabAfter: null,
-          opened: [],
-          error: new TabmuxError(
-            'daemon_crashed',
-            'the tabmux daemon ended (it was killed or crashed) while this call ran, so whether it took effect is unknown; the time shown runs to the next daemon\'s start, and the arguments were not kept',
-          ),
-        });
-      }
-      this.#options.logger.warn(`logged ${cut.length} call(s) the daemon that died left under way`);
-    }
-    await inFlight.write().catch((error: unknown) => this.#options.logger.warn(`calls in flight: ${TabmuxError.from(error).message}`));
-  }
-
-  /**
    * The sessions of the daemon that died come back when this daemon adopted its Chrome, whose tabs they own (on a
    * new Chrome their tabs are gone, and so are they). From then on the journal follows every change.
    */
@@ -444,123 +345,6 @@ export class Daemon {
     write();
   }
 
-  /**
-   * Every browser run, before anyone is served on it: the tabs from the daemon's own connection, and the guard that
-   * keeps every tab away from the browser's control surface and tabmux's files. A guard that cannot be installed
-   * fails the run; agents are never served on an unguarded browser.
-   */
-  async #prepare(run: BrowserRun): Promise<void> {
-    const { paths, logger } = this.#options;
-    this.router.watchTabs(undefined);
-    this.#policy = undefined;
-    this.#guard = undefined;
-    const dashboardPorts = (): ReadonlySet<number> => this.#dashboardPorts;
-    const policy = createUrlPolicy({ debuggingPort: run.debuggingPort, protectedRoots: [paths.configDir, paths.dataDir, paths.runtimeDir], dashboardPorts });
-    const guardLog = logger.child('guard');
-    // Whose tab a file: request comes from, from the tabs the browser reports (watched below, before anyone is served).
-    const watched: { tabs?: BrowserTabs } = {};
-    const fileScope = (frameId: string): Promise<FileScope> => this.#fileScope(watched.tabs, frameId);
-    try {
-      // In a browser the user runs, only agents' tabs are reset: the user's own are never reset or closed.
-      const guard = await ControlSurfaceGuard.install(
-        run.connection,
-        policy,
-        run.debuggingPort,
-        { refused: ({ url, reason, kind }) => guardLog.info(`refused ${kind} to ${url}: ${reason}`) },
-        this.#browser.kind === 'external' ? { isAgentPage: (pageTargetId) => this.router.isAgentPage(pageTargetId), dashboardPorts, fileScope } : { dashboardPorts, fileScope },
-      );
-      this.#guard = guard;
-      // A dashboard that came or went while the guard was installed.
-      await guard.followPorts();
-    } catch (error) {
-      throw new TabmuxError(
-        'browser_unavailable',
-        `could not guard the browser's DevTools endpoint and tabmux's files (${TabmuxError.from(error).message}); nothing is served on an unguarded browser. Check the daemon log and start again`,
-        { cause: error },
-      );
-    }
-    this.#policy = policy;
-    // Who opened which tab, and which tabs closed, come from the browser itself.
-    const tabs = await BrowserTabs.watch(run.connection);
-    watched.tabs = tabs;
-    const downloads = await this.#watchDownloads(run, tabs);
-    this.router.watchTabs(tabs, new BrowserContexts(run.connection, (id) => downloads?.prepareContext(id) ?? Promise.resolve()));
-    // Tabs watched before a relaunch or reconnect are watched again on this run, as far as they still exist.
-    void this.#pictures.useRun({ connection: run.connection, tabs });
-  }
-
-  /**
-   * The files a frame's tab may read: a session's tab (or a popup of one) its own folder; in a browser the user runs,
-   * a tab no session owns is the user's own; anything else, none.
-   */
-  async #fileScope(tabs: BrowserTabs | undefined, frameId: string): Promise<FileScope> {
-    const tabId = await tabs?.tabOfFrame(frameId);
-    const session = tabId === undefined ? undefined : this.router.sessionOfTab(tabId);
-    if (session) {
-      return { kind: 'session', folder: sessionFolder(profileFilesDir(this.#options.paths, this.profile), session.id) };
-    }
-    return tabId !== undefined && this.#browser.kind === 'external' ? USER_FILES : NO_FILES;
-  }
-
-  /**
-   * Where this run's downloads go, by whose tab started each (see BrowserDownloads). In a browser tabmux launched a
-   * failure fails the run, as the guard's does: downloads would land in the user's own Downloads folder. A browser
-   * tabmux does not run (a remote engine may not offer this) keeps its own behaviour, and the log says so.
-   */
-  async #watchDownloads(run: BrowserRun, tabs: BrowserTabs): Promise<BrowserDownloads | undefined> {
-    const { paths, profile, logger } = this.#options;
-    const log = logger.child('downloads');
-    try {
-      return await BrowserDownloads.install(run.connection, {
-        browser: this.#browser.kind,
-        settings: downloadSettings(profile.config),
-        stagingDir: profileDownloadStagingDir(paths, profile.name),
-        unownedDir: profileDownloadsDir(paths, profile.name),
-        ownerOf: async (frameId) => {
-          const tabId = await tabs.tabOfFrame(frameId);
-          return tabId === undefined ? undefined : this.router.downloadOwner(tabId);
-        },
-        logger: log,
-      });
-    } catch (error) {
-      const why = TabmuxError.from(error).message;
-      if (this.#browser.kind === 'launched') {
-        throw new TabmuxError('browser_unavailable', `could not set where Chrome's downloads go (${why}); nothing is served until they are. Check the daemon log and start again`, { cause: error });
-      }
-      log.warn(`the browser did not take tabmux's download settings (${why}); its downloads stay where it puts them`);
-      return undefined;
-    }
-  }
-
-  /** Where agents' downloads go, for status. */
-  #downloadsInfo(): DownloadsInfo {
-    const { paths, profile } = this.#options;
-    const settings = downloadSettings(profile.config);
-    const external = this.#browser.kind === 'external';
-    return {
-      mode: external ? 'cancelled' : settings.mode,
-      maxBytes: settings.maxBytes,
-      sessionFolder: join(profileFilesDir(paths, profile.name), '<session>', DOWNLOADS_SUBFOLDER),
-      unownedFolder: external || settings.mode === 'off' ? null : profileDownloadsDir(paths, profile.name),
-    };
-  }
-
-  /**
-   * Reads the dashboards' records again and has the browser's guard follow their ports; returns them. Asked by the
-   * folder's watcher, by each supervisor that starts a dashboard (`tabmux/dashboards.refresh`), and at start. The
-   * ports come only from the records in the runtime dir, never from the caller.
-   */
-  refreshDashboards(): Promise<number[]> {
-    const read = this.#dashboardsRead.then(async () => {
-      const ports = await this.#dashboards.ports();
-      this.#dashboardPorts = new Set(ports);
-      await this.#guard?.followPorts();
-      return ports;
-    });
-    this.#dashboardsRead = read.catch(() => undefined);
-    return read;
-  }
-
   #onBrowserState(state: BrowserState, lastError: string | null): void {
     const mapped = FROM_BROWSER[state];
     if (mapped && this.state !== 'starting' && this.state !== 'stopping') {
@@ -571,7 +355,7 @@ export class Daemon {
   #setState(state: DaemonState, lastError: string | null): void {
     this.state = state;
     this.lastError = lastError;
-    const activityLog = this.#activity?.store.health;
+    const activityLog = this.#activity.health;
     this.router.publish({ type: 'daemon', profile: this.profile, state, lastError, ...(activityLog ? { activityLog } : {}) });
   }
 
@@ -634,8 +418,8 @@ export class Daemon {
       startup: { ...this.#startup, adopted: this.#browser instanceof LaunchedBrowser && this.#browser.adopted },
       queue: this.router.queue(),
       settings: { ...this.router.settings },
-      downloads: this.#downloadsInfo(),
-      ...(this.#activity ? { activityLog: this.#activity.store.health } : {}),
+      downloads: this.#runs.downloadsInfo(),
+      ...(this.#activity.health ? { activityLog: this.#activity.health } : {}),
     };
   }
 
@@ -658,64 +442,27 @@ export class Daemon {
     // The socket goes first (only the one this daemon published), so a client that comes now finds no daemon rather
     // than one that refuses it; the pid file stays until the end, so no other daemon starts on this Chrome meanwhile.
     await this.#server?.close().catch(() => undefined);
-    this.#dashboardsWatch?.close();
+    this.#runs.close();
     // Pictures asked for by the last calls are taken while the browser is still there (each within seconds).
-    await this.#activity?.recorder.picturesTaken();
+    await this.#activity.picturesTaken();
     await this.#pictures.close().catch(() => undefined);
     if (kept) {
       await this.#journal.seal(this.router.journal()).catch((error: unknown) => logger.warn(`could not write the session journal: ${TabmuxError.from(error).message}`));
     }
     await this.router.close().catch(() => undefined);
     // Every call ended above and was logged (cancelled, when the stop cut it off): none is left under way.
-    await this.#callsInFlight?.clear().catch((error: unknown) => logger.warn(`could not remove the calls in flight: ${TabmuxError.from(error).message}`));
+    await this.#activity.close();
     if (!kept) {
       // Stopping ends the sessions: no later daemon brings them back.
       await this.#journal.clear().catch((error: unknown) => logger.warn(`could not remove the session journal: ${TabmuxError.from(error).message}`));
     }
     await this.#preparedWorker?.close();
-    await this.#activity?.recorder.flush().catch(() => undefined);
-    await this.#activity?.store.close().catch(() => undefined);
     await (kept ? kept.detach() : this.#browser.close()).catch(() => undefined);
     // Left in place when Chrome is: it tells the next daemon which Chrome to adopt, and reads as a dead daemon's claim
     // once this process has exited.
     await (kept ? Promise.resolve() : this.#claim.release()).catch((error: unknown) => logger.warn(`could not remove the pid file: ${TabmuxError.from(error).message}`));
     logger.info('stopped');
     this.#resolveStopped();
-  }
-
-  /**
-   * A daemon that died (SIGKILL, a crash) left its Chrome, which its watchdog keeps running for the grace period, and
-   * its socket, which refuses every client. This daemon adopts that Chrome, tabs and all, when it checks out as this
-   * profile's (findOrphanChrome); any other leftover Chrome, which would hold the user-data-dir, is stopped. The
-   * socket goes before this daemon publishes its own.
-   */
-  async #cleanUpAfterDeadDaemons(): Promise<void> {
-    const { logger } = this.#options;
-    // The socket first: until it goes, clients find one that refuses them and wait, rather than a missing one.
-    await clearStaleSocket(this.#socketPath);
-    const browser = this.#browser instanceof LaunchedBrowser ? this.#browser : undefined;
-    let adopted = false;
-    for (const record of this.#replaced) {
-      const previous = daemonPidFileSchema.safeParse(record);
-      logger.warn(`took the profile over from a daemon that is gone${previous.success ? ` (pid ${previous.data.pid})` : ''}`);
-      if (!previous.success || previous.data.chromePid === null) {
-        continue;
-      }
-      const { chromePid, userDataDir, chromePort, watchdogPid } = previous.data;
-      const orphan = browser && !adopted ? await findOrphanChrome({ chromePid, userDataDir, chromePort: chromePort ?? undefined, watchdogPid }, profileUserDataDir(this.#options.paths, this.profile), logger) : undefined;
-      if (browser && orphan) {
-        logger.info(`adopting Chrome pid ${orphan.pid} (port ${orphan.port}) from the daemon that is gone`);
-        browser.adopt(orphan);
-        adopted = true;
-      } else {
-        await stopLeftoverChrome(chromePid, userDataDir, logger);
-      }
-    }
-    const ownDir = profileUserDataDir(this.#options.paths, this.profile);
-    const unrecorded = browser && !adopted && this.#replaced.length > 0 ? await lockingChrome(ownDir) : undefined;
-    if (unrecorded !== undefined) {
-      await stopLeftoverChrome(unrecorded, ownDir, logger);
-    }
   }
 
   async #writeDaemonPidFile(): Promise<void> {
