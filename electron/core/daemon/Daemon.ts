@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { DaemonLifetime, DaemonStartedBy, DaemonStartup, DaemonState, DaemonStatus } from '../../../shared/model.js';
 import { PROTOCOL_VERSION } from '../../../shared/protocol.js';
+// Loaded before the daemon's other parts: the order its modules first allocate native memory in leaves the daemon
+// ~1 MiB smaller once it settles (see the memory rows of bench/RESULTS.md).
+import { BrowserRuns } from './BrowserRuns.js';
 import { browserForProfile } from '../browser/browserForProfile.js';
 import type { BrowserEndpoint, BrowserState, ProfileBrowser } from '../browser/ProfileBrowser.js';
 import { LaunchedBrowser } from '../browser/LaunchedBrowser.js';
@@ -32,7 +35,6 @@ import { IdleExit } from '../process/IdleExit.js';
 import { formatDuration } from '../../../shared/daemonLifetime.js';
 import type { ActivityFilter } from '../activity/readActivityLog.js';
 import { DaemonActivity } from './DaemonActivity.js';
-import { BrowserRuns } from './BrowserRuns.js';
 import { cleanUpAfterDeadDaemons } from './deadDaemons.js';
 import type { ActivityQueryResult } from '../../../shared/activity.js';
 import { SocketServer } from '../transport/SocketServer.js';
