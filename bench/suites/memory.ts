@@ -136,7 +136,7 @@ export async function memory(context: BenchContext): Promise<Row[]> {
   const bare = await idleNodeResident();
   const why =
     `A bare Node process idles at ${bare.rss.toFixed(1)} MiB here: ${bare.file.toFixed(1)} MiB of it pages of the node executable and its libraries, ${bare.anon.toFixed(1)} MiB its own memory. ` +
-    `The daemon holds ${idle.fileMiB.toFixed(1)} MiB of file pages (+${(idle.fileMiB - bare.file).toFixed(1)}: the parts of Node it runs, its optimizing compiler among them, pages shared with the upstream workers, which run the same executable) ` +
+    `The daemon holds ${idle.fileMiB.toFixed(1)} MiB of file pages (+${(idle.fileMiB - bare.file).toFixed(1)}: the parts of Node it runs, pages shared with the upstream workers, which run the same executable; ${compilerMiB.toFixed(1)} MiB of them are V8's optimizing compiler, as the row without it tells) ` +
     `and ${idle.anonMiB.toFixed(1)} MiB of its own (+${(idle.anonMiB - bare.anon).toFixed(1)}: the bundled code of the daemon, its protocol schemas, WebSocket and CDP client, and their heap). ` +
     `50 MiB leaves ${(50 - bare.rss).toFixed(1)} MiB above bare Node for both.`;
   const settleNote = (settled: Settled): string => `read once a second until it held still for ${SETTLED_READINGS} readings (${settled.waitedS.toFixed(0)} s here)`;
