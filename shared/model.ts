@@ -268,6 +268,20 @@ export interface DaemonStatus {
   activityLog?: ActivityLogHealth | undefined;
   /** When each step of this daemon's start ended; absent from daemons that predate this field. */
   startup?: DaemonStartup | undefined;
+  /** The daemon process's memory now; absent from daemons that predate this field. */
+  memory?: DaemonMemory | undefined;
+}
+
+/**
+ * A daemon's memory as its own process sees it, in bytes: resident in all; what its JavaScript objects use; what V8
+ * holds for new objects (the young generation, which grows under bursts of calls and is given back only by a
+ * collection that V8 runs to reduce memory); and memory outside the JavaScript heap that objects hold (buffers).
+ */
+export interface DaemonMemory {
+  rssBytes: number;
+  heapUsedBytes: number;
+  youngGenerationBytes: number;
+  externalBytes: number;
 }
 
 /**

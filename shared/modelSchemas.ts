@@ -212,6 +212,7 @@ export const daemonStatusSchema: z.ZodMiniType<DaemonStatus> = z.object({
   startup: z.optional(
     z.object({ processAt: z.number(), claimedAt: z.number(), browserAt: z.nullable(z.number()), restoredAt: z.nullable(z.number()), readyAt: z.nullable(z.number()), adopted: z.boolean() }),
   ),
+  memory: z.optional(z.object({ rssBytes: z.number(), heapUsedBytes: z.number(), youngGenerationBytes: z.number(), externalBytes: z.number() })),
 });
 
 export const daemonEventSchema: z.ZodMiniType<DaemonEvent> = z.discriminatedUnion('type', [

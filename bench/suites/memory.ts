@@ -20,8 +20,13 @@ const MORE_SESSIONS = 200;
 const READINGS = 5;
 /** A settled reading: the resident size has not moved for this many readings a second apart (V8 gives memory back in steps some seconds apart). */
 const SETTLED_READINGS = 12;
-/** V8's memory reducer gives back what start-up used some seconds after the last GC; this bounds the wait for it. */
-const SETTLE_LIMIT_MS = 40_000;
+/**
+ * V8's memory reducer gives back what start-up or a burst of calls used in collections some seconds apart (8 s from
+ * the first), so a reading that held still for a while may still be taken before it ran: the reading waits at least
+ * this long, and at most the limit.
+ */
+const SETTLE_MIN_MS = 30_000;
+const SETTLE_LIMIT_MS = 60_000;
 
 /** A few readings apart, so a momentary allocation spike is not taken for the resident size. */
 async function steadyRss(pid: number): Promise<Summary> {
@@ -45,8 +50,9 @@ interface Settled {
 }
 
 /**
- * The resident size of a process left alone: read once a second until it has not moved for a few readings (V8
- * shrinks its heap some seconds after a burst of work), at most half a minute. The last readings are the figure.
+ * The resident size of a process left alone: read once a second until it has not moved for a few readings and half a
+ * minute has passed (V8 shrinks its heap some seconds after a burst of work), at most a minute. The last readings
+ * are the figure.
  */
 async function settledRss(pid: number): Promise<Settled> {
   const started = Date.now();
@@ -60,7 +66,7 @@ async function settledRss(pid: number): Promise<Settled> {
     readings.push(reading);
     const last = readings.slice(-SETTLED_READINGS);
     const settled = last.length === SETTLED_READINGS && last.every((kept) => Math.abs(kept.rss - reading.rss) <= 64);
-    if (settled || Date.now() - started > SETTLE_LIMIT_MS) {
+    if ((settled && Date.now() - started >= SETTLE_MIN_MS) || Date.now() - started > SETTLE_LIMIT_MS) {
       return { rss: summarize(last.slice(-READINGS).map((kept) => kept.rss / 1024)), anonMiB: reading.anon / 1024, fileMiB: reading.file / 1024, waitedS: (Date.now() - started) / 1000 };
     }
   }
@@ -71,7 +77,7 @@ async function settledRss(pid: number): Promise<Settled> {
  * per agent), each having made AGENT_ROUNDS rounds of calls (its first page-scoped call opens its tab), then left
  * attached and idle while the resident size settles.
  */
-async function withAgents(context: BenchContext, nodeFlags: readonly string[] = []): Promise<Settled> {
+async function withAgents(context: BenchContext, nodeFlags: readonly string[] = []): Promise<Settled & { youngMiB: number }> {
   const home = makeBenchHome(context.teardown);
   const daemon = await DaemonChild.start(context.teardown, home, nodeFlags);
   const agents: ((name: string, args: Record<string, unknown>) => Promise<string>)[] = [];
@@ -91,7 +97,13 @@ async function withAgents(context: BenchContext, nodeFlags: readonly string[] = 
       }),
     );
   }
-  return settledRss(daemon.pid);
+  const settled = await settledRss(daemon.pid);
+  return { ...settled, youngMiB: await youngGenerationMiB(daemon) };
+}
+
+/** What V8 holds for new objects in the daemon, as the daemon's status tells it (read after the resident size). */
+async function youngGenerationMiB(daemon: DaemonChild): Promise<number> {
+  return ((await daemon.client.call('tabmux/status')).memory?.youngGenerationBytes ?? 0) / 1024 / 1024;
 }
 
 async function rssOfAll(pids: readonly number[]): Promise<Summary> {
@@ -115,6 +127,7 @@ export async function memory(context: BenchContext): Promise<Row[]> {
   const daemon = await DaemonChild.start(context.teardown, makeBenchHome(context.teardown));
   const ready = await steadyRss(daemon.pid);
   const idle = await settledRss(daemon.pid);
+  const idleYoungMiB = await youngGenerationMiB(daemon);
   for (let index = 0; index < SESSIONS; index++) {
     await daemon.client.call('tabmux/session.create', { label: `idle-${index}` });
   }
@@ -139,7 +152,7 @@ export async function memory(context: BenchContext): Promise<Row[]> {
     `The daemon holds ${idle.fileMiB.toFixed(1)} MiB of file pages (+${(idle.fileMiB - bare.file).toFixed(1)}: the parts of Node it runs, pages shared with the upstream workers, which run the same executable; ${compilerMiB.toFixed(1)} MiB of them are V8's optimizing compiler, as the row without it tells) ` +
     `and ${idle.anonMiB.toFixed(1)} MiB of its own (+${(idle.anonMiB - bare.anon).toFixed(1)}: the bundled code of the daemon, its protocol schemas, WebSocket and CDP client, and their heap). ` +
     `50 MiB leaves ${(50 - bare.rss).toFixed(1)} MiB above bare Node for both.`;
-  const settleNote = (settled: Settled): string => `read once a second until it held still for ${SETTLED_READINGS} readings (${settled.waitedS.toFixed(0)} s here)`;
+  const settleNote = (settled: Settled): string => `read once a second until it held still for ${SETTLED_READINGS} readings and ${SETTLE_MIN_MS / 1000} s had passed (${settled.waitedS.toFixed(0)} s here)`;
   const workerPids = context.tabmux.workerPids();
   const directPids = context.direct.childPids();
   const workers = await rssOfAll(workerPids);
@@ -183,8 +196,9 @@ export async function memory(context: BenchContext): Promise<Row[]> {
       goal: { kind: 'under', limit: 52 },
       why:
         `${why} With ${AGENTS} agents attached the daemon holds ${(agents.rss.median - idle.rss.median).toFixed(1)} MiB more than the idle row ` +
-        `(${(agents.anonMiB - idle.anonMiB).toFixed(1)} MiB of its own, ${(agents.fileMiB - idle.fileMiB).toFixed(1)} MiB of file pages): mostly code, the call path (routing, reply rewriting, the activity log) compiled once, ` +
-        `bytecode and machine code; each agent's connection, session and tab are small (see the row above). 52 MiB leaves ${(52 - bare.rss).toFixed(1)} MiB above bare Node. ` +
+        `(${(agents.anonMiB - idle.anonMiB).toFixed(1)} MiB of its own, ${(agents.fileMiB - idle.fileMiB).toFixed(1)} MiB of file pages). Of its own, V8's young generation (where new objects go) holds ${agents.youngMiB.toFixed(1)} MiB against ${idleYoungMiB.toFixed(1)} MiB idle: ` +
+        `the calls' bursts of short-lived objects (snapshots above all) grow it, and V8 gives it back only in a collection it runs to reduce memory, which a daemon left quiet may not run, so this part varies from run to run; ` +
+        `the rest is code, the call path (routing, reply rewriting, the activity log) compiled once, bytecode and machine code; each agent's connection, session and tab are small (see the row above). 52 MiB leaves ${(52 - bare.rss).toFixed(1)} MiB above bare Node. ` +
         `Of the file pages, ${compilerMiB.toFixed(1)} MiB are V8's optimizing compiler, pages of the node executable mapped in the first time any of the daemon's functions is optimized (the row below: the same daemon with it off); ` +
         `tabmux leaves it on, since without it the daemon's own work per call (above all reading and rewriting snapshots) runs in V8's interpreter and baseline compiler.`,
       note: `A separate \`tabmux daemon run\` process of its own (default settings) with ${AGENTS} connections, each bound to a session of its own as \`tabmux mcp serve\` binds one per agent, each having made ${AGENT_ROUNDS} rounds of evaluate_script, take_snapshot and list_pages (the agents at once), then left attached and idle: ${settleNote(agents)}: ${agents.anonMiB.toFixed(1)} MiB its own, ${agents.fileMiB.toFixed(1)} MiB file pages.`,

@@ -91,6 +91,12 @@ describe('queue, fairness and status', () => {
     expect(queuedEntry?.startedAt).toBeNull();
     expect(Date.now() - (queuedEntry?.enqueuedAt ?? Date.now())).toBeGreaterThanOrEqual(150);
     expect(status.workers[0]?.selectedPageId).not.toBeNull();
+    // The daemon's own memory, as its process sees it.
+    const memory = status.memory;
+    expect(memory?.rssBytes).toBeGreaterThan(memory?.heapUsedBytes ?? Infinity);
+    expect(memory?.heapUsedBytes).toBeGreaterThan(0);
+    expect(memory?.youngGenerationBytes).toBeGreaterThan(0);
+    expect(memory?.externalBytes).toBeGreaterThan(0);
     await Promise.all([running, waiting]);
     expect((await control.call('tabmux/status')).queue).toEqual([]);
   });

@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
-import type { DaemonLifetime, DaemonStartedBy, DaemonStartup, DaemonState, DaemonStatus } from '../../../shared/model.js';
+import type { DaemonLifetime, DaemonMemory, DaemonStartedBy, DaemonStartup, DaemonState, DaemonStatus } from '../../../shared/model.js';
 import { PROTOCOL_VERSION } from '../../../shared/protocol.js';
 // Loaded before the daemon's other parts: the order its modules first allocate native memory in leaves the daemon
 // ~1 MiB smaller once it settles (see the memory rows of bench/RESULTS.md).
@@ -422,6 +423,7 @@ export class Daemon {
       settings: { ...this.router.settings },
       downloads: this.#runs.downloadsInfo(),
       ...(this.#activity.health ? { activityLog: this.#activity.health } : {}),
+      memory: processMemory(),
     };
   }
 
@@ -478,4 +480,11 @@ export class Daemon {
 /** The pid file's record, less what the claim adds (pid, process identity, claim id); see DaemonPidFile.ts. */
 function pidRecord(paths: TabmuxPaths, profile: string, chromePid: number | null, startedAt: number): Record<string, unknown> {
   return { chromePid, userDataDir: profileUserDataDir(paths, profile), startedAt };
+}
+
+/** This process's memory (see DaemonMemory). */
+function processMemory(): DaemonMemory {
+  const usage = process.memoryUsage();
+  const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+  return { rssBytes: usage.rss, heapUsedBytes: usage.heapUsed, youngGenerationBytes: young?.space_size ?? 0, externalBytes: usage.external };
 }
