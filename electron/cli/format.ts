@@ -1,5 +1,5 @@
 import { describeLifetime } from '../../shared/daemonLifetime.js';
-import type { BrowserInfo, DaemonLifetime, DaemonStatus, DownloadsInfo, SessionInfo, TabInfo, WorkerInfo } from '../../shared/model.js';
+import type { BrowserInfo, DaemonLifetime, DaemonMemory, DaemonStatus, DownloadsInfo, SessionInfo, TabInfo, WorkerInfo } from '../../shared/model.js';
 import type { SessionPageResult, ToolResult } from '../../shared/protocol.js';
 
 export function ago(ms: number, now = Date.now()): string {
@@ -149,11 +149,18 @@ function formatLifetime(lifetime: DaemonLifetime): string {
   return `${describeLifetime(lifetime)}${since}`;
 }
 
+/** "daemon memory: 55.1 MiB resident (heap 9.8 MiB in use, 1.0 MiB young generation, 2.3 MiB in buffers)". */
+function formatMemory(memory: DaemonMemory): string {
+  const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  return `daemon memory: ${mib(memory.rssBytes)} resident (heap ${mib(memory.heapUsedBytes)} in use, ${mib(memory.youngGenerationBytes)} young generation, ${mib(memory.externalBytes)} in buffers)`;
+}
+
 export function formatStatus(status: DaemonStatus): string {
   const lines = [
     `profile ${status.profile}: ${status.state}${status.lastError ? ` (${status.lastError})` : ''}`,
     `daemon pid ${status.pid}, up since ${new Date(status.startedAt).toISOString()}, socket ${status.socketPath}`,
     ...(status.lifetime ? [formatLifetime(status.lifetime)] : []),
+    ...(status.memory ? [formatMemory(status.memory)] : []),
     formatBrowser(status),
     formatWorkers(status.workers),
     ...formatDownloads(status.downloads),

@@ -65,6 +65,10 @@ describe('tabmux daemon', () => {
     expect(lstatSync(socket).mode & 0o777).toBe(0o600);
     expect(existsSync(join(home, 'run', 'default.pid'))).toBe(true);
   });
+
+  it('status says how much memory the daemon holds', async () => {
+    expect(await ok(['daemon', 'status'])).toMatch(/^daemon memory: \d+\.\d MiB resident \(heap \d+\.\d MiB in use, \d+\.\d MiB young generation, \d+\.\d MiB in buffers\)$/m);
+  });
 });
 
 describe('tabmux session and mcp', () => {
