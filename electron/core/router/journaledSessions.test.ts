@@ -87,4 +87,23 @@ describe('journaled sessions', () => {
       expect(journalMatches(fresh, before), String(change)).toBe(false);
     }
   });
+
+  it('compares every field the journal keeps, so a field added to it cannot go unchecked', () => {
+    const session = new Session('sess-0123456789abcdef', '01234567', 'agent', 0, 1);
+    const page = session.addPage(3, 'created', 'https://a.test/', 'A');
+    page.tabId = 'TAB-A';
+    session.select(3);
+    const [record] = journalOf([session]);
+    const [kept] = record?.pages ?? [];
+    if (!record || !kept) {
+      throw new Error('no record');
+    }
+    const other = (value: unknown): unknown => (typeof value === 'number' ? value + 1 : typeof value === 'boolean' ? !value : `${String(value)}-other`);
+    for (const key of Object.keys(record).filter((name) => name !== 'pages')) {
+      expect(journalMatches([session], [{ ...record, [key]: other(record[key as keyof typeof record]) }]), key).toBe(false);
+    }
+    for (const key of Object.keys(kept)) {
+      expect(journalMatches([session], [{ ...record, pages: [{ ...kept, [key]: other(kept[key as keyof typeof kept]) }] }]), `pages.${key}`).toBe(false);
+    }
+  });
 });
