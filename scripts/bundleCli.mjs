@@ -12,9 +12,12 @@
  *   `daemon start`, which scripts run first): every new agent chat starts a bridge, and scripts run `mcp call` once
  *   per step. It is CommonJS, in one file: Node loads it without its ES module loader (whose start, and the module
  *   facades it builds for Node's own modules, are several milliseconds of such a process).
- * - daemon.js, `daemon run`: one file with the daemon's code and its libraries. A long-lived process holds only
+ * - daemon.cjs, `daemon run`: one file with the daemon's code and its libraries. A long-lived process holds only
  *   what serves agents, and its start resolves one file instead of a few dozen (enough path handling in Node's
- *   module loader to get it optimized, and the optimizing compiler's pages into the daemon's memory).
+ *   module loader to get it optimized, and the optimizing compiler's pages into the daemon's memory). It is
+ *   CommonJS, like mcp.cjs: a process that never loads an ES module never starts Node's ES module loader, whose
+ *   modules, code and the parts of the node executable they run stay in a process's memory for good (~3 MiB
+ *   resident here; `npm run bench`, the memory rows).
  *
  * The installed command (package.json "bin") is tabmux.cjs, a CommonJS launcher: an agent's command then starts
  * without the ES module loader at all. Every other command goes on in tabmux.js, which stays the entry for
@@ -93,8 +96,23 @@ const errorsOfTheAgentsBuild = {
   },
 };
 
+/**
+ * For the daemon's build: of chrome-devtools-mcp, only its snapshot formatter may be bundled. Any other import of the
+ * package fails the build instead of bundling upstream's server into the daemon.
+ */
+const onlyUpstreamsFormatter = {
+  name: 'only-upstreams-formatter',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^chrome-devtools-mcp(\/|$)/ }, (args) =>
+      args.path === 'chrome-devtools-mcp/build/src/formatters/SnapshotFormatter.js'
+        ? undefined
+        : { errors: [{ text: `the daemon's build bundles only upstream's snapshot formatter, not ${args.path}` }] },
+    );
+  },
+};
+
 rmSync(`${OUT_DIR}/chunks`, { recursive: true, force: true });
-// The entries load mcp.cjs, daemon.js and (the launcher) tabmux.js by their place in the package at run time
+// The entries load mcp.cjs, daemon.cjs and (the launcher) tabmux.js by their place in the package at run time
 // (electron/bin/ownBuildRun.ts), never as chunks of their own.
 await build({ ...common, entryPoints: { tabmux: 'electron/bin/tabmux.ts' }, splitting: true, chunkNames: 'chunks/[name]-[hash]' });
 await build({ ...commonJs, entryPoints: { tabmux: 'electron/bin/launcher.ts' } });
@@ -102,4 +120,12 @@ await build({ ...commonJs, entryPoints: { mcp: 'electron/bin/mcp.ts' }, plugins:
 await build({ ...commonJs, entryPoints: { 'mcp-lazy': 'electron/bin/mcpLazy.ts' }, plugins: [errorsOfTheAgentsBuild] });
 // One file: what the daemon loads only on some paths (the CDP connection's modules, pictures) is wrapped there so
 // that it runs only when first used.
-await build({ ...common, entryPoints: { daemon: 'electron/bin/daemon.ts' }, splitting: false });
+// Upstream's snapshot formatter (one file with no imports; the daemon renders snapshots with it, byte for byte as its
+// workers do) is bundled too: required from the installed package, an ES module, it would start Node's ES module
+// loader in the daemon after all. The package's version is pinned, so it is the same code its workers run.
+await build({
+  ...commonJs,
+  entryPoints: { daemon: 'electron/bin/daemon.ts' },
+  external: common.external.filter((name) => name !== 'chrome-devtools-mcp'),
+  plugins: [onlyUpstreamsFormatter],
+});

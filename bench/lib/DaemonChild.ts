@@ -2,12 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { socketPath } from '../../electron/core/platform/paths.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { cliEntryPoint } from '../../electron/core/platform/version.js';
+import { daemonEnv } from '../../electron/core/lifecycle/daemonEnv.js';
 import type { BenchHome } from './benchHome.js';
 import type { Teardown } from './Teardown.js';
 
 /**
- * `tabmux daemon run` as its own process, so its memory can be read apart from the bench's own heap, Chrome and the
- * upstream workers (each of which is a separate process too).
+ * `tabmux daemon run` as its own process, started as tabmux starts one, so its memory can be read apart from the
+ * bench's own heap, Chrome and the upstream workers (each of which is a separate process too).
  */
 export class DaemonChild {
   readonly pid: number;
@@ -21,7 +22,8 @@ export class DaemonChild {
   /** `nodeFlags` go to Node before the entry point (a diagnostic row runs the daemon with a V8 flag). */
   static async start(teardown: Teardown, home: BenchHome, nodeFlags: readonly string[] = [], timeoutMs = 60_000): Promise<DaemonChild> {
     const child = spawn(process.execPath, [...nodeFlags, cliEntryPoint(), 'daemon', 'run', '--headless'], {
-      env: { ...process.env, ...home.env },
+      // The environment tabmux gives the daemons it starts (`daemon start`, an agent's bridge, the tray).
+      env: daemonEnv({ ...process.env, ...home.env }),
       stdio: 'ignore',
     });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { ownBuildOf } from '../cli/ownBuilds.js';
 import { binFile } from '../core/platform/version.js';
 import type * as DaemonBuild from './daemon.js';
@@ -13,9 +12,12 @@ export function agentBuild(): typeof AgentBuild {
   return createRequire(import.meta.url)(binFile('mcp.cjs')) as typeof AgentBuild;
 }
 
-/** The daemon's build (daemon.js), an ES module. */
-export function daemonBuild(): Promise<typeof DaemonBuild> {
-  return import(pathToFileURL(binFile('daemon.js')).href) as Promise<typeof DaemonBuild>;
+/**
+ * The daemon's build (daemon.cjs). It is CommonJS too: a daemon started by the `tabmux` command (tabmux.cjs) then
+ * never starts Node's ES module loader, which would stay in its memory for as long as it runs.
+ */
+export function daemonBuild(): typeof DaemonBuild {
+  return createRequire(import.meta.url)(binFile('daemon.cjs')) as typeof DaemonBuild;
 }
 
 /**
@@ -28,7 +30,7 @@ export function runOwnBuild(args: readonly string[]): Promise<number> | undefine
     case 'mcp':
       return agentBuild().runMcp(args);
     case 'daemon':
-      return daemonBuild().then((build) => build.runDaemonCommand(args));
+      return daemonBuild().runDaemonCommand(args);
     case undefined:
       return undefined;
   }

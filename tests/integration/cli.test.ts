@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DaemonStatus, SessionInfo, TabInfo } from '../../shared/model.js';
@@ -64,6 +64,12 @@ describe('tabmux daemon', () => {
     expect(status.socketPath).toBe(socket);
     expect(lstatSync(socket).mode & 0o777).toBe(0o600);
     expect(existsSync(join(home, 'run', 'default.pid'))).toBe(true);
+  });
+
+  it('starts the daemon with malloc set for a long-lived process', () => {
+    // Linux (glibc) reads it at the daemon's start; see electron/core/lifecycle/daemonEnv.ts.
+    const environ = readFileSync(`/proc/${status.pid}/environ`, 'utf8').split('\0');
+    expect(environ).toContain('GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072');
   });
 
   it('status says how much memory the daemon holds', async () => {

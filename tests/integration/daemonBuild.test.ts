@@ -18,7 +18,7 @@ const { home, paths, env, cleanup } = makeTestHome();
 afterAll(() => cleanup());
 
 describe('the daemon build', () => {
-  it('serves from tabmux.cjs and daemon.js alone, without the rest of the CLI', async () => {
+  it('serves from tabmux.cjs and daemon.cjs alone, without the rest of the CLI', async () => {
     const log = join(home, 'modules.log');
     const child = spawn(process.execPath, ['--import', MODULE_LOG, cliEntryPoint(), 'daemon', 'run', '--headless'], {
       env: { ...process.env, ...env, TABMUX_TEST_MODULE_LOG: log },
@@ -36,7 +36,7 @@ describe('the daemon build', () => {
       const loaded = (await modulesLoaded(log))
         .filter((url) => url.startsWith(`file://${BIN}/`))
         .map((url) => url.slice(`file://${BIN}/`.length));
-      expect(loaded.sort()).toEqual(['daemon.js', 'tabmux.cjs']);
+      expect(loaded.sort()).toEqual(['daemon.cjs', 'tabmux.cjs']);
     } finally {
       child.kill('SIGTERM');
       await exited;

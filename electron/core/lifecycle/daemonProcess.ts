@@ -3,6 +3,7 @@ import { basename, dirname } from 'node:path';
 import { isErrorCode, TabmuxError } from '../../../shared/errors.js';
 import { isRecord } from '../../../shared/isRecord.js';
 import type { DaemonStartedBy, DaemonStatus } from '../../../shared/model.js';
+import { daemonEnv } from './daemonEnv.js';
 import { daemonLogTail, readDaemonLog } from './daemonLog.js';
 import { pidFilePath, profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from '../platform/paths.js';
 import { runningHolder } from '../process/ClaimFile.js';
@@ -201,7 +202,7 @@ async function spawnDaemon(profile: string, options: StartOptions, logFile: stri
   const child = spawn(options.execPath ?? process.execPath, args, {
     detached: true,
     stdio: ['ignore', log, log],
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    env: daemonEnv(process.env),
   });
   closeSync(log);
   const spawned: SpawnedDaemon = { pid: child.pid, exitCode: undefined };

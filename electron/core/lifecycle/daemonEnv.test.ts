@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { daemonEnv } from './daemonEnv.js';
+
+describe('daemonEnv', () => {
+  it('keeps the caller environment, runs an Electron binary as Node and fixes malloc mmap threshold', () => {
+    const env = daemonEnv({ PATH: '/usr/bin', TABMUX_HOME: '/tmp/home' });
+    expect(env).toEqual({ PATH: '/usr/bin', TABMUX_HOME: '/tmp/home', ELECTRON_RUN_AS_NODE: '1', GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072' });
+  });
+
+  it("adds to the user's own tunables", () => {
+    expect(daemonEnv({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' })['GLIBC_TUNABLES']).toBe('glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=131072');
+  });
+
+  it("leaves a user's own mmap threshold as it is", () => {
+    const own = 'glibc.malloc.mmap_threshold=1048576:glibc.malloc.arena_max=4';
+    expect(daemonEnv({ GLIBC_TUNABLES: own })['GLIBC_TUNABLES']).toBe(own);
+  });
+
+  it('treats an empty GLIBC_TUNABLES as unset', () => {
+    expect(daemonEnv({ GLIBC_TUNABLES: '' })['GLIBC_TUNABLES']).toBe('glibc.malloc.mmap_threshold=131072');
+  });
+
+  it('does not change the environment it was given', () => {
+    const base = { PATH: '/usr/bin' };
+    daemonEnv(base);
+    expect(base).toEqual({ PATH: '/usr/bin' });
+  });
+});
