@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { Logger, streamSink } from './Logger.js';
+import { isoTimestamp, Logger, streamSink } from './Logger.js';
 
 /** A stream whose every write fails the way a closed pipe does: with an error event on a later tick. */
 class ClosedPipe extends EventEmitter {
@@ -39,5 +39,19 @@ describe('a log line', () => {
     const lines: string[] = [];
     new Logger('bridge', (line) => lines.push(line), 'info').info('session sess-1 created (\u001b]0;owned\u0007\u009b2J\u202e)\nnext');
     expect(lines[0]).toMatch(/ INFO \[bridge\] session sess-1 created \(\\u001b\]0;owned\\u0007\\u009b2J\\u202e\)\nnext\n$/);
+  });
+});
+
+describe('isoTimestamp', () => {
+  it('writes what toISOString writes', () => {
+    const times = [0, 1, 9, 10, 99, 100, 999, 59_999, 951_782_400_000, 1_709_251_199_999, 1_764_000_000_123, 4_102_444_799_999, Date.now()];
+    for (const ms of times) {
+      expect(isoTimestamp(ms)).toBe(new Date(ms).toISOString());
+    }
+    // Across leap years, month ends and every field's carry, 1970 to 2100.
+    for (let step = 0; step < 5000; step++) {
+      const ms = Math.floor(Math.random() * 4_102_444_800_000);
+      expect(isoTimestamp(ms)).toBe(new Date(ms).toISOString());
+    }
   });
 });

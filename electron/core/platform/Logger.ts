@@ -51,11 +51,27 @@ export class Logger {
     }
     try {
       // Messages carry names agents chose (session labels) and what pages and workers wrote; the log is read in terminals.
-      this.sink(`${new Date().toISOString()} ${level.toUpperCase()} [${this.scope}] ${terminalSafe(message)}\n`);
+      this.sink(`${isoTimestamp(Date.now())} ${level.toUpperCase()} [${this.scope}] ${terminalSafe(message)}\n`);
     } catch {
       // Logging must never take the process down (a full disk, a closed stderr).
     }
   }
+}
+
+const two = (value: number): string => (value < 10 ? `0${value}` : String(value));
+
+/**
+ * `Date.prototype.toISOString`'s text for a time, from the UTC fields alone: V8's own formatting sets up the local
+ * time zone on first use, which maps about a megabyte of ICU's time-zone data into a process for good (the daemon
+ * logs from its first moment and otherwise never needs a time zone).
+ */
+export function isoTimestamp(ms: number): string {
+  const date = new Date(ms);
+  const millis = date.getUTCMilliseconds();
+  return (
+    `${date.getUTCFullYear()}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}` +
+    `T${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`
+  );
 }
 
 /** The part of a stream a log sink uses. */
