@@ -44,7 +44,7 @@ const MAX_PENDING_BYTES = 8 * 1024 * 1024;
  * A direct write that took longer than this (a local disk that busy) turns direct writes off for good: from then on
  * lines go through the thread pool, whose wait a reply bounds (`waitMs`).
  */
-const SLOW_DIRECT_WRITE_MS = 20;
+const SLOW_DIRECT_WRITE_NS = 20_000_000n;
 /** Failed writes are tried again after this, doubling up to the maximum. */
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 2_000;
@@ -209,7 +209,8 @@ export class ActivityLogStore {
     if (segment.size > 0 && segment.size + buffer.length > this.#segmentBytes) {
       return false;
     }
-    const started = performance.now();
+    // A monotonic clock without Node's `performance` (loading it is a few hundred KiB of a long-lived process).
+    const started = process.hrtime.bigint();
     let offset = 0;
     try {
       while (offset < buffer.length) {
@@ -226,7 +227,7 @@ export class ActivityLogStore {
     }
     segment.size += buffer.length;
     segment.mtimeMs = this.#now();
-    if (performance.now() - started > SLOW_DIRECT_WRITE_MS) {
+    if (process.hrtime.bigint() - started > SLOW_DIRECT_WRITE_NS) {
       this.#direct = false;
     }
     return true;

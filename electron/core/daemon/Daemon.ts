@@ -110,7 +110,7 @@ export class Daemon {
     this.#claim = claimed.claim;
     this.#replaced = claimed.replaced;
     this.startedAt = claimed.startedAt;
-    this.#startup = { processAt: Math.round(performance.timeOrigin), claimedAt: claimed.startedAt, browserAt: null, restoredAt: null, readyAt: null };
+    this.#startup = { processAt: Math.round(Date.now() - process.uptime() * 1000), claimedAt: claimed.startedAt, browserAt: null, restoredAt: null, readyAt: null };
     this.#stopped = new Promise((resolve) => {
       this.#resolveStopped = resolve;
     });
