@@ -150,7 +150,7 @@ export async function memory(context: BenchContext): Promise<Row[]> {
   const why =
     `A bare Node process idles at ${bare.rss.toFixed(1)} MiB here: ${bare.file.toFixed(1)} MiB of it pages of the node executable and its libraries, ${bare.anon.toFixed(1)} MiB its own memory. ` +
     `The daemon holds ${idle.fileMiB.toFixed(1)} MiB of file pages (+${(idle.fileMiB - bare.file).toFixed(1)}: the parts of Node it runs, pages shared with the upstream workers, which run the same executable; ${compilerMiB.toFixed(1)} MiB of them are V8's optimizing compiler, as the row without it tells) ` +
-    `and ${idle.anonMiB.toFixed(1)} MiB of its own (+${(idle.anonMiB - bare.anon).toFixed(1)}: the bundled code of the daemon, its protocol schemas, WebSocket and CDP client, and their heap). ` +
+    `and ${idle.anonMiB.toFixed(1)} MiB of its own (+${(idle.anonMiB - bare.anon).toFixed(1)}: the bundled code of the daemon, its protocol schemas, WebSocket and CDP client, and their heap; the Node modules they use, OpenSSL's set-up for the WebSocket handshake and session ids among them). ` +
     `50 MiB leaves ${(50 - bare.rss).toFixed(1)} MiB above bare Node for both.`;
   const settleNote = (settled: Settled): string => `read once a second until it held still for ${SETTLED_READINGS} readings and ${SETTLE_MIN_MS / 1000} s had passed (${settled.waitedS.toFixed(0)} s here)`;
   const workerPids = context.tabmux.workerPids();
@@ -165,7 +165,7 @@ export async function memory(context: BenchContext): Promise<Row[]> {
       unit: 'MiB',
       ratio: null,
       goal: { kind: 'under', limit: 50 },
-      note: `VmRSS of a separate \`tabmux daemon run\` process (Chrome and workers excluded) with no session and no request since it became ready, ${settleNote(idle)}: ${idle.anonMiB.toFixed(1)} MiB its own, ${idle.fileMiB.toFixed(1)} MiB file pages. Floor read in this run: a bare Node process ${bare.rss.toFixed(1)} MiB (${bare.anon.toFixed(1)} + ${bare.file.toFixed(1)}).`,
+      note: `VmRSS of a separate \`tabmux daemon run\` process (Chrome and workers excluded), started as tabmux starts one (the same environment: glibc's mmap threshold fixed, see electron/core/lifecycle/daemonEnv.ts), with no session and no request since it became ready, ${settleNote(idle)}: ${idle.anonMiB.toFixed(1)} MiB its own, ${idle.fileMiB.toFixed(1)} MiB file pages. Floor read in this run: a bare Node process ${bare.rss.toFixed(1)} MiB (${bare.anon.toFixed(1)} + ${bare.file.toFixed(1)}).`,
       why,
     },
     {

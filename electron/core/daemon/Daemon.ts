@@ -1,5 +1,4 @@
 import { promises as fs } from 'node:fs';
-import { getHeapSpaceStatistics } from 'node:v8';
 import { join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { DaemonLifetime, DaemonMemory, DaemonStartedBy, DaemonStartup, DaemonState, DaemonStatus } from '../../../shared/model.js';
@@ -485,6 +484,7 @@ function pidRecord(paths: TabmuxPaths, profile: string, chromePid: number | null
 /** This process's memory (see DaemonMemory). */
 function processMemory(): DaemonMemory {
   const usage = process.memoryUsage();
-  const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+  // Node's v8 module (and what it loads) comes into the daemon only once its memory is asked for.
+  const young = process.getBuiltinModule('node:v8').getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
   return { rssBytes: usage.rss, heapUsedBytes: usage.heapUsed, youngGenerationBytes: young?.space_size ?? 0, externalBytes: usage.external };
 }
