@@ -372,10 +372,10 @@ describe.runIf(linux)('an agent in session_id mode when its daemon is killed', (
     let after = await agent.call('evaluate_script', read);
     if (after.isError) {
       // The bridge may send this call before it has seen the connection go: then it is the one cut off, once.
-      expect(after.text).toMatch(/may or may not have run/);
+      expect(after.text, agent.log()).toMatch(/may or may not have run/);
       after = await agent.call('evaluate_script', read);
     }
-    expect(after.isError, after.text).toBe(false);
+    expect(after.isError, `${after.text}\n${agent.log()}`).toBe(false);
     expect(after.text).toContain('Framework');
     expect(after.text).toContain('framework draft');
     const fresh = await json<DaemonStatus>(['daemon', 'status']);

@@ -90,7 +90,13 @@ export async function isDaemonRunning(paths: TabmuxPaths, profile: string): Prom
   );
 }
 
-/** Connects, or says why not; a refused socket whose daemon runs is tried again (see REFUSED_RETRY_MS). */
+/**
+ * Connects, or says why not; a refused socket whose daemon runs is tried again (see REFUSED_RETRY_MS). So is a
+ * daemon that hung up with the hello unread: one that stops takes no new connection (SocketServer.refuseNew), and a
+ * connection it had not yet taken is reset rather than closed. Like a daemon that closes during the hello, it counts
+ * as "not running" for tryConnect once nothing holds the profile (the caller starts another), never as the caller's
+ * failure; isDaemonRunning, which must not guess, still calls it unclear.
+ */
 async function connectUnlessDown(paths: TabmuxPaths, profile: string, clientName: string | undefined, options: ConnectOptions = {}): Promise<{ client: DaemonClient } | { down: TabmuxError }> {
   const deadline = Date.now() + REFUSED_RETRY_MS;
   for (let delay = REFUSED_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, REFUSED_RETRY_MAX_MS)) {
@@ -102,8 +108,10 @@ async function connectUnlessDown(paths: TabmuxPaths, profile: string, clientName
       }
       const cause: unknown = error.cause;
       const refused = error.code === 'daemon_not_running' && isRecord(cause) && cause['code'] === 'ECONNREFUSED';
-      if (!refused || Date.now() >= deadline || (await runningHolder(pidFilePath(paths, profile))) === undefined) {
-        return { down: error };
+      const hungUp = error.code === 'not_delivered';
+      const down = hungUp ? new TabmuxError('daemon_not_running', `the daemon for profile ${profile} hung up before it read this connection's hello (it was stopping)`, { cause: error }) : error;
+      if (!(refused || hungUp) || Date.now() >= deadline || (await runningHolder(pidFilePath(paths, profile))) === undefined) {
+        return { down };
       }
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
