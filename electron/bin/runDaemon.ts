@@ -6,6 +6,7 @@ import { Logger } from '../core/platform/Logger.js';
 import type { ProfileEntry } from '../core/profile/ProfileStore.js';
 import { ProfileStore } from '../core/profile/ProfileStore.js';
 import { exitOnCrash } from './exitOnCrash.js';
+import { restoreUserMallocEnv } from '../core/lifecycle/daemonEnv.js';
 
 /** Room for Daemon.stop (Chrome alone gets 5 s before SIGKILL) after a crash; past this the process exits anyway. */
 const STOP_DEADLINE_MS = 15_000;
@@ -18,6 +19,7 @@ const JOIN_TIMEOUT_MS = 60_000;
  * whoever started it is then served by the running daemon, as with `daemon start`.
  */
 export async function runDaemon(request: DaemonRunRequest): Promise<number> {
+  restoreUserMallocEnv(process.env);
   const profile = await new ProfileStore(request.paths).get(request.profile);
   // `daemon start` points stderr at the profile's log file.
   const logger = Logger.toStderr(`daemon:${profile.name}`);

@@ -66,10 +66,15 @@ describe('tabmux daemon', () => {
     expect(existsSync(join(home, 'run', 'default.pid'))).toBe(true);
   });
 
-  it('starts the daemon with malloc set for a long-lived process', () => {
-    // Linux (glibc) reads it at the daemon's start; see electron/core/lifecycle/daemonEnv.ts.
-    const environ = readFileSync(`/proc/${status.pid}/environ`, 'utf8').split('\0');
-    expect(environ).toContain('GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072');
+  it('starts the daemon with malloc set for a long-lived process, and its Chrome and workers as they were', () => {
+    // Linux (glibc) reads it at a process's start; see electron/core/lifecycle/daemonEnv.ts.
+    const tunablesOf = (pid: number): string | undefined =>
+      readFileSync(`/proc/${pid}/environ`, 'utf8')
+        .split('\0')
+        .find((entry) => entry.startsWith('GLIBC_TUNABLES='));
+    expect(tunablesOf(status.pid)).toBe('GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072');
+    expect(tunablesOf(status.upstream.pid!)).toBeUndefined();
+    expect(tunablesOf(status.chrome.pid!)).toBeUndefined();
   });
 
   it('status says how much memory the daemon holds', async () => {

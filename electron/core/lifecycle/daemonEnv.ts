@@ -8,15 +8,36 @@
  */
 const MALLOC_TUNABLES = 'glibc.malloc.mmap_threshold=131072';
 
+/** What GLIBC_TUNABLES was before daemonEnv added to it ('' for unset), for the daemon's own children. */
+const BEFORE = 'TABMUX_GLIBC_TUNABLES_BEFORE';
+
 /**
  * The environment of a `tabmux daemon run` that tabmux starts: the caller's, Node-mode for an Electron binary, and
  * the malloc settings above added to any GLIBC_TUNABLES the user set (a setting of their own for the same limit wins).
  */
 export function daemonEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const own = base['GLIBC_TUNABLES'];
+  const own = base['GLIBC_TUNABLES'] ?? '';
   let tunables = MALLOC_TUNABLES;
-  if (own !== undefined && own !== '') {
+  if (own !== '') {
     tunables = own.includes('glibc.malloc.mmap_threshold=') ? own : `${own}:${MALLOC_TUNABLES}`;
   }
-  return { ...base, ELECTRON_RUN_AS_NODE: '1', GLIBC_TUNABLES: tunables };
+  return { ...base, ELECTRON_RUN_AS_NODE: '1', GLIBC_TUNABLES: tunables, [BEFORE]: own };
+}
+
+/**
+ * Puts GLIBC_TUNABLES back as the user had it, in the daemon's own environment once it runs (glibc read it at the
+ * start already): the processes the daemon starts, Chrome and the upstream workers, start as they would without
+ * tabmux (a worker loads many large files at its start, which a fixed threshold makes slower).
+ */
+export function restoreUserMallocEnv(env: NodeJS.ProcessEnv): void {
+  const before = env[BEFORE];
+  if (before === undefined) {
+    return;
+  }
+  if (before === '') {
+    delete env['GLIBC_TUNABLES'];
+  } else {
+    env['GLIBC_TUNABLES'] = before;
+  }
+  delete env['TABMUX_GLIBC_TUNABLES_BEFORE'];
 }
