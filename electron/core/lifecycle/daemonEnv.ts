@@ -39,5 +39,5 @@ export function restoreUserMallocEnv(env: NodeJS.ProcessEnv): void {
   } else {
     env['GLIBC_TUNABLES'] = before;
   }
-  delete env['TABMUX_GLIBC_TUNABLES_BEFORE'];
+  Reflect.deleteProperty(env, BEFORE);
 }

@@ -58,8 +58,6 @@ export class Logger {
   }
 }
 
-const two = (value: number): string => (value < 10 ? `0${value}` : String(value));
-
 /**
  * `Date.prototype.toISOString`'s text for a time, from the UTC fields alone: V8's own formatting sets up the local
  * time zone on first use, which maps about a megabyte of ICU's time-zone data into a process for good (the daemon
@@ -67,10 +65,10 @@ const two = (value: number): string => (value < 10 ? `0${value}` : String(value)
  */
 export function isoTimestamp(ms: number): string {
   const date = new Date(ms);
-  const millis = date.getUTCMilliseconds();
+  const pad = (value: number, width = 2): string => String(value).padStart(width, '0');
   return (
-    `${date.getUTCFullYear()}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}` +
-    `T${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`
+    `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}` +
+    `T${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}.${pad(date.getUTCMilliseconds(), 3)}Z`
   );
 }
 
