@@ -14,13 +14,12 @@ import { checkToken } from './checkToken.js';
 import { gatePageCall } from './dialogGate.js';
 import type { CallBeginObserver, CallObserver } from '../activity/CallRecord.js';
 import { CallWatch, type TabUrl } from './CallWatch.js';
-import { joinReply, replyOf } from '../upstream/upstreamReply.js';
-import { snapshotIds } from '../upstream/snapshotText.js';
-import { rewriteResponse, withText, type RewriteContext } from './responseRewriter.js';
-import { confineFileArgs, sessionFolder, withExtension, writeSessionFile } from './sessionFiles.js';
+import { replyOf } from '../upstream/upstreamReply.js';
+import { rewriteResponse, type RewriteContext } from './responseRewriter.js';
+import { confineFileArgs, sessionFolder } from './sessionFiles.js';
 import type { UrlPolicy } from '../browser/urlPolicy.js';
 import { checkTraceCall, noteTraceCall, TRACE_TOOLS } from './traceOwnership.js';
-import { formatToken, translateInputUids } from './uidTokens.js';
+import { translateInputUids } from './uidTokens.js';
 import { capOwnWait } from './ownWaitCap.js';
 import { movePages } from './remapPages.js';
 import { resizeInPage } from './resizeInPage.js';
@@ -29,6 +28,9 @@ import { DEFAULT_SETTINGS, type Isolation } from './RouterSettings.js';
 import { ASK_HUMAN, answerForLog, askHuman } from './askHuman.js';
 import { HumanRequests } from './HumanRequests.js';
 import { PolicySet } from './PolicySet.js';
+import { PolicyGate } from './PolicyGate.js';
+import { snapshotToFile } from './snapshotToFile.js';
+import { withNotes } from './withNotes.js';
 
 export interface CallOptions {
   /** Connection id of the caller, so its queued calls go when it vanishes. */
@@ -82,10 +84,12 @@ export interface AgentToolsOptions {
 export class AgentTools {
   readonly #sessionById: SessionLookup;
   readonly #humans: HumanRequests;
+  readonly #policies: PolicyGate;
 
   constructor(private readonly options: AgentToolsOptions) {
     this.#sessionById = (id) => options.sessions.find(id);
     this.#humans = options.humans ?? new HumanRequests(() => undefined);
+    this.#policies = new PolicyGate({ humans: this.#humans, confirmTimeoutMs: options.confirmTimeoutMs, redact: options.redact, tabUrl: options.tabUrl });
   }
 
   /**
@@ -157,7 +161,7 @@ export class AgentTools {
     // Before the call takes a place in the queue: a refused call never reaches the browser, and one waiting for a
     // person's approval holds up nobody, not even its own session's other calls.
     const policies = this.options.policies?.() ?? PolicySet.EMPTY;
-    const approval = policies.covers(name) ? await this.#checkPolicies(session, policies, name, args, callOptions) : undefined;
+    const approval = policies.covers(name) ? await this.#policies.check(session, policies, name, args, callOptions) : undefined;
     const worker = await pool.place(session, (moving, to) => movePages(moving, pool.of(moving), to, this.options.tabs));
     await worker.ensureStarted();
     const timeoutMs = this.options.timeoutFor(name);
@@ -234,7 +238,7 @@ export class AgentTools {
     }
     const filePath = confined['filePath'];
     if (name === 'take_snapshot' && typeof filePath === 'string') {
-      return this.#snapshotToFile(session, worker, page, confined, filePath);
+      return snapshotToFile(session, worker, page, confined, filePath, (result) => rewriteResponse(result, this.#context(session, worker, page, 'take_snapshot')));
     }
     if (name === 'navigate_page' && this.#readsFile(confined['url'])) {
       await this.#tabKnown(session, worker, page);
@@ -249,25 +253,6 @@ export class AgentTools {
       noteTraceCall(worker.trace, session, name, confined);
     }
     return rewriteResponse(result, this.#context(session, worker, page, name));
-  }
-
-  /**
-   * A snapshot saved to a file: the router takes it inline and writes the file itself, tokens included, to the path
-   * upstream would have written (`.txt`), never through a symbolic link. The file's tokens are the session's current ones.
-   */
-  async #snapshotToFile(session: Session, worker: Worker, page: OwnedPage, args: Record<string, unknown>, filePath: string): Promise<ToolResult> {
-    const inline = { ...args };
-    delete inline['filePath'];
-    const result = await worker.call('take_snapshot', { ...inline, pageId: page.pageId });
-    const reply = replyOf(result);
-    if (result.isError || !reply.snapshot) {
-      return rewriteResponse(result, this.#context(session, worker, page, 'take_snapshot'));
-    }
-    const { root, rendering } = reply.snapshot;
-    const epoch = session.newEpoch(page, new Set(snapshotIds(root)));
-    const path = withExtension(filePath, '.txt');
-    await writeSessionFile(path, rendering.withIds((raw) => formatToken(session.short, epoch, raw)));
-    return withText(result, joinReply([reply.head, `Saved snapshot to ${path}.`]));
   }
 
   async #newPage(session: Session, worker: Worker, args: Record<string, unknown>): Promise<ToolResult> {
@@ -367,72 +352,6 @@ export class AgentTools {
   }
 
   /** Agents' own navigations to the browser's control surface are refused before anything reaches the browser. */
-  /**
-   * Applies the profile's policies to a call: a deny (or a call outside every allow rule) throws; a confirm waits for
-   * a person and throws if they deny it or nobody decides in time. Returns a note for the result of an approved call.
-   */
-  async #checkPolicies(session: Session, policies: PolicySet, name: string, args: Record<string, unknown>, callOptions: CallOptions): Promise<string | undefined> {
-    const url = this.#policyUrl(session, name, args);
-    const decision = policies.check(name, url);
-    if (!decision) {
-      return undefined;
-    }
-    const rules = 'The person who runs this browser sets these rules (tabmux policy list); ask_human if you need this done.';
-    if (decision.action === 'deny') {
-      throw new TabmuxError('policy_denied', `${decision.message}. ${rules}`);
-    }
-    const timeoutMs = this.options.confirmTimeoutMs ?? DEFAULT_SETTINGS.confirmTimeoutMs;
-    const redacted = this.options.redact?.(name, args) ?? Object.fromEntries(Object.keys(args).map((key) => [key, '…']));
-    const tabId = session.currentPage?.tabId ?? undefined;
-    const answer = await this.#humans
-      .ask(
-        {
-          kind: 'confirm',
-          sessionId: session.id,
-          label: session.label,
-          tool: name,
-          url,
-          question: `Allow ${name} on ${url}?`,
-          choices: [],
-          arguments: redacted,
-          policy: decision.rule.id,
-          ...(tabId === undefined ? {} : { tabId }),
-        },
-        timeoutMs,
-        callOptions.owner,
-        `${name} on ${url} waited for a person's approval (policy ${decision.rule.id}) for ${Math.round(timeoutMs / 1000)} s and nobody gave it, so it was not run. ${rules}`,
-        callOptions.onQueued,
-      )
-      .catch((error: unknown) => {
-        const failure = TabmuxError.from(error);
-        throw failure.code === 'timeout' ? new TabmuxError('policy_denied', failure.message) : failure;
-      });
-    session.lastUsedAt = Date.now();
-    if (answer.approved !== true) {
-      throw new TabmuxError('policy_denied', `a person denied ${name} on ${url} (policy ${decision.rule.id}) from the ${answer.by}${answer.text ? `: ${answer.text}` : ''}. Do not try it another way; ask_human if you need to know more.`);
-    }
-    return `Note: a person approved this call (policy ${decision.rule.id}) from the ${answer.by}.`;
-  }
-
-  /**
-   * The URL a call is judged by: the target of a navigation or a new page, else the session's current tab as the
-   * browser reports it (the router's own record of the page when the browser has not said). Never page text.
-   */
-  #policyUrl(session: Session, name: string, args: Record<string, unknown>): string {
-    const target = args['url'];
-    if (name === 'new_page') {
-      return typeof target === 'string' ? target : 'about:blank';
-    }
-    if (name === 'navigate_page' && typeof target === 'string' && (args['type'] === undefined || args['type'] === 'url')) {
-      return target;
-    }
-    const page = session.currentPage;
-    if (!page) {
-      return 'about:blank';
-    }
-    return (page.tabId === null ? undefined : this.options.tabUrl?.(page.tabId)) ?? (page.url || 'about:blank');
-  }
-
   #checkUrl(session: Session, name: string, args: Record<string, unknown>): void {
     const url = args['url'];
     if ((name !== 'navigate_page' && name !== 'new_page') || typeof url !== 'string') {
@@ -464,20 +383,6 @@ export class AgentTools {
 
 const UNOWNED_HIDDEN =
   "Note: this browser is one tabmux did not launch, so tabs no session owns are the user's own and are not listed. A person can give you one with tabmux session attach.";
-
-/** Puts the session's pending notes in front of the result text, once. */
-function withNotes(session: Pick<Session, 'notes'>, result: ToolResult): ToolResult {
-  if (session.notes.length === 0) {
-    return result;
-  }
-  const notes = session.notes.join('\n');
-  session.notes = [];
-  const [first, ...rest] = result.content;
-  if (first?.type === 'text' && typeof first.text === 'string') {
-    return { ...result, content: [{ ...first, text: `${notes}\n${first.text}` }, ...rest] };
-  }
-  return { ...result, content: [{ type: 'text', text: notes }, ...result.content] };
-}
 
 function requirePageId(args: Record<string, unknown>): number {
   const pageId = args['pageId'];
