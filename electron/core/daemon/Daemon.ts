@@ -1,5 +1,4 @@
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { DaemonLifetime, DaemonMemory, DaemonStartedBy, DaemonStartup, DaemonState, DaemonStatus } from '../../../shared/model.js';
 import { PROTOCOL_VERSION } from '../../../shared/protocol.js';
@@ -7,7 +6,7 @@ import { PROTOCOL_VERSION } from '../../../shared/protocol.js';
 // ~1 MiB smaller once it settles (see the memory rows of bench/RESULTS.md).
 import { BrowserRuns } from './BrowserRuns.js';
 import { browserForProfile } from '../browser/browserForProfile.js';
-import type { BrowserEndpoint, BrowserState, ProfileBrowser } from '../browser/ProfileBrowser.js';
+import type { BrowserState, ProfileBrowser } from '../browser/ProfileBrowser.js';
 import { LaunchedBrowser } from '../browser/LaunchedBrowser.js';
 import { ProfileStore } from '../profile/ProfileStore.js';
 import { redactArgs } from '../activity/redactArgs.js';
@@ -16,7 +15,6 @@ import { pictureLimits } from '../pictures/PictureLimits.js';
 import { TabPictures } from '../pictures/TabPictures.js';
 import type { Logger } from '../platform/Logger.js';
 import {
-  pidFilePath,
   profileDataDir,
   profileFilesDir,
   profileTempDir,
@@ -24,21 +22,19 @@ import {
   socketPath,
   type TabmuxPaths,
 } from '../platform/paths.js';
-import { ClaimFile } from '../process/ClaimFile.js';
+import { DaemonPidClaim } from './DaemonPidClaim.js';
 import type { ProfileEntry } from '../profile/ProfileStore.js';
 import { Router } from '../router/Router.js';
-import { readSessionJournal, SessionJournal } from '../router/SessionJournal.js';
+import { SessionHandover } from './SessionHandover.js';
 import { ensureSecureDir } from '../platform/secureFs.js';
 import { routerSettings } from './daemonSettings.js';
-import { idleExitMs } from '../profile/settings.js';
-import { IdleExit } from '../process/IdleExit.js';
-import { formatDuration } from '../../../shared/daemonLifetime.js';
+import { DaemonLifetimeClock } from './DaemonLifetimeClock.js';
 import type { ActivityFilter } from '../activity/readActivityLog.js';
 import { DaemonActivity } from './DaemonActivity.js';
 import { cleanUpAfterDeadDaemons } from './deadDaemons.js';
 import type { ActivityQueryResult } from '../../../shared/activity.js';
 import { SocketServer } from '../transport/SocketServer.js';
-import { PreparedUpstream, UpstreamClient } from '../upstream/UpstreamClient.js';
+import { UpstreamStarter } from './UpstreamStarter.js';
 import { tabmuxVersion } from '../platform/version.js';
 
 export interface DaemonOptions {
@@ -52,9 +48,6 @@ export interface DaemonOptions {
   /** Who started the daemon (`--started-by`); one started on demand exits when idle. Default: `daemon-run`. */
   startedBy?: DaemonStartedBy | undefined;
 }
-
-/** How long a reply waits at most for the session journal's write (a local file; a disk that hangs holds no reply longer). */
-const JOURNAL_SETTLE_LIMIT_MS = 1000;
 
 /** The browser's state as the daemon's, once the daemon is up. */
 const FROM_BROWSER: Partial<Record<BrowserState, DaemonState>> = { ready: 'ready', degraded: 'degraded', crashed: 'crashed', connected: 'ready', disconnected: 'degraded', pending: 'ready' };
@@ -72,44 +65,34 @@ export class Daemon {
   readonly #options: DaemonOptions;
   readonly #socketPath: string;
   /** The profile's pid file, which this daemon holds for its whole life: no other daemon runs on the profile meanwhile. */
-  readonly #claim: ClaimFile;
-  /** What dead daemons left in the pid file this daemon took over: their Chrome is stopped before this one starts. */
-  readonly #replaced: unknown[];
+  readonly #claim: DaemonPidClaim;
   readonly #browser: ProfileBrowser;
   /** Each browser run's guard, URL policy, tabs and downloads, prepared before anyone is served on it. */
   readonly #runs: BrowserRuns;
   #server: SocketServer | undefined;
-  /** The idle clock of a daemon started on demand, once it serves; undefined for one that runs until it is stopped. */
-  #idle: IdleExit | undefined;
-  /** Clients connected to the socket now. */
-  #clients = 0;
-  /** Connections that have not said their hello yet (see ControlService's `openingChanged`). */
-  #opening = 0;
-  /** Who started the daemon; `daemon start` on a daemon started on demand makes it one that stays (see `keep`). */
-  #startedBy: DaemonStartedBy;
+  /** Who started the daemon, and for one started on demand, the idle clock that stops it. */
+  readonly #lifetime: DaemonLifetimeClock;
   /** Live pictures of tabs, for whoever watches; they follow the browser from run to run. */
   readonly #pictures: TabPictures;
   /** The activity log, and the calls under way for a daemon started after this one died to log as cut off. */
   readonly #activity: DaemonActivity;
   #stopping: Promise<void> | undefined;
-  /** The first worker, started while a launched Chrome starts, until the router takes it. */
-  #preparedWorker: PreparedUpstream | undefined;
+  /** Starts the upstream workers against the browser, the first one loading while a launched Chrome starts. */
+  readonly #upstreams: UpstreamStarter;
   readonly #stopped: Promise<void>;
-  /** The sessions as they change, for a daemon that adopts this one's Chrome should this one die (see SessionJournal). */
-  readonly #journal: SessionJournal;
+  /** The sessions as they change, for a daemon that adopts this one's Chrome should this one die. */
+  readonly #handover: SessionHandover;
   /** When each step of the start ended (see DaemonStartup). */
   readonly #startup: Omit<DaemonStartup, 'adopted'>;
   #resolveStopped: () => void = () => undefined;
 
-  private constructor(options: DaemonOptions, claimed: { claim: ClaimFile; replaced: unknown[]; startedAt: number }) {
+  private constructor(options: DaemonOptions, claim: DaemonPidClaim, startedAt: number) {
     this.#options = options;
-    this.#startedBy = options.startedBy ?? 'daemon-run';
     const { paths, profile, logger } = options;
     this.#socketPath = socketPath(paths, profile.name);
-    this.#claim = claimed.claim;
-    this.#replaced = claimed.replaced;
-    this.startedAt = claimed.startedAt;
-    this.#startup = { processAt: Math.round(Date.now() - process.uptime() * 1000), claimedAt: claimed.startedAt, browserAt: null, restoredAt: null, readyAt: null };
+    this.#claim = claim;
+    this.startedAt = startedAt;
+    this.#startup = { processAt: Math.round(Date.now() - process.uptime() * 1000), claimedAt: startedAt, browserAt: null, restoredAt: null, readyAt: null };
     this.#stopped = new Promise((resolve) => {
       this.#resolveStopped = resolve;
     });
@@ -120,6 +103,7 @@ export class Daemon {
       prepare: (run) => this.#runs.prepare(run),
     });
     this.#browser.on('state', (state, lastError) => this.#onBrowserState(state, lastError));
+    this.#upstreams = new UpstreamStarter({ paths, profile: profile.name, logger, browser: this.#browser });
     this.#pictures = new TabPictures({ logger: logger.child('pictures'), limits: pictureLimits(profile.config) });
     this.#browser.on('lost', (reason) => {
       this.#runs.lost();
@@ -127,7 +111,7 @@ export class Daemon {
       void this.#pictures.useRun(undefined);
       void this.router.browserLost(reason);
     });
-    this.#browser.on('back', () => void this.#writeDaemonPidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`)));
+    this.#browser.on('back', () => void this.#claim.record(this.#browser).catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`)));
     this.#activity = new DaemonActivity({
       paths,
       profile,
@@ -138,14 +122,13 @@ export class Daemon {
       capture: (tabId) => this.#pictures.still(tabId),
       healthChanged: () => this.#setState(this.state, this.lastError),
     });
-    this.#journal = new SessionJournal(join(profileDataDir(paths, profile.name), 'sessions.json'), (error) => logger.warn(`session journal: ${TabmuxError.from(error).message}`));
     this.router = new Router({
       observe: this.#activity.observe,
       began: this.#activity.began,
       profile: profile.name,
       settings: routerSettings(profile.config),
       logger: logger.child('router'),
-      startUpstream: (index) => this.#startUpstream(index),
+      startUpstream: (index) => this.#upstreams.start(index),
       browserReady: () => this.#browser.ready(),
       filesDir: profileFilesDir(paths, profile.name),
       urlPolicy: () => this.#runs.policy,
@@ -154,6 +137,15 @@ export class Daemon {
     });
     this.router.setPolicies(profile.config.policies ?? []);
     this.#runs = new BrowserRuns({ paths, profile, logger, browserKind: this.#browser.kind, router: this.router, pictures: this.#pictures });
+    this.#handover = new SessionHandover({ paths, profile: profile.name, logger, router: this.router });
+    this.#lifetime = new DaemonLifetimeClock({
+      profile,
+      logger,
+      startedBy: options.startedBy ?? 'daemon-run',
+      router: this.router,
+      refuseNew: () => this.#server?.refuseNew(),
+      stop: () => void this.stop(),
+    });
   }
 
   /** A picture of the activity log (base64 JPEG), or null when there is none. */
@@ -188,18 +180,12 @@ export class Daemon {
     const { paths, profile } = options;
     await ensureSecureDir(paths.runtimeDir);
     const startedAt = Date.now();
-    const outcome = await ClaimFile.acquire(pidFilePath(paths, profile.name), pidRecord(paths, profile.name, null, startedAt));
-    if ('holder' in outcome) {
-      throw new TabmuxError(
-        'daemon_running',
-        `a daemon for profile ${profile.name} is already running (pid ${outcome.holder.pid}); use it, or stop it with: tabmux daemon stop --profile ${profile.name}`,
-      );
-    }
+    const claim = await DaemonPidClaim.acquire(paths, profile.name, startedAt);
     let daemon: Daemon;
     try {
-      daemon = new Daemon(options, { ...outcome, startedAt });
+      daemon = new Daemon(options, claim, startedAt);
     } catch (error) {
-      await outcome.claim.release();
+      await claim.release();
       throw error;
     }
     try {
@@ -218,18 +204,18 @@ export class Daemon {
     }
     await cleanUpAfterDeadDaemons({
       socketPath: this.#socketPath,
-      replaced: this.#replaced,
+      replaced: this.#claim.replaced,
       browser: this.#browser instanceof LaunchedBrowser ? this.#browser : undefined,
       userDataDir: profileUserDataDir(paths, profile.name),
       logger,
     });
     // Read before anything of this daemon's is written: what the daemon that died left.
-    const journaled = await readSessionJournal(this.#journal.path);
+    const journaled = await this.#handover.read();
     const interrupted = await this.#activity.leftUnderWay();
     if (this.#browser.kind === 'launched') {
       // Loading upstream is most of a worker's start, and the longest step of the daemon's: it begins first, and
       // launching Chrome, the rest of a worker's start, runs meanwhile.
-      this.#preparedWorker = PreparedUpstream.start({ tempDir: this.#workerTempDir(0) }, logger.child('upstream0'));
+      this.#upstreams.prepareFirst();
     }
     await this.#activity.open(interrupted);
     // Before the browser starts, so its first run is guarded against every dashboard running now or started later.
@@ -238,9 +224,9 @@ export class Daemon {
     this.#startup.browserAt = Date.now();
     // Chrome's pid in the pid file only helps a successor clean up after this daemon; failing to record it is no
     // reason not to serve.
-    await this.#writeDaemonPidFile().catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`));
+    await this.#claim.record(this.#browser).catch((error: unknown) => logger.warn(`could not update the pid file: ${TabmuxError.from(error).message}`));
     await this.router.start();
-    await this.#restoreSessions(journaled);
+    await this.#handover.restore(journaled, this.#browser instanceof LaunchedBrowser && this.#browser.adopted);
     this.#startup.restoredAt = Date.now();
     const service = new ControlService({
       router: this.router,
@@ -257,23 +243,18 @@ export class Daemon {
       },
       pictures: this.#pictures,
       refreshDashboards: () => this.#runs.refreshDashboards(),
-      settled: () => this.#journal.settle(JOURNAL_SETTLE_LIMIT_MS),
+      settled: () => this.#handover.settled(),
       keep: () => this.keep(),
       reloadPolicies: async () => this.router.setPolicies((await new ProfileStore(paths).get(profile.name)).config.policies ?? []),
       editPolicies: async (change) => {
         const updated = await new ProfileStore(paths).update(profile.name, (config) => ({ ...config, policies: change(config.policies ?? []) }));
         return this.router.setPolicies(updated.config.policies ?? []);
       },
-      clientsChanged: (count) => {
-        this.#clients = count;
-        this.#idle?.changed();
-      },
-      openingChanged: (count) => {
-        this.#opening = count;
-      },
+      clientsChanged: (count) => this.#lifetime.clientsChanged(count),
+      openingChanged: (count) => this.#lifetime.openingChanged(count),
     });
     this.#server = await SocketServer.listen(this.#socketPath, service, logger.child('socket'));
-    this.#startIdleClock();
+    this.#lifetime.start();
     this.#startup.readyAt = Date.now();
     this.#setState(FROM_BROWSER[this.#browser.state] ?? 'degraded', this.#browser.lastError);
     const browser = this.#browser.info();
@@ -281,70 +262,16 @@ export class Daemon {
   }
 
   /**
-   * A daemon started on demand exits with its Chrome once it has had no session and no client for the profile's idle
-   * time: nobody asked for it to stay, and nobody may remember to stop it. New clients are refused in the same turn
-   * as the last look, so none is served by a daemon on its way out; they start another (connectOrStart).
-   */
-  #startIdleClock(): void {
-    const { lifetime } = this;
-    if (lifetime.idleExitMs === null) {
-      return;
-    }
-    const afterMs = lifetime.idleExitMs;
-    const { logger } = this.#options;
-    this.#idle = new IdleExit({
-      afterMs,
-      inUse: () => this.#clients > 0 || this.router.sessionCount > 0,
-      holdsOff: () => this.#opening > 0,
-      exit: () => {
-        this.#server?.refuseNew();
-        logger.info(`no session and no client for ${formatDuration(afterMs)}; this daemon was started on demand, so it stops`);
-        void this.stop();
-      },
-    });
-    this.router.onSessionChange(() => this.#idle?.changed());
-    this.#idle.changed();
-  }
-
-  /**
    * `daemon start` on a daemon started on demand: a person asked for it, so from now on it stays until it is stopped,
    * as one that `daemon start` started.
    */
   keep(): DaemonLifetime {
-    if (this.#startedBy === 'demand') {
-      this.#startedBy = 'daemon-start';
-      this.#idle?.close();
-      this.#idle = undefined;
-      this.#options.logger.info('daemon start asked for this daemon: it stays until it is stopped');
-    }
-    return this.lifetime;
+    return this.#lifetime.keep();
   }
 
   /** Who started this daemon, and whether it exits when idle (see DaemonLifetime). */
   get lifetime(): DaemonLifetime {
-    const startedBy = this.#startedBy;
-    const afterMs = startedBy === 'demand' ? idleExitMs(this.#options.profile.config) : 0;
-    return { startedBy, idleExitMs: afterMs > 0 ? afterMs : null, idleSince: this.#idle?.idleSince ?? null };
-  }
-
-  /**
-   * The sessions of the daemon that died come back when this daemon adopted its Chrome, whose tabs they own (on a
-   * new Chrome their tabs are gone, and so are they). From then on the journal follows every change.
-   */
-  async #restoreSessions(journaled: Awaited<ReturnType<typeof readSessionJournal>>): Promise<void> {
-    const { logger } = this.#options;
-    if (this.#browser instanceof LaunchedBrowser && this.#browser.adopted && journaled.length > 0) {
-      const restored = await this.router.restoreSessions(journaled).catch((error: unknown) => {
-        logger.warn(`could not restore the sessions of the daemon that died: ${TabmuxError.from(error).message}`);
-        return [];
-      });
-      logger.info(`restored ${restored.length} of ${journaled.length} session(s) of the daemon that died`);
-    }
-    const write = (): void => this.#journal.schedule(() => this.router.journal(), (written) => this.router.journalMatches(written));
-    // At the change itself (a session that ended included), so the reply that tells of it waits for its write
-    // (ControlService's `settled`).
-    this.router.onSessionChange(write);
-    write();
+    return this.#lifetime.lifetime;
   }
 
   #onBrowserState(state: BrowserState, lastError: string | null): void {
@@ -359,34 +286,6 @@ export class Daemon {
     this.lastError = lastError;
     const activityLog = this.#activity.health;
     this.router.publish({ type: 'daemon', profile: this.profile, state, lastError, ...(activityLog ? { activityLog } : {}) });
-  }
-
-  /** A worker (re)starts: the browser is brought up or reconnected first when it can be, else this fails fast. */
-  async #startUpstream(index: number): Promise<UpstreamClient> {
-    const prepared = index === 0 ? this.#preparedWorker : undefined;
-    if (prepared) {
-      this.#preparedWorker = undefined;
-    }
-    let endpoint: BrowserEndpoint;
-    try {
-      endpoint = await this.#browser.ensure();
-    } catch (error) {
-      await prepared?.close();
-      throw error;
-    }
-    const { paths, logger } = this.#options;
-    const workerLogger = logger.child(`upstream${index}`);
-    const upstream = await UpstreamClient.start({ endpoint, logger: workerLogger, workspace: profileFilesDir(paths, this.profile), tempDir: this.#workerTempDir(index) }, prepared);
-    if (this.#browser.kind === 'launched') {
-      // Upstream connects to the browser on its first call. Make one now, answered to nobody, so that the connection
-      // is made while the first agent is still on its way. (A browser the user runs is touched only when needed.)
-      upstream.callTool('list_pages', {}).catch((error: unknown) => workerLogger.debug(`first connection to the browser: ${TabmuxError.from(error).message}`));
-    }
-    return upstream;
-  }
-
-  #workerTempDir(index: number): string {
-    return `${profileTempDir(this.#options.paths, this.profile)}/worker-${index}`;
   }
 
   status(): DaemonStatus {
@@ -440,7 +339,7 @@ export class Daemon {
   async #stop(kept: LaunchedBrowser | undefined): Promise<void> {
     const { logger } = this.#options;
     this.#setState('stopping', null);
-    this.#idle?.close();
+    this.#lifetime.close();
     logger.info(kept ? 'stopping, leaving Chrome and the sessions to the next daemon' : 'stopping');
     // The socket goes first (only the one this daemon published), so a client that comes now finds no daemon rather
     // than one that refuses it; the pid file stays until the end, so no other daemon starts on this Chrome meanwhile.
@@ -450,16 +349,16 @@ export class Daemon {
     await this.#activity.picturesTaken();
     await this.#pictures.close().catch(() => undefined);
     if (kept) {
-      await this.#journal.seal(this.router.journal()).catch((error: unknown) => logger.warn(`could not write the session journal: ${TabmuxError.from(error).message}`));
+      await this.#handover.handOver();
     }
     await this.router.close().catch(() => undefined);
     // Every call ended above and was logged (cancelled, when the stop cut it off): none is left under way.
     await this.#activity.close();
     if (!kept) {
       // Stopping ends the sessions: no later daemon brings them back.
-      await this.#journal.clear().catch((error: unknown) => logger.warn(`could not remove the session journal: ${TabmuxError.from(error).message}`));
+      await this.#handover.clear();
     }
-    await this.#preparedWorker?.close();
+    await this.#upstreams.close();
     await (kept ? kept.detach() : this.#browser.close()).catch(() => undefined);
     // Left in place when Chrome is: it tells the next daemon which Chrome to adopt, and reads as a dead daemon's claim
     // once this process has exited.
@@ -467,18 +366,6 @@ export class Daemon {
     logger.info('stopped');
     this.#resolveStopped();
   }
-
-  async #writeDaemonPidFile(): Promise<void> {
-    const { paths, profile } = this.#options;
-    // Only a Chrome tabmux launched is ever recorded, so a later daemon never adopts or stops a browser it does not own.
-    const chrome = this.#browser instanceof LaunchedBrowser ? this.#browser.record() : { chromePid: null, chromePort: null, watchdogPid: null };
-    await this.#claim.update({ ...pidRecord(paths, profile.name, chrome.chromePid, this.startedAt), chromePort: chrome.chromePort, watchdogPid: chrome.watchdogPid });
-  }
-}
-
-/** The pid file's record, less what the claim adds (pid, process identity, claim id); see DaemonPidFile.ts. */
-function pidRecord(paths: TabmuxPaths, profile: string, chromePid: number | null, startedAt: number): Record<string, unknown> {
-  return { chromePid, userDataDir: profileUserDataDir(paths, profile), startedAt };
 }
 
 /** This process's memory (see DaemonMemory). */
