@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
-import { BrowserTabs, type BrowserTab } from '../../electron/core/browser/BrowserTabs.js';
+import type { BrowserTab } from '../../electron/core/browser/BrowserTab.js';
+import { BrowserTabs } from '../../electron/core/browser/BrowserTabs.js';
 import { ControlSurfaceGuard } from '../../electron/core/browser/ControlSurfaceGuard.js';
 import { createUrlPolicy } from '../../electron/core/browser/urlPolicy.js';
 import { ChromeProcess } from '../../electron/core/browser/ChromeProcess.js';

@@ -1,44 +1,15 @@
 import { EventEmitter } from 'node:events';
 import type { Protocol } from 'devtools-protocol';
 import type { CDPSession } from 'puppeteer-core/internal/api/CDPSession.js';
-import { TabmuxError } from '../../../shared/errors.js';
+import type { BrowserTab } from './BrowserTab.js';
 import type { TabPlacement } from './WindowTabs.js';
 import type { CdpConnection } from './CdpConnection.js';
+import { PageCommands } from './PageCommands.js';
+import { TabFrames } from './TabFrames.js';
+import { TabPlacer } from './TabPlacer.js';
 
 /** The targets the daemon watches: tabs, and the page each one holds. */
 export const DISCOVERED_TARGETS: Protocol.Target.TargetFilter = [{ type: 'tab' }, { type: 'page' }];
-
-/**
- * One tab of the browser as the browser itself reports it. `tabId` is Chrome's tab target id: the id upstream's
- * `get_tab_id` returns, the same in every worker process, and what ownership is keyed by.
- */
-export interface BrowserTab {
-  tabId: string;
-  /** The tab's page target (what `openerId` of a popup names). */
-  pageTargetId: string | null;
-  /** The tab whose page opened this one (a popup, `target=_blank`), whenever it opened. */
-  openerTabId: string | null;
-  url: string;
-  title: string;
-  /** The JavaScript dialog its page shows and waits on, if any. */
-  dialog: TabDialog | null;
-  /** The browser context the tab is in: the default one, or one the daemon made for a session's isolated context. */
-  browserContextId?: string | undefined;
-  /**
-   * Whether the page answered the daemon's connection since it attached. A page that has not is stuck or still
-   * starting: a dialog opened before the daemon attached, or a busy page, blocks the page's renderer, and so anything
-   * asked of the page (upstream's first look at it included) waits as long.
-   */
-  answers: boolean;
-}
-
-/**
- * A JavaScript dialog (alert, confirm, prompt, beforeunload) a tab's page shows. Only its kind: the message is the
- * page's own text. Each opening is a new object.
- */
-export interface TabDialog {
-  type: Protocol.Page.DialogType;
-}
 
 export interface BrowserTabsEvents {
   /** A tab got its page: it is usable, and its opener (if any) is known. */
@@ -62,18 +33,23 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
   readonly #pageSessions = new Map<string, string>();
   /** Openers reported for page targets whose tab is not known yet. */
   readonly #pendingOpeners = new Map<string, string>();
-  /** Frames inside tabs' pages (iframes), frame id -> tab id, from each page's own Page events. */
-  readonly #frameTabs = new Map<string, string>();
-  /** Lookups of frames not known yet (see `tabOfFrame`), asked again whenever a page or frame is reported. */
-  readonly #frameWaiters = new Set<() => void>();
   readonly #connection: CdpConnection;
   readonly #waiters = new Map<string, Array<(tab: BrowserTab) => void>>();
-  /** Tabs are placed one at a time: placing one in a window makes that window the browser's last active one first. */
-  #placing: Promise<unknown> = Promise.resolve();
+  readonly #frames: TabFrames;
+  readonly #pages: PageCommands;
+  readonly #placer: TabPlacer;
 
   private constructor(connection: CdpConnection) {
     super();
     this.#connection = connection;
+    this.#frames = new TabFrames(connection, this.#tabOfPage, this.#pageSessions);
+    this.#pages = new PageCommands(connection, this.#pageSessions);
+    this.#placer = new TabPlacer(connection, {
+      get: (tabId) => this.#tabs.get(tabId),
+      windowOf: (tabId) => this.windowOf(tabId),
+      close: (tabId) => this.close(tabId),
+      whenPageOpened: (pageTargetId) => this.#whenPageOpened(pageTargetId),
+    });
   }
 
   static async watch(connection: CdpConnection): Promise<BrowserTabs> {
@@ -131,10 +107,10 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     tab.title = page.title || tab.title;
     this.#tabOfPage.set(page.targetId, tab.tabId);
     this.#pageSessions.set(tab.tabId, event.sessionId);
-    this.#frameFound();
+    this.#frames.found();
     const session = this.#connection.session(event.sessionId);
     if (session) {
-      this.#watchFrames(tab, session);
+      this.#frames.watch(tab.tabId, session);
       this.#watchDialogs(tab, event.sessionId, session);
       // An attached popup waits to run until the auto-attaching clients let it (and its opener's `window.open` waits
       // with it). Commands on a session run in order: this connection lets it run only once the Page domain is on.
@@ -199,26 +175,6 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     enable();
   }
 
-  /** Follows the iframes of a tab's page (the Page domain is on for dialogs), so a frame id tells its tab. */
-  #watchFrames(tab: BrowserTab, session: CDPSession): void {
-    session.on('Page.frameAttached', (event: Protocol.Page.FrameAttachedEvent) => {
-      this.#frameTabs.set(event.frameId, tab.tabId);
-      this.#frameFound();
-    });
-    session.on('Page.frameDetached', (event: Protocol.Page.FrameDetachedEvent) => {
-      // A frame swapped into another process keeps its id and its tab.
-      if (event.reason === 'remove') {
-        this.#frameTabs.delete(event.frameId);
-      }
-    });
-  }
-
-  #frameFound(): void {
-    for (const check of [...this.#frameWaiters]) {
-      check();
-    }
-  }
-
   /**
    * The tab whose page holds a frame, from the browser's own ids: a page target's id names its main frame, and its
    * iframes are known from its Page events. Frames that came before the daemon attached are looked up in every page's
@@ -226,49 +182,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
    * tab holds it (a worker's request, a frame already gone).
    */
   tabOfFrame(frameId: string, waitMs = 1000): Promise<string | undefined> {
-    const known = (): string | undefined => this.#tabOfPage.get(frameId) ?? this.#frameTabs.get(frameId);
-    const now = known();
-    if (now !== undefined) {
-      return Promise.resolve(now);
-    }
-    return new Promise((resolve) => {
-      const check = (): void => {
-        const tabId = known();
-        if (tabId !== undefined) {
-          done(tabId);
-        }
-      };
-      const done = (tabId: string | undefined): void => {
-        clearTimeout(timer);
-        this.#frameWaiters.delete(check);
-        resolve(tabId);
-      };
-      const timer = setTimeout(() => done(undefined), waitMs);
-      this.#frameWaiters.add(check);
-      void this.#searchFrames(waitMs).then(check);
-    });
-  }
-
-  /** Learns the iframes of every page from its frame tree; a page that does not answer in `withinMs` is skipped. */
-  async #searchFrames(withinMs: number): Promise<void> {
-    const trees = [...this.#pageSessions].map(async ([tabId, sessionId]) => {
-      const session = this.#connection.session(sessionId);
-      if (!session) {
-        return;
-      }
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), withinMs);
-      });
-      const tree = await Promise.race([session.send('Page.getFrameTree').then(({ frameTree }) => frameTree, () => undefined), late]);
-      clearTimeout(timer);
-      const frames = tree?.childFrames ? [...tree.childFrames] : [];
-      for (let frame = frames.pop(); frame !== undefined; frame = frames.pop()) {
-        this.#frameTabs.set(frame.frame.id, tabId);
-        frames.push(...(frame.childFrames ?? []));
-      }
-    });
-    await Promise.all(trees);
+    return this.#frames.tabOf(frameId, waitMs);
   }
 
   /**
@@ -276,43 +190,18 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
    * tab shows none (any more).
    */
   async answerDialog(tabId: string, accept: boolean, promptText?: string): Promise<boolean> {
-    const tab = this.#tabs.get(tabId);
-    const sessionId = this.#pageSessions.get(tabId);
-    const session = sessionId === undefined ? undefined : this.#connection.session(sessionId);
-    if (!tab?.dialog || !session) {
+    if (!this.#tabs.get(tabId)?.dialog) {
       return false;
     }
-    try {
-      await session.send('Page.handleJavaScriptDialog', { accept, ...(promptText === undefined ? {} : { promptText }) });
-    } catch {
-      return false;
-    }
-    return true;
+    return this.#pages.answerDialog(tabId, accept, promptText);
   }
 
   /**
    * Whether a tab's page runs script within `withinMs`: a page whose renderer a dialog blocks (its own, or one of a
    * page sharing its renderer) does not. The probe evaluates a constant, which no page can observe.
    */
-  async responds(tabId: string, withinMs: number): Promise<boolean> {
-    const sessionId = this.#pageSessions.get(tabId);
-    const session = sessionId === undefined ? undefined : this.#connection.session(sessionId);
-    if (!session) {
-      return false;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), withinMs);
-    });
-    const answered = session.send('Runtime.evaluate', { expression: '0', returnByValue: true }).then(
-      () => true,
-      () => false,
-    );
-    try {
-      return await Promise.race([answered, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+  responds(tabId: string, withinMs: number): Promise<boolean> {
+    return this.#pages.responds(tabId, withinMs);
   }
 
   #onInfo(info: Protocol.Target.TargetInfo): void {
@@ -338,11 +227,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     }
     this.#tabs.delete(targetId);
     this.#pageSessions.delete(targetId);
-    for (const [frameId, tabId] of this.#frameTabs) {
-      if (tabId === targetId) {
-        this.#frameTabs.delete(frameId);
-      }
-    }
+    this.#frames.forget(targetId);
     if (tab.pageTargetId !== null) {
       this.#tabOfPage.delete(tab.pageTargetId);
     }
@@ -354,18 +239,8 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
    * upstream worker: `Runtime.terminateExecution` interrupts the page's JavaScript even while it never yields. The
    * page stays open and usable. False when the tab or its page is unknown or the browser refused.
    */
-  async stopScripts(tabId: string): Promise<boolean> {
-    const sessionId = this.#pageSessions.get(tabId);
-    const session = sessionId === undefined ? undefined : this.#connection.session(sessionId);
-    if (!session) {
-      return false;
-    }
-    try {
-      await session.send('Runtime.terminateExecution');
-      return true;
-    } catch {
-      return false;
-    }
+  stopScripts(tabId: string): Promise<boolean> {
+    return this.#pages.stopScripts(tabId);
   }
 
   /**
@@ -373,18 +248,8 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
    * as it is (other tabs share the window). The override lasts while the daemon stays attached to the page, across
    * navigations. False when the tab or its page is unknown or the browser refused.
    */
-  async emulateViewport(tabId: string, width: number, height: number): Promise<boolean> {
-    const sessionId = this.#pageSessions.get(tabId);
-    const session = sessionId === undefined ? undefined : this.#connection.session(sessionId);
-    if (!session) {
-      return false;
-    }
-    try {
-      await session.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 0, mobile: false });
-      return true;
-    } catch {
-      return false;
-    }
+  emulateViewport(tabId: string, width: number, height: number): Promise<boolean> {
+    return this.#pages.emulateViewport(tabId, width, height);
   }
 
   get(tabId: string): BrowserTab | undefined {
@@ -437,50 +302,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
    * refused rather than left in someone else's window.
    */
   openTab(placement: TabPlacement): Promise<string> {
-    const run = this.#placing.then(() => this.#place(placement));
-    this.#placing = run.catch(() => undefined);
-    return run;
-  }
-
-  async #place({ url, nextTo, background, browserContextId }: TabPlacement): Promise<string> {
-    if (nextTo === null) {
-      return this.#create(url, true, background, browserContextId);
-    }
-    const anchor = this.#tabs.get(nextTo);
-    const windowId = await this.windowOf(nextTo);
-    if (!anchor || windowId === null) {
-      throw new TabmuxError('upstream_failed', `tab ${nextTo} is gone, so its window cannot take a new tab; try again`);
-    }
-    for (const reactivate of [false, true]) {
-      if (reactivate) {
-        await this.#reactivate(windowId);
-      }
-      await this.#connection.send('Target.activateTarget', { targetId: anchor.pageTargetId ?? anchor.tabId });
-      const tabId = await this.#create(url, false, background, browserContextId);
-      if ((await this.windowOf(tabId)) === windowId) {
-        return tabId;
-      }
-      await this.close(tabId);
-    }
-    throw new TabmuxError('upstream_failed', "the new tab kept opening outside the session's window (another window became active meanwhile); try again");
-  }
-
-  async #create(url: string, newWindow: boolean, background: boolean, browserContextId: string | undefined): Promise<string> {
-    const { targetId } = await this.#connection.send('Target.createTarget', { url, newWindow, background, ...(browserContextId === undefined ? {} : { browserContextId }) });
-    const tab = await this.#whenPageOpened(targetId);
-    if (!tab) {
-      await this.close(targetId);
-      throw new TabmuxError('upstream_failed', 'the browser did not report the tab it opened; try again');
-    }
-    return tab.tabId;
-  }
-
-  /** Minimizes a window and puts it back as it was (normal, maximized or full screen), so activating it counts again. */
-  async #reactivate(windowId: number): Promise<void> {
-    const { bounds } = await this.#connection.send('Browser.getWindowBounds', { windowId });
-    const state = bounds.windowState === undefined || bounds.windowState === 'minimized' ? 'normal' : bounds.windowState;
-    await this.#connection.send('Browser.setWindowBounds', { windowId, bounds: { windowState: 'minimized' } });
-    await this.#connection.send('Browser.setWindowBounds', { windowId, bounds: { windowState: state } });
+    return this.#placer.open(placement);
   }
 
   /** The tab holding a page target, once the browser reported it. */

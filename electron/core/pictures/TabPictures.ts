@@ -1,7 +1,7 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { TabPicture } from '../../../shared/model.js';
 import type { PictureInput } from '../../../shared/pictureInput.js';
-import type { BrowserTab } from '../browser/BrowserTabs.js';
+import type { BrowserTab } from '../browser/BrowserTab.js';
 import type { CdpConnection } from '../browser/CdpConnection.js';
 import type { Logger } from '../platform/Logger.js';
 import { DEFAULT_PICTURE_LIMITS, type PictureLimits } from './PictureLimits.js';

@@ -1,5 +1,5 @@
 import { TabmuxError } from '../../../shared/errors.js';
-import type { BrowserTab } from '../browser/BrowserTabs.js';
+import type { BrowserTab } from '../browser/BrowserTab.js';
 import type { Logger } from '../platform/Logger.js';
 import type { PageAllocator } from './PageAllocator.js';
 import type { Session } from './Session.js';

@@ -1,5 +1,5 @@
 import { TabmuxError } from '../../../shared/errors.js';
-import type { BrowserTab, TabDialog } from '../browser/BrowserTabs.js';
+import type { BrowserTab, TabDialog } from '../browser/BrowserTab.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
 import { HeldTabs } from './heldTabs.js';

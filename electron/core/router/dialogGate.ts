@@ -1,7 +1,7 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/protocol.js';
 import { textResult } from '../../../shared/toolResult.js';
-import type { BrowserTab } from '../browser/BrowserTabs.js';
+import type { BrowserTab } from '../browser/BrowserTab.js';
 import type { OwnedPage, Session } from './Session.js';
 import { dialogName, type TabIdentity, type TabView } from './TabIdentity.js';
 import type { Worker } from './Worker.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BrowserTab } from '../browser/BrowserTabs.js';
+import type { BrowserTab } from '../browser/BrowserTab.js';
 import { HeldTabs, openerFamily } from './heldTabs.js';
 
 function tab(tabId: string, url: string, more: Partial<BrowserTab> = {}): BrowserTab {

@@ -1,4 +1,4 @@
-import type { BrowserTab } from '../browser/BrowserTabs.js';
+import type { BrowserTab } from '../browser/BrowserTab.js';
 
 /**
  * The tab and every tab linked to it by openers, either way (its opener, the opener's opener, its popups and theirs).

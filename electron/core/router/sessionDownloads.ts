@@ -1,5 +1,5 @@
 import type { DownloadOutcome, DownloadOwner } from '../browser/BrowserDownloads.js';
-import type { BrowserTab } from '../browser/BrowserTabs.js';
+import type { BrowserTab } from '../browser/BrowserTab.js';
 import type { Logger } from '../platform/Logger.js';
 import type { Session } from './Session.js';
 

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { BrowserTab, BrowserTabsEvents, TabDialog } from '../../browser/BrowserTabs.js';
+import type { BrowserTab, TabDialog } from '../../browser/BrowserTab.js';
+import type { BrowserTabsEvents } from '../../browser/BrowserTabs.js';
 import type { ToolInfo, ToolResult } from '../../../../shared/protocol.js';
 import { textResult } from '../../../../shared/toolResult.js';
 import type { Upstream } from '../../upstream/UpstreamClient.js';

@@ -1,0 +1,107 @@
+import type { Protocol } from 'devtools-protocol';
+import type { CDPSession } from 'puppeteer-core/internal/api/CDPSession.js';
+import type { CdpConnection } from './CdpConnection.js';
+
+/**
+ * Which tab holds a frame, for the tab list (`BrowserTabs`), from the browser's own ids: a page target's id names its
+ * main frame, and its iframes are known from its Page events. The pages and their sessions are the tab list's own maps,
+ * read as they are at each lookup; only the iframes are kept here.
+ */
+export class TabFrames {
+  readonly #connection: CdpConnection;
+  /** Page target id -> tab id. */
+  readonly #tabOfPage: ReadonlyMap<string, string>;
+  /** Tab id -> the flattened CDP session of its page on this connection. */
+  readonly #pageSessions: ReadonlyMap<string, string>;
+  /** Frames inside tabs' pages (iframes), frame id -> tab id, from each page's own Page events. */
+  readonly #frameTabs = new Map<string, string>();
+  /** Lookups of frames not known yet (see `tabOf`), asked again whenever a page or frame is reported. */
+  readonly #frameWaiters = new Set<() => void>();
+
+  constructor(connection: CdpConnection, tabOfPage: ReadonlyMap<string, string>, pageSessions: ReadonlyMap<string, string>) {
+    this.#connection = connection;
+    this.#tabOfPage = tabOfPage;
+    this.#pageSessions = pageSessions;
+  }
+
+  /** Follows the iframes of a tab's page (the Page domain is on for dialogs), so a frame id tells its tab. */
+  watch(tabId: string, session: CDPSession): void {
+    session.on('Page.frameAttached', (event: Protocol.Page.FrameAttachedEvent) => {
+      this.#frameTabs.set(event.frameId, tabId);
+      this.found();
+    });
+    session.on('Page.frameDetached', (event: Protocol.Page.FrameDetachedEvent) => {
+      // A frame swapped into another process keeps its id and its tab.
+      if (event.reason === 'remove') {
+        this.#frameTabs.delete(event.frameId);
+      }
+    });
+  }
+
+  /** A page or a frame was reported: the lookups still waiting look again. */
+  found(): void {
+    for (const check of [...this.#frameWaiters]) {
+      check();
+    }
+  }
+
+  /** The tab is gone, and its frames with it. */
+  forget(tabId: string): void {
+    for (const [frameId, holder] of this.#frameTabs) {
+      if (holder === tabId) {
+        this.#frameTabs.delete(frameId);
+      }
+    }
+  }
+
+  /**
+   * The tab whose page holds a frame. Frames that came before the daemon attached are looked up in every page's frame
+   * tree; a frame of a page the browser has not reported yet is waited for, up to `waitMs`. Undefined when no tab
+   * holds it.
+   */
+  tabOf(frameId: string, waitMs: number): Promise<string | undefined> {
+    const known = (): string | undefined => this.#tabOfPage.get(frameId) ?? this.#frameTabs.get(frameId);
+    const now = known();
+    if (now !== undefined) {
+      return Promise.resolve(now);
+    }
+    return new Promise((resolve) => {
+      const check = (): void => {
+        const tabId = known();
+        if (tabId !== undefined) {
+          done(tabId);
+        }
+      };
+      const done = (tabId: string | undefined): void => {
+        clearTimeout(timer);
+        this.#frameWaiters.delete(check);
+        resolve(tabId);
+      };
+      const timer = setTimeout(() => done(undefined), waitMs);
+      this.#frameWaiters.add(check);
+      void this.#searchFrames(waitMs).then(check);
+    });
+  }
+
+  /** Learns the iframes of every page from its frame tree; a page that does not answer in `withinMs` is skipped. */
+  async #searchFrames(withinMs: number): Promise<void> {
+    const trees = [...this.#pageSessions].map(async ([tabId, sessionId]) => {
+      const session = this.#connection.session(sessionId);
+      if (!session) {
+        return;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), withinMs);
+      });
+      const tree = await Promise.race([session.send('Page.getFrameTree').then(({ frameTree }) => frameTree, () => undefined), late]);
+      clearTimeout(timer);
+      const frames = tree?.childFrames ? [...tree.childFrames] : [];
+      for (let frame = frames.pop(); frame !== undefined; frame = frames.pop()) {
+        this.#frameTabs.set(frame.frame.id, tabId);
+        frames.push(...(frame.childFrames ?? []));
+      }
+    });
+    await Promise.all(trees);
+  }
+}
