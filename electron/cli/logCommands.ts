@@ -3,7 +3,7 @@ import type { ActivityEntry, ActivityQueryResult } from '../../shared/activity.j
 import { activityExport, renderActivityReport, reportPictureNames } from '../../shared/activityReport.js';
 import { TabmuxError } from '../../shared/errors.js';
 import { ActivityPictures } from '../core/activity/ActivityPictures.js';
-import { DEFAULT_RETENTION } from '../core/activity/ActivityLogStore.js';
+import { DEFAULT_RETENTION } from '../core/activity/RetentionSettings.js';
 import { readActivityLog, type ActivityFilter } from '../core/activity/readActivityLog.js';
 import { tryConnect } from '../core/lifecycle/daemonProcess.js';
 import { profileActivityDir } from '../core/platform/paths.js';

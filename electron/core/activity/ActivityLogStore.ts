@@ -2,18 +2,12 @@ import { promises as fs, writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { ActivityQueryResult } from '../../../shared/activity.js';
 import type { ActivityLogHealth } from '../../../shared/model.js';
-import { listSegments, segmentPath, type Segment } from './activitySegments.js';
+import { endsWithNewline, freshLine, nextSegment, retainSegments, type Segment } from './activitySegments.js';
+import { CutWrite } from './CutWrite.js';
 import { isLocalFileSystem } from './localFileSystem.js';
 import { readActivityLog, type ActivityFilter } from './readActivityLog.js';
-
-export interface RetentionSettings {
-  /** The log's total size; the oldest segments go first when it is over. */
-  maxBytes: number;
-  /** Segments whose newest entry is older than this are removed. */
-  maxAgeMs: number;
-}
-
-export const DEFAULT_RETENTION: RetentionSettings = { maxBytes: 50 * 1024 * 1024, maxAgeMs: 30 * 24 * 60 * 60_000 };
+import type { RetentionSettings } from './RetentionSettings.js';
+import { WriteHealth } from './WriteHealth.js';
 
 export interface ActivityLogStoreOptions extends RetentionSettings {
   dir: string;
@@ -45,9 +39,6 @@ const MAX_PENDING_BYTES = 8 * 1024 * 1024;
  * lines go through the thread pool, whose wait a reply bounds (`waitMs`).
  */
 const SLOW_DIRECT_WRITE_NS = 20_000_000n;
-/** Failed writes are tried again after this, doubling up to the maximum. */
-const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 2_000;
 
 /**
  * One profile's activity log on disk: JSON lines appended to numbered segment files (0600, in a 0700 folder).
@@ -85,13 +76,11 @@ export class ActivityLogStore {
   #writing: Promise<void> | undefined;
   /** Whether the last write failed or stalled: until one succeeds, nobody waits for the disk. */
   #unhealthy = false;
+  /** What is wrong with the writes while they fail, and when to try again. */
+  readonly #writeHealth: WriteHealth;
   /** After a failed write the file may end inside a line: the next write checks, and starts a fresh one if so. */
   #tailUnknown = false;
-  /** Why writes fail now (or stall), and since when; null while they succeed. */
-  #error: { message: string; since: number } | null = null;
   #dropped = 0;
-  #retryMs = RETRY_FIRST_MS;
-  #retryTimer: NodeJS.Timeout | undefined;
   /** Whether a line may be written from the calling thread (see the class comment); decided when the log opens. */
   #direct = false;
   #ready: Promise<void> | undefined;
@@ -103,6 +92,7 @@ export class ActivityLogStore {
     this.#now = options.now ?? Date.now;
     this.#waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
     this.#segmentBytes = Math.max(1024, Math.min(MAX_SEGMENT_BYTES, Math.floor(options.maxBytes / 10)));
+    this.#writeHealth = new WriteHealth(this.#now, () => this.#options.onHealth?.(this.health), () => this.#kick());
   }
 
   get dir(): string {
@@ -111,7 +101,8 @@ export class ActivityLogStore {
 
   /** Whether writes succeed; what failed, since when, and what is kept in memory meanwhile. */
   get health(): ActivityLogHealth {
-    return { error: this.#error?.message ?? null, failingSince: this.#error?.since ?? null, pending: this.#pending.length + this.#inFlight, dropped: this.#dropped };
+    const error = this.#writeHealth.error;
+    return { error: error?.message ?? null, failingSince: error?.since ?? null, pending: this.#pending.length + this.#inFlight, dropped: this.#dropped };
   }
 
   /** Creates the folder and applies retention; appends made before it are written once it is done. */
@@ -141,7 +132,7 @@ export class ActivityLogStore {
       const stalled = setTimeout(() => {
         if (!this.#unhealthy) {
           this.#unhealthy = true;
-          this.#report(`writes to ${this.#options.dir} have taken over ${this.#waitMs} ms`);
+          this.#writeHealth.report(`writes to ${this.#options.dir} have taken over ${this.#waitMs} ms`);
         }
         resolve();
       }, this.#waitMs);
@@ -174,7 +165,7 @@ export class ActivityLogStore {
     clearInterval(this.#timer);
     await this.flush();
     this.#closed = true;
-    clearTimeout(this.#retryTimer);
+    this.#writeHealth.stop();
     if (this.#pending.length > 0) {
       this.#options.onError(new Error(`${this.#pending.length} activity log entries could not be written before the daemon stopped`));
     }
@@ -268,7 +259,8 @@ export class ActivityLogStore {
         this.#failed(error);
         return;
       }
-      this.#succeeded();
+      this.#unhealthy = false;
+      this.#writeHealth.succeeded();
     }
   }
 
@@ -314,7 +306,7 @@ export class ActivityLogStore {
       return 0;
     }
     const handle = await this.#fileOf(segment);
-    const fresh = this.#tailUnknown ? await this.#freshLine(handle, segment) : '';
+    const fresh = this.#tailUnknown ? await freshLine(handle, segment) : '';
     const buffer = Buffer.from(fresh + lines.join(''));
     let offset = 0;
     try {
@@ -325,23 +317,12 @@ export class ActivityLogStore {
     } catch (error) {
       this.#tailUnknown = true;
       segment.size += offset;
-      throw new CutWrite(wholeLines(lines, offset - fresh.length), error);
+      throw new CutWrite(lines, offset - fresh.length, error);
     }
     this.#tailUnknown = false;
     segment.size += buffer.length;
     segment.mtimeMs = this.#now();
     return lines.length;
-  }
-
-  /** "\n" when the file does not end with one (a write cut short), so the next entry starts a line of its own. */
-  async #freshLine(handle: FileHandle, segment: Segment): Promise<string> {
-    const { size } = await handle.stat();
-    segment.size = size;
-    if (size === 0) {
-      return '';
-    }
-    const { buffer } = await handle.read({ buffer: Buffer.alloc(1), position: size - 1 });
-    return buffer[0] === 0x0a ? '' : '\n';
   }
 
   /** The segment's file, opened for appending once; the previous segment's file is closed. */
@@ -363,46 +344,16 @@ export class ActivityLogStore {
   }
 
   #failed(error: unknown): void {
-    const first = this.#error === null;
+    const first = this.#writeHealth.error === null;
     this.#unhealthy = true;
     // For the person who can fix it (free space, mend the mount): which folder, and the OS's own reason.
-    this.#report(`cannot write to ${this.#options.dir}: ${error instanceof Error ? error.message : String(error)}`);
+    this.#writeHealth.report(`cannot write to ${this.#options.dir}: ${error instanceof Error ? error.message : String(error)}`);
     if (first) {
       this.#options.onError(error);
     }
-    this.#scheduleRetry();
-  }
-
-  #succeeded(): void {
-    clearTimeout(this.#retryTimer);
-    this.#retryTimer = undefined;
-    this.#retryMs = RETRY_FIRST_MS;
-    this.#unhealthy = false;
-    if (this.#error !== null) {
-      this.#error = null;
-      this.#options.onHealth?.(this.health);
+    if (!this.#closed) {
+      this.#writeHealth.retryLater();
     }
-  }
-
-  /** Records what is wrong; subscribers hear of it when it first goes wrong or the reason changes. */
-  #report(message: string): void {
-    const changed = this.#error?.message !== message;
-    this.#error = { message, since: this.#error?.since ?? this.#now() };
-    if (changed) {
-      this.#options.onHealth?.(this.health);
-    }
-  }
-
-  #scheduleRetry(): void {
-    if (this.#retryTimer !== undefined || this.#closed) {
-      return;
-    }
-    this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = undefined;
-      this.#kick();
-    }, this.#retryMs);
-    this.#retryTimer.unref();
-    this.#retryMs = Math.min(RETRY_MAX_MS, this.#retryMs * 2);
   }
 
   /** Past the memory bound, the oldest waiting entries are given up on (and counted). */
@@ -426,63 +377,10 @@ export class ActivityLogStore {
   }
 
   #next(after: Segment | undefined): Segment {
-    const number = (after?.number ?? 0) + 1;
-    return { number, path: segmentPath(this.#options.dir, number), size: 0, mtimeMs: this.#now() };
+    return nextSegment(this.#options.dir, after, this.#now());
   }
 
-  /** Removes segments older than maxAgeMs, then the oldest ones until the rest fit in maxBytes; returns the rest. */
-  async #retain(): Promise<Segment[]> {
-    const segments = await listSegments(this.#options.dir);
-    const cutoff = this.#now() - this.#options.maxAgeMs;
-    let total = segments.reduce((sum, segment) => sum + segment.size, 0);
-    const kept: Segment[] = [];
-    for (const [index, segment] of segments.entries()) {
-      const isCurrent = segment.number === this.#current?.number;
-      const newer = segments.slice(index + 1).reduce((sum, later) => sum + later.size, 0);
-      if (!isCurrent && (segment.mtimeMs < cutoff || (total > this.#options.maxBytes && newer > 0))) {
-        await fs.rm(segment.path, { force: true });
-        total -= segment.size;
-        continue;
-      }
-      kept.push(segment);
-    }
-    return kept;
+  #retain(): Promise<Segment[]> {
+    return retainSegments(this.#options.dir, this.#options, this.#now, () => this.#current?.number);
   }
-}
-
-async function endsWithNewline(path: string, size: number): Promise<boolean> {
-  if (size === 0) {
-    return true;
-  }
-  const handle = await fs.open(path, 'r');
-  try {
-    const { buffer } = await handle.read({ buffer: Buffer.alloc(1), position: size - 1 });
-    return buffer[0] === 0x0a;
-  } finally {
-    await handle.close();
-  }
-}
-
-/** A write the OS took only part of: `done` lines got there whole. */
-class CutWrite extends Error {
-  constructor(
-    readonly done: number,
-    override readonly cause: unknown,
-  ) {
-    super('activity log write cut short');
-  }
-}
-
-/** How many of the lines `bytes` covers whole. */
-function wholeLines(lines: readonly string[], bytes: number): number {
-  let covered = 0;
-  let done = 0;
-  for (const line of lines) {
-    covered += Buffer.byteLength(line);
-    if (covered > bytes) {
-      break;
-    }
-    done++;
-  }
-  return done;
 }

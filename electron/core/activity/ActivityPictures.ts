@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { isNodeError } from '../platform/secureFs.js';
-import type { RetentionSettings } from './ActivityLogStore.js';
+import type { RetentionSettings } from './RetentionSettings.js';
 
 const NAME = /^[\w-]+\.jpg$/;
 

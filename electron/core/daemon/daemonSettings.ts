@@ -1,4 +1,4 @@
-import { DEFAULT_RETENTION } from '../activity/ActivityLogStore.js';
+import { DEFAULT_RETENTION } from '../activity/RetentionSettings.js';
 import type { DownloadSettings } from '../browser/BrowserDownloads.js';
 import type { ProfileConfig } from '../profile/ProfileStore.js';
 import { positiveInt, type Env } from '../profile/settings.js';
