@@ -9,14 +9,13 @@ import { ProfileStore, validateProfileName, type ProfileConfig } from '../profil
 import { daemonLogTail } from '../lifecycle/daemonLog.js';
 import { classifyDaemonExit } from './daemonExit.js';
 import { DaemonWatch } from './DaemonWatch.js';
-import { profileSource } from './profileSource.js';
 import { pictureDaemon, PictureRelay } from './PictureRelay.js';
+import { ProfileSlots } from './ProfileSlots.js';
 import { profileStateOf } from './profileStateOf.js';
-import { newSlot, view, type Slot } from './Slot.js';
-import { RestartPolicy, type RestartPolicyOptions } from './RestartPolicy.js';
-
-/** How long a dashboard waits for each daemon to take its address before it prints its link anyway. */
-const ANNOUNCE_TIMEOUT_MS = 5_000;
+import { refreshDashboards } from './refreshDashboards.js';
+import { SupervisorListeners } from './SupervisorListeners.js';
+import { view, type Slot } from './Slot.js';
+import type { RestartPolicyOptions } from './RestartPolicy.js';
 
 export interface SupervisorOptions {
   paths: TabmuxPaths;
@@ -38,8 +37,8 @@ export class Supervisor {
   readonly #store: ProfileStore;
   readonly #options: SupervisorOptions;
   readonly #logger: Logger;
-  readonly #slots = new Map<string, Slot>();
-  readonly #listeners = new Set<(event: SupervisorEvent) => void>();
+  readonly #slots: ProfileSlots;
+  readonly #listeners: SupervisorListeners;
   #pollTimer: ReturnType<typeof setInterval> | null = null;
   #scanning: Promise<void> | null = null;
   #disposed = false;
@@ -51,6 +50,8 @@ export class Supervisor {
     this.#paths = options.paths;
     this.#store = new ProfileStore(options.paths);
     this.#logger = options.logger ?? Logger.silent();
+    this.#listeners = new SupervisorListeners(this.#logger);
+    this.#slots = new ProfileSlots(options.restart, (slot) => this.#listeners.emit({ type: 'profile', profile: view(slot) }));
   }
 
   /** Finds the profiles and connects to the daemons already running, then keeps looking every couple of seconds. */
@@ -61,18 +62,17 @@ export class Supervisor {
   }
 
   onEvent(listener: (event: SupervisorEvent) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   /** Re-reads the profile list first, so profiles added with the CLI appear. */
   async snapshot(): Promise<SupervisorSnapshot> {
     await this.#scan();
-    return { profiles: [...this.#slots.values()].map(view) };
+    return { profiles: this.#slots.all().map(view) };
   }
 
   view(name: string): ProfileView {
-    return view(this.#slot(name));
+    return view(this.#slots.of(name));
   }
 
   async startProfile(name: string): Promise<ProfileView> {
@@ -146,12 +146,12 @@ export class Supervisor {
       // The scan that was under way had read the list before the profile was stored.
       await this.#scan();
     }
-    return view(this.#slot(request.name));
+    return view(this.#slots.of(request.name));
   }
 
   /** Forwards one control call to a profile's daemon on the supervisor's own connection. */
   async forward(profile: string, method: ForwardedDaemonMethod, params: unknown): Promise<unknown> {
-    const slot = this.#slot(profile);
+    const slot = this.#slots.of(profile);
     const watch = slot.watch;
     if (!watch || watch.closed) {
       throw new TabmuxError('daemon_not_running', `profile ${profile} is not running (${slot.state}); start it first`);
@@ -173,21 +173,9 @@ export class Supervisor {
    * A daemon that does not answer in time (or an older one without the method) is left to that.
    */
   async announceDashboards(): Promise<void> {
-    const watches = [...this.#slots.values()].flatMap((slot) => (slot.watch && !slot.watch.closed ? [slot.watch] : []));
-    await Promise.all(
-      watches.map(async (watch) => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const late = new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, ANNOUNCE_TIMEOUT_MS);
-        });
-        try {
-          await Promise.race([watch.client.request('tabmux/dashboards.refresh', {}).then(() => undefined), late]);
-        } catch (error) {
-          this.#logger.warn(`profile ${watch.status.profile} did not take the dashboards' addresses: ${TabmuxError.from(error).message}`);
-        } finally {
-          clearTimeout(timer);
-        }
-      }),
+    await refreshDashboards(
+      this.#slots.all().flatMap((slot) => (slot.watch && !slot.watch.closed ? [slot.watch] : [])),
+      this.#logger,
     );
   }
 
@@ -197,7 +185,7 @@ export class Supervisor {
     if (this.#pollTimer) {
       clearInterval(this.#pollTimer);
     }
-    const slots = [...this.#slots.values()];
+    const slots = this.#slots.all();
     for (const slot of slots) {
       this.#cancelRestart(slot);
     }
@@ -211,20 +199,12 @@ export class Supervisor {
     this.#listeners.clear();
   }
 
-  #slot(name: string): Slot {
-    const slot = this.#slots.get(name);
-    if (!slot) {
-      throw new TabmuxError('invalid_profile', `profile ${name} does not exist; create it with: tabmux profile add ${name} (tabmux profile list shows the profiles)`);
-    }
-    return slot;
-  }
-
   async #knownSlot(name: string): Promise<Slot> {
     validateProfileName(name);
     if (!this.#slots.has(name)) {
       await this.#scan();
     }
-    return this.#slot(name);
+    return this.#slots.of(name);
   }
 
   #scan(): Promise<void> {
@@ -242,30 +222,10 @@ export class Supervisor {
       // A broken profiles.json must not blank the UI; keep what is known and say why in the log.
       this.#logger.warn(`cannot read profiles: ${TabmuxError.from(error).message}`);
     }
-    const names = entries ? entries.map((entry) => entry.name) : [...this.#slots.keys()];
-    for (const { name, config } of entries ?? []) {
-      const source = profileSource(config);
-      const known = this.#slots.get(name);
-      if (known) {
-        if (known.kind !== source.kind || known.endpoint !== source.endpoint) {
-          // Removed and added again with another browser; the UI must not keep showing the old one.
-          Object.assign(known, source);
-          this.#emit({ type: 'profile', profile: view(known) });
-        }
-      } else {
-        const slot = newSlot(name, source, new RestartPolicy(this.#options.restart));
-        this.#slots.set(name, slot);
-        // A profile added by the CLI or another window shows up in every UI without a reload.
-        this.#emit({ type: 'profile', profile: view(slot) });
-      }
+    if (entries) {
+      this.#slots.sync(entries);
     }
-    for (const [name, slot] of this.#slots) {
-      // A profile removed from the list is forgotten once nothing runs for it.
-      if (!names.includes(name) && !slot.watch && !slot.busy) {
-        this.#slots.delete(name);
-      }
-    }
-    const idle = [...this.#slots.values()].filter((slot) => !slot.watch && !slot.busy && !slot.restartTimer);
+    const idle = this.#slots.all().filter((slot) => !slot.watch && !slot.busy && !slot.restartTimer);
     await Promise.all(idle.map((slot) => this.#attach(slot, false)));
   }
 
@@ -281,7 +241,7 @@ export class Supervisor {
       onEvent: (event) => this.#relay(slot, watch, event),
       onStatus: () => {
         if (slot.watch === watch && watch && !this.#disposed) {
-          this.#emit({ type: 'profile', profile: view(slot) });
+          this.#listeners.emit({ type: 'profile', profile: view(slot) });
         }
       },
       onClose: () => void this.#closed(slot, watch),
@@ -309,7 +269,7 @@ export class Supervisor {
       this.pictures.deliver(slot.name, event.picture);
       return;
     }
-    this.#emit({ type: 'daemon', profile: slot.name, event });
+    this.#listeners.emit({ type: 'daemon', profile: slot.name, event });
     if (event.type === 'daemon' && !slot.busy) {
       this.#set(slot, profileStateOf(event.state), event.lastError);
     }
@@ -413,17 +373,7 @@ export class Supervisor {
     slot.state = state;
     slot.lastError = lastError;
     if (!this.#disposed) {
-      this.#emit({ type: 'profile', profile: view(slot) });
-    }
-  }
-
-  #emit(event: SupervisorEvent): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.#logger.error(`event listener failed: ${TabmuxError.from(error).message}`);
-      }
+      this.#listeners.emit({ type: 'profile', profile: view(slot) });
     }
   }
 }
