@@ -1,4 +1,5 @@
 import type { Logger } from '../core/platform/Logger.js';
+import { withDeadline } from '../../shared/withDeadline.js';
 
 /** The part of `process` this needs; tests pass an EventEmitter. */
 export interface CrashSource {
@@ -30,16 +31,17 @@ export function exitOnCrash(source: CrashSource, options: ExitOnCrashOptions): v
     }
     crashed = true;
     logger.error(`stopping after the ${what}`);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
+    const stopped = options.stop().then(
+      () => true,
+      (stopError: unknown) => {
+        logger.error(`stopping failed: ${describe(stopError)}`);
+        return true;
+      },
+    );
+    void withDeadline(stopped, options.deadlineMs, false).then((inTime) => {
+      if (!inTime) {
         logger.error(`did not stop within ${options.deadlineMs} ms; exiting anyway`);
-        resolve();
-      }, options.deadlineMs);
-    });
-    const stopped = options.stop().catch((stopError: unknown) => logger.error(`stopping failed: ${describe(stopError)}`));
-    void Promise.race([stopped, deadline]).then(() => {
-      clearTimeout(timer);
+      }
       options.exit(1);
     });
   };

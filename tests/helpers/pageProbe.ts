@@ -3,6 +3,7 @@ import type { CDPSession } from 'puppeteer-core/internal/api/CDPSession.js';
 import { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
 import { waitFor } from './waitFor.js';
+import { withDeadline } from '../../shared/withDeadline.js';
 
 /**
  * Whether a page runs script, asked over the test's own CDP connection, never the daemon: a JavaScript dialog blocks
@@ -25,19 +26,11 @@ export class PageProbe {
   /** Whether the page at this URL evaluates a constant within `withinMs`. */
   async responds(url: string, withinMs = 1000): Promise<boolean> {
     const session = await this.#session(url);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), withinMs);
-    });
     const answered = session.send('Runtime.evaluate', { expression: '1' }).then(
       () => true,
       () => false,
     );
-    try {
-      return await Promise.race([answered, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return withDeadline(answered, withinMs, false);
   }
 
   /** Waits until the page at this URL is blocked (a dialog it or a page sharing its renderer shows). */

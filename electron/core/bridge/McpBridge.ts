@@ -10,6 +10,7 @@ import { BoundSessionSlot } from './BoundSessionSlot.js';
 import { DaemonLink } from './DaemonLink.js';
 import { RelayedResult } from './RelayedResult.js';
 import type { CallOptions, ToolBridge, ToolLane } from './ToolBridge.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
 
 export interface BridgeOptions {
   profile: string;
@@ -238,7 +239,7 @@ export class McpBridge implements ToolBridge {
   }
 
   async #close(): Promise<void> {
-    await withDeadline(Promise.all([this.#bound.settled(), this.#agents.settled()]), CLOSE_DEADLINE_MS);
+    await withDeadline(Promise.all([this.#bound.settled(), this.#agents.settled()]), CLOSE_DEADLINE_MS, undefined);
     const client = this.#link.current;
     if (client) {
       const generation = this.#link.generation;
@@ -249,7 +250,7 @@ export class McpBridge implements ToolBridge {
           (error: unknown) => this.#options.logger.warn(`closing session ${session} failed: ${TabmuxError.from(error).message}`),
         ),
       );
-      await withDeadline(Promise.all(closing), CLOSE_DEADLINE_MS);
+      await withDeadline(Promise.all(closing), CLOSE_DEADLINE_MS, undefined);
     }
     this.#bound.close();
     this.#link.close();
@@ -321,12 +322,6 @@ export class McpBridge implements ToolBridge {
         : `Error: ${failure.message}`;
     return { content: [{ type: 'text', text }], isError: true, _meta: { 'tabmux/error': failure.code } };
   }
-}
-
-async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }
 
 /** The tool a client's `tools/call` line names (the client's own request, read only when it must be run again). */

@@ -8,6 +8,7 @@ import { loadCdpModules, onDisconnected, openCdpConnection } from './CdpConnecti
 import { ChromeProcess, type OrphanChrome } from './ChromeProcess.js';
 import { findChrome } from './findChrome.js';
 import type { BrowserEndpoint, BrowserState, ProfileBrowser, ProfileBrowserEvents, ProfileBrowserHooks } from './ProfileBrowser.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
 
 export interface LaunchedBrowserOptions extends ProfileBrowserHooks {
   /** An explicit Chrome binary (`--chrome`, the profile's `chrome`); otherwise `TABMUX_CHROME` or the usual places. */
@@ -222,9 +223,7 @@ export class LaunchedBrowser extends EventEmitter<ProfileBrowserEvents> implemen
       // Closed or let go on purpose: nothing to wait for (a pending timer would only hold a restarting daemon's exit).
       return;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const exited = await Promise.race([run.chrome.exited.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), EXIT_NOTICE_MS)))]);
-    clearTimeout(timer);
+    const exited = await withDeadline(run.chrome.exited.then(() => true), EXIT_NOTICE_MS, false);
     if (!exited) {
       await this.#onLost(run, 'the DevTools connection to Chrome closed');
     }

@@ -1,5 +1,6 @@
 import type { CDPSession } from 'puppeteer-core/internal/api/CDPSession.js';
 import type { CdpConnection } from './CdpConnection.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
 
 /**
  * What the tab list (`BrowserTabs`) asks of a tab's page on the daemon's own connection, outside any upstream worker,
@@ -34,19 +35,11 @@ export class PageCommands {
     if (!session) {
       return false;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), withinMs);
-    });
     const answered = session.send('Runtime.evaluate', { expression: '0', returnByValue: true }).then(
       () => true,
       () => false,
     );
-    try {
-      return await Promise.race([answered, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return withDeadline(answered, withinMs, false);
   }
 
   async stopScripts(tabId: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import type { Protocol } from 'devtools-protocol';
 import type { CDPSession } from 'puppeteer-core/internal/api/CDPSession.js';
 import type { CdpConnection } from './CdpConnection.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
 
 /**
  * Which tab holds a frame, for the tab list (`BrowserTabs`), from the browser's own ids: a page target's id names its
@@ -90,12 +91,11 @@ export class TabFrames {
       if (!session) {
         return;
       }
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), withinMs);
-      });
-      const tree = await Promise.race([session.send('Page.getFrameTree').then(({ frameTree }) => frameTree, () => undefined), late]);
-      clearTimeout(timer);
+      const frameTree = session.send('Page.getFrameTree').then(
+        (answer) => answer.frameTree,
+        () => undefined,
+      );
+      const tree = await withDeadline(frameTree, withinMs, undefined);
       const frames = tree?.childFrames ? [...tree.childFrames] : [];
       for (let frame = frames.pop(); frame !== undefined; frame = frames.pop()) {
         this.#frameTabs.set(frame.frame.id, tabId);

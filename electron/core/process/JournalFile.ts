@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
+import { withDeadline } from '../../../shared/withDeadline.js';
 
 /**
  * A small file that holds the latest version of some state, for the next daemon to read should this one die.
@@ -85,12 +86,7 @@ export class JournalFile<T> {
       }
       this.#startWrite(state, body);
     }
-    const written = this.#writing;
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, limitMs);
-    });
-    return Promise.race([written, limit]).finally(() => clearTimeout(timer));
+    return withDeadline(this.#writing, limitMs, undefined);
   }
 
   /** Replaces the journal with this state (nothing is written when it is what the file already says). */

@@ -2,6 +2,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/protocol.js';
 import type { Upstream } from '../upstream/UpstreamClient.js';
 import type { Worker } from './Worker.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
 
 /**
  * How long one of the router's own upstream calls (mapping a page to its tab, listing pages) may take. They answer in
@@ -15,6 +16,9 @@ export const SIDE_CALL_DEADLINE_MS = 5_000;
  * not a stuck page, so the first call it answers gets longer.
  */
 export const FIRST_SIDE_CALL_DEADLINE_MS = 30_000;
+
+/** What a side call comes to when its deadline passes first. */
+const EXPIRED = Symbol('expired');
 
 /** Upstreams that answered a side call: they are connected, so a slow answer means a stuck page. */
 const connected = new WeakSet<Upstream>();
@@ -34,20 +38,12 @@ export async function sideCall(worker: Worker, tool: string, args: Record<string
   }
   const deadlineMs = upstream && connected.has(upstream) ? SIDE_CALL_DEADLINE_MS : FIRST_SIDE_CALL_DEADLINE_MS;
   const call = worker.call(tool, args);
-  let timer: NodeJS.Timeout | undefined;
-  const expiry = new Promise<'expired'>((resolve) => {
-    timer = setTimeout(() => resolve('expired'), deadlineMs);
-  });
-  try {
-    const outcome = await Promise.race([call, expiry]);
-    if (outcome !== 'expired') {
-      if (worker.upstream) {
-        connected.add(worker.upstream);
-      }
-      return outcome;
+  const outcome = await withDeadline(call, deadlineMs, EXPIRED);
+  if (outcome !== EXPIRED) {
+    if (worker.upstream) {
+      connected.add(worker.upstream);
     }
-  } finally {
-    clearTimeout(timer);
+    return outcome;
   }
   // Upstream answers the abandoned call once the page lets it, or fails it when it is replaced: nobody waits for it.
   call.catch(() => undefined);

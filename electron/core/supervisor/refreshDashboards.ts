@@ -1,6 +1,7 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { Logger } from '../platform/Logger.js';
 import type { DaemonWatch } from './DaemonWatch.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
 
 /** How long a dashboard waits for each daemon to take its address before it prints its link anyway. */
 const ANNOUNCE_TIMEOUT_MS = 5_000;
@@ -12,16 +13,10 @@ const ANNOUNCE_TIMEOUT_MS = 5_000;
 export async function refreshDashboards(watches: readonly DaemonWatch[], logger: Logger): Promise<void> {
   await Promise.all(
     watches.map(async (watch) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, ANNOUNCE_TIMEOUT_MS);
-      });
       try {
-        await Promise.race([watch.client.request('tabmux/dashboards.refresh', {}).then(() => undefined), late]);
+        await withDeadline(watch.client.request('tabmux/dashboards.refresh', {}), ANNOUNCE_TIMEOUT_MS, undefined);
       } catch (error) {
         logger.warn(`profile ${watch.status.profile} did not take the dashboards' addresses: ${TabmuxError.from(error).message}`);
-      } finally {
-        clearTimeout(timer);
       }
     }),
   );
