@@ -1,47 +1,8 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { QueueEntry } from '../../../shared/model.js';
+import { newJob, type JobSpec, type OverrunCall, type QueueJob } from './QueueJob.js';
 
-export interface JobSpec<T> {
-  sessionId: string;
-  /** For the router's own jobs: the session they act for, so they go when it closes. */
-  subject?: string | undefined;
-  tool: string;
-  /** Who asked: a connection id, so a vanished client's queued calls can be dropped. */
-  owner?: string | undefined;
-  timeoutMs: number;
-  run: () => Promise<T>;
-  /** Told the call id as soon as the call is queued, so the caller can cancel it. */
-  onQueued?: ((callId: number) => void) | undefined;
-}
-
-/** A call that was sent upstream and then given up on: it timed out, or its caller cancelled it or went away. */
-export interface OverrunCall {
-  callId: number;
-  sessionId: string;
-  subject: string | undefined;
-  tool: string;
-}
-
-interface Job {
-  callId: number;
-  sessionId: string;
-  subject: string | undefined;
-  tool: string;
-  owner: string | undefined;
-  enqueuedAt: number;
-  startedAt: number | null;
-  timeoutMs: number;
-  timer: NodeJS.Timeout | undefined;
-  settled: boolean;
-  /** Resolves once `run` has returned (or thrown): the slot is free again. */
-  finished: Promise<void>;
-  markFinished: () => void;
-  run: () => Promise<unknown>;
-  resolve: (value: unknown) => void;
-  reject: (error: TabmuxError) => void;
-}
-
-let nextCallId = 1;
+export type { JobSpec, OverrunCall } from './QueueJob.js';
 
 /**
  * The queue in front of one upstream worker. Upstream runs one tool at a time behind a mutex that nobody can see
@@ -53,8 +14,8 @@ let nextCallId = 1;
  * worker can end what the call started (see `Worker`) and free the slot for the next call.
  */
 export class FairQueue {
-  readonly #lanes = new Map<string, Job[]>();
-  readonly #running = new Map<number, Job>();
+  readonly #lanes = new Map<string, QueueJob[]>();
+  readonly #running = new Map<number, QueueJob>();
   /** Sessions with queued calls, in order of arrival. */
   #order: string[] = [];
   /** When each session last got a turn (a counter, not a clock); dropped by forget() when the session ends. */
@@ -92,27 +53,7 @@ export class FairQueue {
       return Promise.reject(this.#closedReason);
     }
     return new Promise<T>((resolve, reject) => {
-      let markFinished = (): void => undefined;
-      const finished = new Promise<void>((done) => {
-        markFinished = done;
-      });
-      const job: Job = {
-        callId: nextCallId++,
-        sessionId: spec.sessionId,
-        subject: spec.subject,
-        tool: spec.tool,
-        owner: spec.owner,
-        enqueuedAt: Date.now(),
-        startedAt: null,
-        timeoutMs: spec.timeoutMs,
-        timer: undefined,
-        settled: false,
-        finished,
-        markFinished,
-        run: spec.run,
-        resolve: (value) => resolve(value as T),
-        reject,
-      };
+      const job = newJob(spec, resolve, reject);
       job.timer = setTimeout(() => this.#timeout(job), spec.timeoutMs);
       job.timer.unref();
       let lane = this.#lanes.get(job.sessionId);
@@ -203,7 +144,7 @@ export class FairQueue {
   cancelWhere(filter: (job: { sessionId: string; subject: string | undefined; owner: string | undefined }) => boolean, error: TabmuxError): number {
     let count = 0;
     for (const [sessionId, lane] of this.#lanes) {
-      const keep: Job[] = [];
+      const keep: QueueJob[] = [];
       for (const job of lane) {
         if (filter(job)) {
           this.#settle(job, error);
@@ -270,7 +211,7 @@ export class FairQueue {
     this.#pump();
   }
 
-  #entry(job: Job, state: 'queued' | 'running'): QueueEntry {
+  #entry(job: QueueJob, state: 'queued' | 'running'): QueueEntry {
     return {
       callId: job.callId,
       sessionId: job.sessionId,
@@ -296,7 +237,7 @@ export class FairQueue {
    * Round-robin: among sessions with work that may run now, the one served least recently goes first (a newcomer
    * counts as never served), so a session with a long backlog cannot starve one that just arrived.
    */
-  #next(): Job | undefined {
+  #next(): QueueJob | undefined {
     const busy = new Set<string>();
     for (const job of this.#running.values()) {
       busy.add(job.sessionId);
@@ -322,7 +263,7 @@ export class FairQueue {
     return job;
   }
 
-  #start(job: Job): void {
+  #start(job: QueueJob): void {
     job.startedAt = Date.now();
     this.#running.set(job.callId, job);
     const finish = (): void => {
@@ -350,7 +291,7 @@ export class FairQueue {
     );
   }
 
-  #timeout(job: Job): void {
+  #timeout(job: QueueJob): void {
     if (job.settled) {
       return;
     }
@@ -377,7 +318,7 @@ export class FairQueue {
   }
 
   /** Answers a running call with `error` and tells the worker to end it. */
-  #giveUp(job: Job, error: TabmuxError): void {
+  #giveUp(job: QueueJob, error: TabmuxError): void {
     if (job.settled) {
       return;
     }
@@ -386,7 +327,7 @@ export class FairQueue {
     this.#onOverrun({ callId: job.callId, sessionId: job.sessionId, subject: job.subject, tool: job.tool });
   }
 
-  #settle(job: Job, error: TabmuxError): void {
+  #settle(job: QueueJob, error: TabmuxError): void {
     if (job.settled) {
       return;
     }
