@@ -165,7 +165,7 @@ export async function memory(context: BenchContext): Promise<Row[]> {
       unit: 'MiB',
       ratio: null,
       goal: { kind: 'under', limit: 50 },
-      note: `VmRSS of a separate \`tabmux daemon run\` process (Chrome and workers excluded), started as tabmux starts one (the same environment: glibc's mmap threshold fixed, see electron/core/lifecycle/daemonEnv.ts), with no session and no request since it became ready, ${settleNote(idle)}: ${idle.anonMiB.toFixed(1)} MiB its own, ${idle.fileMiB.toFixed(1)} MiB file pages. Floor read in this run: a bare Node process ${bare.rss.toFixed(1)} MiB (${bare.anon.toFixed(1)} + ${bare.file.toFixed(1)}).`,
+      note: `VmRSS of a separate \`tabmux daemon run\` process (Chrome and workers excluded), started as tabmux starts one (the same environment: glibc's malloc with its mmap threshold fixed and at most two arenas, see electron/core/lifecycle/daemonEnv.ts), with no session and no request since it became ready, ${settleNote(idle)}: ${idle.anonMiB.toFixed(1)} MiB its own, ${idle.fileMiB.toFixed(1)} MiB file pages. Floor read in this run: a bare Node process ${bare.rss.toFixed(1)} MiB (${bare.anon.toFixed(1)} + ${bare.file.toFixed(1)}).`,
       why,
     },
     {

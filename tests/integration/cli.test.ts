@@ -67,12 +67,20 @@ describe('tabmux daemon', () => {
   });
 
   it('starts the daemon with malloc set for a long-lived process, and its Chrome and workers as they were', () => {
-    // Linux (glibc) reads it at a process's start; see electron/core/lifecycle/daemonEnv.ts.
-    const tunablesOf = (pid: number): string | undefined =>
-      readFileSync(`/proc/${pid}/environ`, 'utf8')
-        .split('\0')
-        .find((entry) => entry.startsWith('GLIBC_TUNABLES='));
-    expect(tunablesOf(status.pid)).toBe('GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072');
+    // Linux (glibc) reads it at a process's start; see electron/core/lifecycle/daemonEnv.ts. glibc cuts the
+    // variable at each ':' as it reads it, in the process's own copy, so /proc shows the settings after the first as
+    // entries of their own: they are joined back.
+    const tunablesOf = (pid: number): string | undefined => {
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      const at = environ.findIndex((entry) => entry.startsWith('GLIBC_TUNABLES='));
+      if (at < 0) {
+        return undefined;
+      }
+      const rest = environ.slice(at + 1);
+      const cut = rest.findIndex((entry) => !entry.startsWith('glibc.'));
+      return [environ[at], ...rest.slice(0, cut < 0 ? rest.length : cut)].join(':');
+    };
+    expect(tunablesOf(status.pid)).toBe('GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2');
     expect(tunablesOf(status.upstream.pid!)).toBeUndefined();
     expect(tunablesOf(status.chrome.pid!)).toBeUndefined();
   });

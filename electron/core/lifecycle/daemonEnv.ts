@@ -1,26 +1,29 @@
 /**
- * glibc's malloc settings for a daemon: allocations of 128 KiB and more always get pages of their own, given back
- * to the system when freed. Left to itself, glibc raises that limit to the size of the largest such block freed so
- * far (the daemon's own code as it is read at start, a large snapshot reply), after which blocks up to that size
- * come from the heap shared with small ones and stay resident while anything near them lives: a daemon that runs for
- * days keeps the high-water mark of its busiest moment (`npm run bench`, the memory rows). Other C libraries ignore
- * the variable.
+ * glibc's malloc settings for a daemon, one `name=value` each:
+ * - allocations of 128 KiB and more always get pages of their own, given back to the system when freed. Left to
+ *   itself, glibc raises that limit to the size of the largest such block freed so far (the daemon's own code as it
+ *   is read at start, a large snapshot reply), after which blocks up to that size come from the heap shared with
+ *   small ones and stay resident while anything near them lives: a daemon that runs for days keeps the high-water
+ *   mark of its busiest moment.
+ * - at most two malloc arenas: glibc gives each thread that allocates (V8's compiler and collector threads, Node's
+ *   thread pool) an arena of its own on a machine with cores to spare, and what one holds stays resident while the
+ *   daemon waits for its agents. The daemon's own work runs on one thread.
+ * `npm run bench`, the memory rows. Other C libraries ignore the variable.
  */
-const MALLOC_TUNABLES = 'glibc.malloc.mmap_threshold=131072';
+const MALLOC_TUNABLES = ['glibc.malloc.mmap_threshold=131072', 'glibc.malloc.arena_max=2'];
 
 /** What GLIBC_TUNABLES was before daemonEnv added to it ('' for unset), for the daemon's own children. */
 const BEFORE = 'TABMUX_GLIBC_TUNABLES_BEFORE';
 
 /**
  * The environment of a `tabmux daemon run` that tabmux starts: the caller's, Node-mode for an Electron binary, and
- * the malloc settings above added to any GLIBC_TUNABLES the user set (a setting of their own for the same limit wins).
+ * the malloc settings above added to any GLIBC_TUNABLES the user set (a setting of their own for the same name wins).
  */
 export function daemonEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const own = base['GLIBC_TUNABLES'] ?? '';
-  let tunables = MALLOC_TUNABLES;
-  if (own !== '') {
-    tunables = own.includes('glibc.malloc.mmap_threshold=') ? own : `${own}:${MALLOC_TUNABLES}`;
-  }
+  const ownNames = new Set(own.split(':').map((tunable) => tunable.slice(0, tunable.indexOf('='))));
+  const added = MALLOC_TUNABLES.filter((tunable) => !ownNames.has(tunable.slice(0, tunable.indexOf('='))));
+  const tunables = [own, ...added].filter((part) => part !== '').join(':');
   return { ...base, ELECTRON_RUN_AS_NODE: '1', GLIBC_TUNABLES: tunables, [BEFORE]: own };
 }
 
