@@ -21,10 +21,15 @@ const BEFORE = 'TABMUX_GLIBC_TUNABLES_BEFORE';
  */
 export function daemonEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const own = base['GLIBC_TUNABLES'] ?? '';
-  const ownNames = new Set(own.split(':').map((tunable) => tunable.slice(0, tunable.indexOf('='))));
-  const added = MALLOC_TUNABLES.filter((tunable) => !ownNames.has(tunable.slice(0, tunable.indexOf('='))));
+  const ownNames = new Set(own.split(':').map(tunableName));
+  const added = MALLOC_TUNABLES.filter((tunable) => !ownNames.has(tunableName(tunable)));
   const tunables = [own, ...added].filter((part) => part !== '').join(':');
   return { ...base, ELECTRON_RUN_AS_NODE: '1', GLIBC_TUNABLES: tunables, [BEFORE]: own };
+}
+
+/** `glibc.malloc.arena_max` of `glibc.malloc.arena_max=2`. */
+function tunableName(tunable: string): string {
+  return tunable.split('=', 1)[0] ?? tunable;
 }
 
 /**
