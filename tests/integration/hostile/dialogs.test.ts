@@ -44,8 +44,13 @@ describe.each(TOPOLOGIES)('a popup that opens with an alert, in tab isolation, o
     await waitFor(() => rig().tabAt(popupUrl), 'the popup to open');
     await probe().blocked(popupUrl);
 
-    // The opener's next call answers, telling it its popup waits on a dialog; the popup is not its page yet.
-    const next = await opener.text('list_pages');
+    // The opener's next call answers, telling it its popup waits on a dialog; the popup is not its page yet. The
+    // daemon hears of the dialog on its own connection to Chrome, which may be a moment behind the test's probe: the
+    // opener's calls answer meanwhile (`text` fails on any error), and one of them tells it.
+    const next = await waitFor(async () => {
+      const listed = await opener.text('list_pages');
+      return listed.includes(`(${popupUrl}) shows`) ? listed : undefined;
+    }, "the opener to be told of its popup's dialog");
     expect(next).toContain(`(${popupUrl}) shows an alert dialog and waits for an answer`);
     expect(next).not.toContain('popup says hi');
     expect(pagesOf(next).ids).toHaveLength(1);
