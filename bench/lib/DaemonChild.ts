@@ -13,10 +13,13 @@ import type { Teardown } from './Teardown.js';
 export class DaemonChild {
   readonly pid: number;
   readonly client: DaemonClient;
+  /** Stops the daemon (Chrome and workers with it) before the bench's end; teardown then finds it gone. */
+  readonly stop: () => Promise<void>;
 
-  private constructor(pid: number, client: DaemonClient) {
+  private constructor(pid: number, client: DaemonClient, stop: () => Promise<void>) {
     this.pid = pid;
     this.client = client;
+    this.stop = stop;
   }
 
   /** `nodeFlags` go to Node before the entry point (a diagnostic row runs the daemon with a V8 flag). */
@@ -27,7 +30,8 @@ export class DaemonChild {
       stdio: 'ignore',
     });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    teardown.add(`stop daemon process ${String(child.pid)}`, () => stopChild(child, exited));
+    const stop = (): Promise<void> => stopChild(child, exited);
+    teardown.add(`stop daemon process ${String(child.pid)}`, stop);
     const pid = child.pid;
     if (pid === undefined) {
       throw new Error('could not spawn tabmux daemon run');
@@ -41,7 +45,10 @@ export class DaemonChild {
       if (client) {
         teardown.add('close bench connection', () => client.close());
         if ((await client.call('tabmux/status')).state === 'ready') {
-          return new DaemonChild(pid, client);
+          return new DaemonChild(pid, client, async () => {
+            client.close();
+            await stop();
+          });
         }
         client.close();
       }

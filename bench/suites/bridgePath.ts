@@ -1,5 +1,7 @@
 import type { BenchContext } from '../lib/BenchContext.js';
 import { startBridge } from '../lib/BridgeProcess.js';
+import { makeBenchHome } from '../lib/benchHome.js';
+import { DaemonChild } from '../lib/DaemonChild.js';
 import { bareNodeStart } from '../lib/bareNode.js';
 import { sdkUpstreamClient } from '../lib/bytePipe.js';
 import { minimalForwarderClient } from '../lib/minimalForwarder.js';
@@ -62,7 +64,12 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   const twoPipes = await sdkUpstreamClient(context.teardown, browserUrl, 'two relays');
   const forwarder = await minimalForwarderClient(context.teardown, browserUrl);
   const socket = await context.tabmux.session('bench-socket-list');
-  // Seven ways to list_pages, in rotated rounds, so the hops can be told apart on one footing.
+  // The layout agents have: the daemon a process of its own, as `tabmux mcp serve` starts it (the rows above run it in
+  // the bench's process, beside the clients that measure it).
+  const ownHome = makeBenchHome(context.teardown);
+  const ownDaemon = await DaemonChild.start(context.teardown, ownHome);
+  const ownBridge = await startBridge(context.teardown, ownHome.env, 'bench-bridge-own-process');
+  // Eight ways to list_pages, in rotated rounds, so the hops can be told apart on one footing.
   const sides = [
     once(bridge.call, 'list_pages', {}, 'bridge list_pages'),
     once(directSdk, 'list_pages', {}, 'direct SDK list_pages'),
@@ -71,9 +78,10 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
     once(forwarder, 'list_pages', {}, 'forwarded list_pages'),
     once(socket.call, 'list_pages', {}, 'socket list_pages'),
     once((tool, args) => direct.child.callTool(tool, args), 'list_pages', {}, 'direct list_pages'),
+    once(ownBridge.call, 'list_pages', {}, 'bridge list_pages, daemon of its own'),
   ];
-  const [viaBridge, viaDirectSdk, viaPipe, viaTwoPipes, viaForwarder, viaSocket, viaDirect] = await compareRounds(WARM_UP, PAIRS, sides);
-  if (!viaBridge || !viaDirectSdk || !viaPipe || !viaTwoPipes || !viaForwarder || !viaSocket || !viaDirect) {
+  const [viaBridge, viaDirectSdk, viaPipe, viaTwoPipes, viaForwarder, viaSocket, viaDirect, viaOwnProcess] = await compareRounds(WARM_UP, PAIRS, sides);
+  if (!viaBridge || !viaDirectSdk || !viaPipe || !viaTwoPipes || !viaForwarder || !viaSocket || !viaDirect || !viaOwnProcess) {
     throw new Error('list_pages rounds returned fewer series than sides');
   }
   const lists = { figure: viaBridge, baseline: viaDirectSdk };
@@ -81,6 +89,7 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   const twicePiped = { figure: viaTwoPipes, baseline: viaDirectSdk };
   const forwarded = { figure: viaForwarder, baseline: viaDirectSdk };
   const socketed = { figure: viaSocket, baseline: viaDirect };
+  const ownProcess = { figure: viaOwnProcess, baseline: viaDirectSdk };
   const sdkPageId = selectedPageId(okText(await directSdk('new_page', { url: 'about:blank', background: true }), 'direct SDK new_page'));
   const evals = await comparePairs(
     WARM_UP,
@@ -99,6 +108,8 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   }
   const steady = { figure: steadyBridge, baseline: steadyDirectSdk };
   await bridge.close();
+  await ownBridge.close();
+  await ownDaemon.stop();
   const added = (pair: { figure: { median: number }; baseline: { median: number } }): string => (pair.figure.median - pair.baseline.median).toFixed(2);
   const path = 'Figure: the SDK client on a `tabmux mcp serve` child (stdio → bridge → daemon socket → router → worker). Baseline: the same SDK client on a chrome-devtools-mcp child of the direct Chrome (started as the daemon starts its workers), passing pageId where the tool takes one.';
   return [
@@ -119,8 +130,8 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       unit: 'ms',
       ratio: ratio(lists.figure, lists.baseline),
       goal: { kind: 'max', limit: LIST_GOAL },
-      note: `list_pages, ${PAIRS} rounds after ${WARM_UP} warm-up rounds, each round calling through the bridge, the SDK client on a direct child, one and two byte pipes, a byte pipe and a minimal forwarder, the daemon socket and tabmux's own client on a direct child in rotated order. ${path} Added latency: ${added(lists)} ms per call.`,
-      why: `The bridge is a process of its own between the agent and the daemon, which the bench runs in its own process; that layout has a floor of its own, measured in this run (the forwarder row below): the same SDK client through a process that only copies bytes to a Unix socket, served here by a forwarder that only parses each request, hands it to an upstream child with tabmux's upstream client and serializes the answer, costs ${forwarded.figure.median.toFixed(2)} ms (${ratio(forwarded.figure, forwarded.baseline).toFixed(2)}×, ${added(forwarded)} ms added)${ratio(forwarded.figure, forwarded.baseline) > LIST_GOAL ? `, over the ${LIST_GOAL.toFixed(2)}× goal before any of tabmux's own work` : ''}. One hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×) and two ${added(twicePiped)} ms (${ratio(twicePiped.figure, twicePiped.baseline).toFixed(2)}×), the floor where the bridge and the daemon are both processes of their own, as in real use. What tabmux adds beyond the forwarder, ${(lists.figure.median - forwarded.figure.median).toFixed(2)} ms, is the bridge's and the daemon's own work per call: for the daemon alone over its socket ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×, the row below): the request parsed, checked and queued in the session's lane, the page list read from upstream's structured data, filtered to the session's pages and rendered again, the activity log's entry built and written before the reply (so an answer the caller saw is never missing from the log), the session journal checked, the reply serialized; none of it waits for another thread. A ${LIST_GOAL.toFixed(2)}× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * (LIST_GOAL - 1)).toFixed(2)} ms for both hops and all of that work.`,
+      note: `list_pages, ${PAIRS} rounds after ${WARM_UP} warm-up rounds, each round calling through the bridge, the SDK client on a direct child, one and two byte pipes, a byte pipe and a minimal forwarder, the daemon socket, tabmux's own client on a direct child and the bridge on a daemon in a process of its own, in rotated order. ${path} Added latency: ${added(lists)} ms per call.`,
+      why: `The bridge is a process of its own between the agent and the daemon, which the bench runs in its own process; that layout has a floor of its own, measured in this run (the forwarder row below): the same SDK client through a process that only copies bytes to a Unix socket, served here by a forwarder that only parses each request, hands it to an upstream child with tabmux's upstream client and serializes the answer, costs ${forwarded.figure.median.toFixed(2)} ms (${ratio(forwarded.figure, forwarded.baseline).toFixed(2)}×, ${added(forwarded)} ms added)${ratio(forwarded.figure, forwarded.baseline) > LIST_GOAL ? `, over the ${LIST_GOAL.toFixed(2)}× goal before any of tabmux's own work` : ''}. One hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×) and two ${added(twicePiped)} ms (${ratio(twicePiped.figure, twicePiped.baseline).toFixed(2)}×), the floor where the bridge and the daemon are both processes of their own, as in real use. What tabmux adds beyond the forwarder, ${(lists.figure.median - forwarded.figure.median).toFixed(2)} ms, is the bridge's and the daemon's own work per call: for the daemon alone over its socket ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×, the row below): the request parsed, checked and queued in the session's lane, the page list read from upstream's structured data, filtered to the session's pages and rendered again, the activity log's entry built and written before the reply (so an answer the caller saw is never missing from the log), the session journal checked, the reply serialized; none of it waits for another thread. A ${LIST_GOAL.toFixed(2)}× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * (LIST_GOAL - 1)).toFixed(2)} ms for both hops and all of that work. With the daemon a process of its own, as agents have it, the same path costs ${ownProcess.figure.median.toFixed(2)} ms in this run (${ratio(ownProcess.figure, ownProcess.baseline).toFixed(2)}×, a row below).`,
     },
     {
       name: `list_pages through the bridge, after ${STEADY_CALLS} calls`,
@@ -130,6 +141,15 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       ratio: ratio(steady.figure, steady.baseline),
       goal: { kind: 'info' },
       note: `The row above measured again, the same rounds of every side in rotated order, once the bridge and the daemon have served ${STEADY_CALLS} more list_pages calls one after another (and the direct child as many), as a daemon serving agents for a while has: V8 has optimized the daemon's call path by then, which the few hundred calls before the row above do not get it to. Added latency: ${added(steady)} ms per call.`,
+    },
+    {
+      name: 'list_pages through the bridge, daemon in a process of its own',
+      figure: ownProcess.figure,
+      baseline: ownProcess.baseline,
+      unit: 'ms',
+      ratio: ratio(ownProcess.figure, ownProcess.baseline),
+      goal: { kind: 'info' },
+      note: `The first row's path as agents have it: \`tabmux daemon run\` a process of its own, started as tabmux starts one, with its own Chrome and workers on its default settings, where the rows above run the daemon in the bench's process; the same rounds and baseline as the rows above. The daemon's code is the same; what differs is the process it runs in, which is idle between its own calls while the browser, the workers and the clients have the machine's two cores. Added latency: ${added(ownProcess)} ms per call.`,
     },
     {
       name: 'list_pages through a byte pipe',
