@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
 import type { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { html, pagesOf, startTestDaemon, uidOf, type BoundSession, type TestDaemon } from '../helpers/daemonFixture.js';
 
 interface ListedTarget {
@@ -108,7 +109,15 @@ describe.each([1, 2])('a window per session, %i worker(s)', (workers) => {
     await a.text('new_page', { url: html(`<a href="${popupUrl}" target="_blank">open</a>`, 'Opener') });
     await a.text('click', { uid: uidOf(await a.text('take_snapshot'), 'link', 'open') });
     expect(await windowOfUrl(popupUrl)).toBe(wa1);
-    expect((await control.call('tabmux/session.page', { session: a.id })).pages.map((page) => page.origin).sort()).toEqual(['created', 'created', 'created', 'opened']);
+    // The click's answer gives the session its popup when upstream saw it open in time; otherwise the daemon hears of
+    // it on its own connection to Chrome, which may be a moment behind the test's, and the session's next call takes
+    // it (every call meanwhile answers: \`text\` fails on any error).
+    const origins = await waitFor(async () => {
+      await a.text('list_pages');
+      const pages = (await control.call('tabmux/session.page', { session: a.id })).pages.map((page) => page.origin).sort();
+      return pages.includes('opened') ? pages : undefined;
+    }, 'the popup to be the session\'s page');
+    expect(origins).toEqual(['created', 'created', 'created', 'opened']);
 
     // A tab a person opens through tabmux gets a window of its own, never a session's (the last active window).
     const loginUrl = html(`<p>login ${workers}</p>`, 'Login');
