@@ -64,8 +64,8 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   const twoPipes = await sdkUpstreamClient(context.teardown, browserUrl, 'two relays');
   const forwarder = await minimalForwarderClient(context.teardown, browserUrl);
   const socket = await context.tabmux.session('bench-socket-list');
-  // The layout agents have: the daemon a process of its own, as `tabmux mcp serve` starts it (the rows above run it in
-  // the bench's process, beside the clients that measure it).
+  // The layout agents have: the daemon a process of its own, as `tabmux mcp serve` starts it (the other sides reach the
+  // daemon that runs in the bench's process, beside the clients that measure it).
   const ownHome = makeBenchHome(context.teardown);
   const ownDaemon = await DaemonChild.start(context.teardown, ownHome);
   const ownBridge = await startBridge(context.teardown, ownHome.env, 'bench-bridge-own-process');

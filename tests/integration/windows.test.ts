@@ -111,7 +111,7 @@ describe.each([1, 2])('a window per session, %i worker(s)', (workers) => {
     expect(await windowOfUrl(popupUrl)).toBe(wa1);
     // The click's answer gives the session its popup when upstream saw it open in time; otherwise the daemon hears of
     // it on its own connection to Chrome, which may be a moment behind the test's, and the session's next call takes
-    // it (every call meanwhile answers: \`text\` fails on any error).
+    // it (every call meanwhile answers: `text` fails on any error).
     const origins = await waitFor(async () => {
       await a.text('list_pages');
       const pages = (await control.call('tabmux/session.page', { session: a.id })).pages.map((page) => page.origin).sort();
