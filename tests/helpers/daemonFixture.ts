@@ -15,6 +15,8 @@ export interface TestDaemon {
   session: (label?: string) => Promise<BoundSession>;
   /** Stops the daemon; its TABMUX_HOME is removed unless `keepHome` (for a restart on the same home). */
   stop: (keepHome?: boolean) => Promise<void>;
+  /** The lines the daemon logged at warn level and above so far, as its log file would hold them. */
+  warnings: () => readonly string[];
 }
 
 export interface TestDaemonOptions {
@@ -41,7 +43,22 @@ export async function startTestDaemon(config: ProfileConfig = {}, options: TestD
 
 async function startOnHome(testHome: ReturnType<typeof makeTestHome>, config: ProfileConfig): Promise<TestDaemon> {
   const { home, paths, cleanup } = testHome;
-  const logger = process.env['TABMUX_TEST_LOG'] ? Logger.toStderr('test', 'debug') : Logger.silent();
+  // Warnings are kept for the tests that wait on what the daemon did to a client it gave up on; TABMUX_TEST_LOG shows
+  // every line as well.
+  const warnings: string[] = [];
+  const verbose = process.env['TABMUX_TEST_LOG'] !== undefined && process.env['TABMUX_TEST_LOG'] !== '';
+  const logger = new Logger(
+    'test',
+    (line) => {
+      if (verbose) {
+        process.stderr.write(line);
+      }
+      if (/ (WARN|ERROR) /.test(line)) {
+        warnings.push(line);
+      }
+    },
+    verbose ? 'debug' : 'warn',
+  );
   const daemon = await Daemon.start({ paths, profile: { name: 'default', config: { headless: true, ...config } }, logger, headless: true });
   const clients: DaemonClient[] = [];
   const connect = async (): Promise<DaemonClient> => {
@@ -68,6 +85,7 @@ async function startOnHome(testHome: ReturnType<typeof makeTestHome>, config: Pr
         cleanup();
       }
     },
+    warnings: () => warnings,
   };
 }
 
