@@ -22,10 +22,14 @@ describe('phase 3: lifecycle', () => {
     const opened = await control.call('tabmux/tabs.open', { url: html('<p>human</p>', 'Human tab') });
     const created = await control.call('tabmux/session.create', { label: 'expiring' });
     const session = bindSession(await t.connect(), created.id);
-    // Not bound: a session held by a live connection is never reaped, so use unbound control calls.
+    // A connection holds the session while its pages are set up (however long that takes on a loaded machine), then
+    // lets it go: a session held by a live connection is never reaped, and its idle time starts when the hold ends.
+    const holder = await t.connect();
+    await holder.call('tabmux/session.bind', { session: created.id });
     await control.call('tabmux/session.attach', { session: created.id, pageId: opened.tab.pageId });
     const own = await control.call('tabmux/session.newPage', { session: created.id, url: html('<p>mine</p>', 'Mine') });
     expect(own.pages.map((page) => page.origin).sort()).toEqual(['attached', 'created']);
+    holder.close();
 
     const ended = await waitFor(async () => {
       const { sessions } = await control.call('tabmux/session.list');
@@ -70,11 +74,15 @@ describe('queue, fairness and status', () => {
     const a = await t.session('slow-agent');
     const b = await t.session('waiting-agent');
     await Promise.all([a.text('new_page', { url: html('<p>a</p>', 'A page') }), b.text('new_page', { url: html('<p>b</p>', 'B page') })]);
-    const running = a.call('evaluate_script', slow(1500));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const waiting = b.call('evaluate_script', slow(10));
-    await new Promise((resolve) => setTimeout(resolve, 200));
     const control = await t.connect();
+    const queueOf = async (): Promise<Array<{ sessionId: string; state: string }>> => (await control.call('tabmux/status')).queue;
+    // Long enough that the status below is read while it runs, however slow the machine; the waits are on what the
+    // daemon reports, not on the clock.
+    const running = a.call('evaluate_script', slow(4000));
+    await waitUntil(async () => (await queueOf()).some((entry) => entry.sessionId === a.id && entry.state === 'running'), "a's call to run");
+    const waiting = b.call('evaluate_script', slow(10));
+    await waitUntil(async () => (await queueOf()).some((entry) => entry.sessionId === b.id && entry.state === 'queued'), "b's call to wait");
+    await new Promise((resolve) => setTimeout(resolve, 200));
     const status = await control.call('tabmux/status');
     expect(status.chrome.pid).toBeGreaterThan(0);
     expect(status.upstream.pid).toBeGreaterThan(0);
@@ -107,8 +115,10 @@ describe('queue, fairness and status', () => {
     await Promise.all([greedy.text('take_snapshot'), polite.text('take_snapshot')]);
     const order: string[] = [];
     const track = (name: string, promise: Promise<unknown>): Promise<unknown> => promise.then(() => order.push(name));
-    const greedyCalls = [0, 1, 2, 3].map((i) => track(`g${i}`, greedy.call('evaluate_script', slow(150))));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const greedyCalls = [0, 1, 2, 3].map((i) => track(`g${i}`, greedy.call('evaluate_script', slow(1000))));
+    // The polite call comes while the greedy session's first call runs and the other three wait, as the daemon reports.
+    const control = await t.connect();
+    await waitUntil(async () => (await control.call('tabmux/status')).queue.filter((entry) => entry.sessionId === greedy.id && entry.state === 'queued').length === 3, 'the greedy calls to queue');
     const politeCall = track('p', polite.call('evaluate_script', slow(10)));
     await Promise.all([...greedyCalls, politeCall]);
     // The polite session's one call runs right after the greedy session's current call, not after all four.
