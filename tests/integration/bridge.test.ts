@@ -357,7 +357,10 @@ describe('tabmux mcp serve', () => {
     await bridge.call('new_page', { url: html('<p>before</p>', 'Before-Restart') });
     const first = await sessionLabelled('survivor');
     const inFlight = bridge.call('wait_for', { text: ['never appears'], timeout: 30_000 });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until('the call to run', async () => {
+      const status = await cli<{ queue: Array<{ sessionId: string; state: string }> }>('daemon', 'status');
+      return status.queue.some((entry) => entry.sessionId === first.id && entry.state === 'running') ? true : undefined;
+    });
     await execFileAsync(process.execPath, [CLI, 'daemon', 'stop'], { env: env() });
     const failed = await inFlight;
     expect(failed.isError).toBe(true);

@@ -69,11 +69,12 @@ describe('worker pool', () => {
   });
 
   it('runs calls of sessions on different workers at the same time', async () => {
-    const running = [a.call('evaluate_script', slow(1200)), b.call('evaluate_script', slow(1200))];
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Calls one worker ran in turn would never be seen running together, however long the wait.
+    const running = [a.call('evaluate_script', slow(4000)), b.call('evaluate_script', slow(4000))];
+    const states = async (): Promise<string[]> =>
+      (await c.client.call('tabmux/status')).queue.filter((entry) => entry.sessionId === a.id || entry.sessionId === b.id).map((entry) => entry.state);
+    await waitUntil(async () => (await states()).join() === 'running,running', 'both calls to run at once');
     const status = await c.client.call('tabmux/status');
-    const states = status.queue.filter((entry) => entry.sessionId === a.id || entry.sessionId === b.id).map((entry) => entry.state);
-    expect(states).toEqual(['running', 'running']);
     expect(status.workers.filter((worker) => worker.inFlight === 1)).toHaveLength(2);
     await Promise.all(running);
   });
@@ -96,9 +97,9 @@ describe('worker pool', () => {
     const status = await a.client.call('tabmux/status');
     const workerB = status.sessions.find((s) => s.id === b.id)!.worker;
     const pid = status.workers[workerB]!.pid!;
-    const victim = b.call('evaluate_script', slow(3000));
+    const victim = b.call('evaluate_script', slow(8000));
     const bystander = c.call('evaluate_script', slow(1500));
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await waitUntil(async () => (await a.client.call('tabmux/status')).queue.some((entry) => entry.sessionId === b.id && entry.state === 'running'), "the victim's call to run");
     process.kill(pid, 'SIGKILL');
     const [lost, fine] = await Promise.all([victim, bystander]);
     expect(lost.isError).toBe(true);

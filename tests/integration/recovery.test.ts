@@ -12,7 +12,19 @@ const run = promisify(execFile);
 const CLI = join(import.meta.dirname, '..', '..', 'dist', 'electron', 'bin', 'tabmux.js');
 
 
-const slow = { function: 'async () => { await new Promise((r) => setTimeout(r, 5000)); return "done"; }', waitForStableDom: false };
+/** Far longer than a crash takes to be told, so a call that waited for its own end instead is plain to see. */
+const SLOW_MS = 30_000;
+const slow = { function: `async () => { await new Promise((r) => setTimeout(r, ${SLOW_MS})); return "done"; }`, waitForStableDom: false };
+
+/** Until the daemon reports the session's call running: a crash before it started would test something else. */
+async function untilRunning(t: TestDaemon, sessionId: string): Promise<void> {
+  const control = await t.connect();
+  try {
+    await waitUntil(async () => (await control.call('tabmux/status')).queue.some((entry) => entry.sessionId === sessionId && entry.state === 'running'), 'the call to run');
+  } finally {
+    control.close();
+  }
+}
 
 describe('crash recovery', () => {
   let t: TestDaemon;
@@ -31,11 +43,12 @@ describe('crash recovery', () => {
     const before = await s.client.call('tabmux/status');
     const upstreamPid = before.upstream.pid!;
     const inFlight = s.call('evaluate_script', slow);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilRunning(t, s.id);
     const killedAt = Date.now();
     process.kill(upstreamPid, 'SIGKILL');
     const failed = await inFlight;
-    expect(Date.now() - killedAt).toBeLessThan(3000);
+    // Told when the worker died, not when the call would have ended.
+    expect(Date.now() - killedAt).toBeLessThan(SLOW_MS / 2);
     expect(failed.isError).toBe(true);
     expect(JSON.stringify(failed.content)).toContain('exited while the call ran');
 
@@ -60,11 +73,12 @@ describe('crash recovery', () => {
     const before = await control.call('tabmux/status');
     const chromePid = before.chrome.pid!;
     const inFlight = a.call('evaluate_script', slow);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilRunning(t, a.id);
     const killedAt = Date.now();
     process.kill(-chromePid, 'SIGKILL');
     const failed = await inFlight;
-    expect(Date.now() - killedAt).toBeLessThan(3000);
+    // Told when Chrome died, not when the call would have ended.
+    expect(Date.now() - killedAt).toBeLessThan(SLOW_MS / 2);
     expect(failed.isError).toBe(true);
     // Whichever notices first words it: upstream ("Target closed") or tabmux ("Chrome exited ...").
     expect(JSON.stringify(failed.content)).toMatch(/Chrome exited|Target closed|Connection closed/);
