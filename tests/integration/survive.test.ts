@@ -227,9 +227,13 @@ describe.runIf(linux).each(['killed with SIGKILL', 'restarted with tabmux daemon
       // A call in flight when the daemon dies fails once, saying it may or may not have run and that tabmux recovers
       // on its own; a read-only one (wait_for) is run again on the daemon that comes back, and succeeds.
       const inFlight = first.call('evaluate_script', { function: '() => new Promise((resolve) => setTimeout(resolve, 60000))' });
-      await second.call('evaluate_script', { function: '() => { setTimeout(() => document.body.append("arrived later"), 3000); return true; }' });
+      await second.call('evaluate_script', { function: '() => { setTimeout(() => document.body.append("arrived later"), 6000); return true; }' });
       const readOnly = second.call('wait_for', { text: ['arrived later'], timeout: 60_000 });
-      await sleep(500);
+      // Killed once the daemon reports both calls running (the text is still seconds away).
+      await waitUntil(async () => {
+        const { queue } = await json<DaemonStatus>(['daemon', 'status']);
+        return ['evaluate_script', 'wait_for'].every((tool) => queue.some((entry) => entry.tool === tool && entry.state === 'running'));
+      }, 'both calls to run');
       process.kill(before.pid, 'SIGKILL');
       const failed = await inFlight;
       expect(failed.isError, first.log()).toBe(true);
