@@ -149,7 +149,9 @@ describe('a Chrome that keeps failing', () => {
       expect(status.lastError).toMatch(/retrying every \d+ s/);
       const startedAt = Date.now();
       const refused = await s.call('take_snapshot');
-      expect(Date.now() - startedAt).toBeLessThan(2000);
+      // Refused at once, not held until a Chrome that never comes back (or the call's limit): a wide bound, for a
+      // loaded machine.
+      expect(Date.now() - startedAt).toBeLessThan(15_000);
       expect(refused.isError).toBe(true);
       expect(JSON.stringify(refused.content)).toContain('Chrome is not running');
     } finally {
