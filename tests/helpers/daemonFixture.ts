@@ -5,6 +5,7 @@ import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { asToolResult, textOf } from '../../shared/toolResult.js';
 import type { ToolResult } from '../../shared/protocol.js';
 import { makeTestHome, reuseTestHome } from './testHome.js';
+import { waitUntil } from './waitFor.js';
 
 export interface TestDaemon {
   daemon: Daemon;
@@ -87,6 +88,14 @@ async function startOnHome(testHome: ReturnType<typeof makeTestHome>, config: Pr
     },
     warnings: () => warnings,
   };
+}
+
+/** Until the daemon reports a call of the session in this state in its queue, as `tabmux/status` tells it. */
+export function untilCall(client: DaemonClient, sessionId: string, state: 'running' | 'queued'): Promise<void> {
+  return waitUntil(
+    async () => (await client.call('tabmux/status')).queue.some((entry) => entry.sessionId === sessionId && entry.state === state),
+    `a call of session ${sessionId} to be ${state}`,
+  );
 }
 
 export function bindSession(client: DaemonClient, id: string): BoundSession {

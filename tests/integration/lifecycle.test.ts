@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindSession, html, pagesOf, startTestDaemon, type TestDaemon } from '../helpers/daemonFixture.js';
+import { bindSession, html, pagesOf, startTestDaemon, untilCall, type TestDaemon } from '../helpers/daemonFixture.js';
 import { waitFor, waitUntil } from '../helpers/waitFor.js';
 
 let t: TestDaemon;
@@ -75,13 +75,12 @@ describe('queue, fairness and status', () => {
     const b = await t.session('waiting-agent');
     await Promise.all([a.text('new_page', { url: html('<p>a</p>', 'A page') }), b.text('new_page', { url: html('<p>b</p>', 'B page') })]);
     const control = await t.connect();
-    const queueOf = async (): Promise<Array<{ sessionId: string; state: string }>> => (await control.call('tabmux/status')).queue;
     // Long enough that the status below is read while it runs, however slow the machine; the waits are on what the
     // daemon reports, not on the clock.
     const running = a.call('evaluate_script', slow(4000));
-    await waitUntil(async () => (await queueOf()).some((entry) => entry.sessionId === a.id && entry.state === 'running'), "a's call to run");
+    await untilCall(control, a.id, 'running');
     const waiting = b.call('evaluate_script', slow(10));
-    await waitUntil(async () => (await queueOf()).some((entry) => entry.sessionId === b.id && entry.state === 'queued'), "b's call to wait");
+    await untilCall(control, b.id, 'queued');
     await new Promise((resolve) => setTimeout(resolve, 200));
     const status = await control.call('tabmux/status');
     expect(status.chrome.pid).toBeGreaterThan(0);

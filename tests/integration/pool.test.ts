@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessAlive } from '../../electron/core/process/processes.js';
 import { waitUntil } from '../helpers/waitFor.js';
-import { html, pagesOf, startTestDaemon, uidOf, type BoundSession, type TestDaemon } from '../helpers/daemonFixture.js';
+import { html, pagesOf, startTestDaemon, uidOf, untilCall, type BoundSession, type TestDaemon } from '../helpers/daemonFixture.js';
 
 let t: TestDaemon;
 
@@ -99,7 +99,7 @@ describe('worker pool', () => {
     const pid = status.workers[workerB]!.pid!;
     const victim = b.call('evaluate_script', slow(8000));
     const bystander = c.call('evaluate_script', slow(1500));
-    await waitUntil(async () => (await a.client.call('tabmux/status')).queue.some((entry) => entry.sessionId === b.id && entry.state === 'running'), "the victim's call to run");
+    await untilCall(a.client, b.id, 'running');
     process.kill(pid, 'SIGKILL');
     const [lost, fine] = await Promise.all([victim, bystander]);
     expect(lost.isError).toBe(true);

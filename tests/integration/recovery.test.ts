@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessAlive } from '../../electron/core/process/processes.js';
-import { html, pagesOf, startTestDaemon, uidOf, type TestDaemon } from '../helpers/daemonFixture.js';
+import { html, pagesOf, startTestDaemon, uidOf, untilCall, type TestDaemon } from '../helpers/daemonFixture.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitUntil } from '../helpers/waitFor.js';
 
@@ -15,16 +15,6 @@ const CLI = join(import.meta.dirname, '..', '..', 'dist', 'electron', 'bin', 'ta
 /** Far longer than a crash takes to be told, so a call that waited for its own end instead is plain to see. */
 const SLOW_MS = 30_000;
 const slow = { function: `async () => { await new Promise((r) => setTimeout(r, ${SLOW_MS})); return "done"; }`, waitForStableDom: false };
-
-/** Until the daemon reports the session's call running: a crash before it started would test something else. */
-async function untilRunning(t: TestDaemon, sessionId: string): Promise<void> {
-  const control = await t.connect();
-  try {
-    await waitUntil(async () => (await control.call('tabmux/status')).queue.some((entry) => entry.sessionId === sessionId && entry.state === 'running'), 'the call to run');
-  } finally {
-    control.close();
-  }
-}
 
 describe('crash recovery', () => {
   let t: TestDaemon;
@@ -43,7 +33,8 @@ describe('crash recovery', () => {
     const before = await s.client.call('tabmux/status');
     const upstreamPid = before.upstream.pid!;
     const inFlight = s.call('evaluate_script', slow);
-    await untilRunning(t, s.id);
+    // Killed once the call runs: a crash before it started would test something else.
+    await untilCall(s.client, s.id, 'running');
     const killedAt = Date.now();
     process.kill(upstreamPid, 'SIGKILL');
     const failed = await inFlight;
@@ -73,7 +64,7 @@ describe('crash recovery', () => {
     const before = await control.call('tabmux/status');
     const chromePid = before.chrome.pid!;
     const inFlight = a.call('evaluate_script', slow);
-    await untilRunning(t, a.id);
+    await untilCall(control, a.id, 'running');
     const killedAt = Date.now();
     process.kill(-chromePid, 'SIGKILL');
     const failed = await inFlight;
