@@ -8,6 +8,8 @@ import type { CallTool } from './toolCalls.js';
 export interface BridgeProcess {
   client: Client;
   call: CallTool;
+  /** The bridge process (`tabmux mcp serve`). */
+  pid: number | undefined;
   /** Spawn of `tabmux mcp serve` to its `tools/list` answered, in ms. */
   attachMs: number;
   close: () => Promise<void>;
@@ -43,5 +45,5 @@ export async function startBridge(teardown: Teardown, env: Readonly<Record<strin
     }
   };
   teardown.add(`close bridge ${String(transport.pid)}`, close);
-  return { client, call: async (tool, args) => asToolResult(await client.callTool({ name: tool, arguments: args })), attachMs, close };
+  return { client, call: async (tool, args) => asToolResult(await client.callTool({ name: tool, arguments: args })), pid: transport.pid ?? undefined, attachMs, close };
 }

@@ -16,12 +16,18 @@ const RELAY =
 /** How many byte-copying relays stand between the client and its chrome-devtools-mcp child. */
 const RELAYS = { direct: 0, relay: 1, 'two relays': 2 } as const;
 
+export interface SdkUpstream {
+  call: CallTool;
+  /** The process the SDK client spawned: the first relay, or the upstream child itself when there is none. */
+  pid: number | undefined;
+}
+
 /**
  * An agent's MCP SDK client on a chrome-devtools-mcp child started as the daemon starts its workers, on the given
  * browser: directly, or through one or two relays that only copy bytes, the floor of one or two more processes
  * between an agent and upstream (two: as many as the bridge and the daemon).
  */
-export async function sdkUpstreamClient(teardown: Teardown, browserUrl: string, through: keyof typeof RELAYS): Promise<CallTool> {
+export async function sdkUpstreamClient(teardown: Teardown, browserUrl: string, through: keyof typeof RELAYS): Promise<SdkUpstream> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined) {
@@ -36,5 +42,5 @@ export async function sdkUpstreamClient(teardown: Teardown, browserUrl: string, 
   const client = new Client({ name: `tabmux-bench-${through}`, version: '1.0.0' });
   await client.connect(transport);
   teardown.add(`close the ${through} SDK client`, () => client.close());
-  return async (name, toolArgs) => asToolResult(await client.callTool({ name, arguments: toolArgs }));
+  return { call: async (name, toolArgs) => asToolResult(await client.callTool({ name, arguments: toolArgs })), pid: transport.pid ?? undefined };
 }

@@ -5,6 +5,7 @@ import { DaemonChild } from '../lib/DaemonChild.js';
 import { bareNodeStart } from '../lib/bareNode.js';
 import { sdkUpstreamClient } from '../lib/bytePipe.js';
 import { minimalForwarderClient } from '../lib/minimalForwarder.js';
+import { CpuPerCall } from '../lib/cpuPerCall.js';
 import { comparePairs, compareRounds, interleavePairs } from '../lib/interleave.js';
 import { ratio } from '../lib/report.js';
 import type { Row } from '../lib/Row.js';
@@ -69,18 +70,32 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   const ownHome = makeBenchHome(context.teardown);
   const ownDaemon = await DaemonChild.start(context.teardown, ownHome);
   const ownBridge = await startBridge(context.teardown, ownHome.env, 'bench-bridge-own-process');
+  okText(await ownBridge.call('list_pages', {}), 'bridge list_pages, daemon of its own');
+  // The CPU each list_pages costs the processes that serve only one side: the agent's path as agents have it (its
+  // bridge, the daemon of its own, that daemon's workers), the byte relay, and the direct child.
+  const ownWorkers = (await ownDaemon.client.call('tabmux/status')).workers.map((worker) => worker.pid).filter((pid): pid is number => pid !== null);
+  const ownPathCpu = new CpuPerCall(() => [[ownBridge.pid ?? 0], [ownDaemon.pid], ownWorkers], WARM_UP);
+  const relayCpu = new CpuPerCall(() => [[pipe.pid ?? 0]], WARM_UP);
+  const directCpu = new CpuPerCall(() => [[directSdk.pid ?? 0]], WARM_UP);
   // Eight ways to list_pages, in rotated rounds, so the hops can be told apart on one footing.
   const sides = [
     once(bridge.call, 'list_pages', {}, 'bridge list_pages'),
-    once(directSdk, 'list_pages', {}, 'direct SDK list_pages'),
-    once(pipe, 'list_pages', {}, 'piped list_pages'),
-    once(twoPipes, 'list_pages', {}, 'twice piped list_pages'),
+    once(directSdk.call, 'list_pages', {}, 'direct SDK list_pages'),
+    once(pipe.call, 'list_pages', {}, 'piped list_pages'),
+    once(twoPipes.call, 'list_pages', {}, 'twice piped list_pages'),
     once(forwarder, 'list_pages', {}, 'forwarded list_pages'),
     once(socket.call, 'list_pages', {}, 'socket list_pages'),
     once((tool, args) => direct.child.callTool(tool, args), 'list_pages', {}, 'direct list_pages'),
     once(ownBridge.call, 'list_pages', {}, 'bridge list_pages, daemon of its own'),
   ];
-  const [viaBridge, viaDirectSdk, viaPipe, viaTwoPipes, viaForwarder, viaSocket, viaDirect, viaOwnProcess] = await compareRounds(WARM_UP, PAIRS, sides);
+  const measured = sides.map((side, index) => (index === 1 ? directCpu.wrap(side) : index === 2 ? relayCpu.wrap(side) : index === 7 ? ownPathCpu.wrap(side) : side));
+  const [viaBridge, viaDirectSdk, viaPipe, viaTwoPipes, viaForwarder, viaSocket, viaDirect, viaOwnProcess] = await compareRounds(WARM_UP, PAIRS, measured);
+  const [bridgeCpu, daemonCpu, workerCpu] = await ownPathCpu.series();
+  const [relayOwnCpu] = await relayCpu.series();
+  const [directChildCpu] = await directCpu.series();
+  if (!bridgeCpu || !daemonCpu || !workerCpu || !relayOwnCpu || !directChildCpu) {
+    throw new Error('CPU readings returned fewer series than processes');
+  }
   if (!viaBridge || !viaDirectSdk || !viaPipe || !viaTwoPipes || !viaForwarder || !viaSocket || !viaDirect || !viaOwnProcess) {
     throw new Error('list_pages rounds returned fewer series than sides');
   }
@@ -90,17 +105,17 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   const forwarded = { figure: viaForwarder, baseline: viaDirectSdk };
   const socketed = { figure: viaSocket, baseline: viaDirect };
   const ownProcess = { figure: viaOwnProcess, baseline: viaDirectSdk };
-  const sdkPageId = selectedPageId(okText(await directSdk('new_page', { url: 'about:blank', background: true }), 'direct SDK new_page'));
+  const sdkPageId = selectedPageId(okText(await directSdk.call('new_page', { url: 'about:blank', background: true }), 'direct SDK new_page'));
   const evals = await comparePairs(
     WARM_UP,
     PAIRS,
     once(bridge.call, 'evaluate_script', QUICK_EVAL, 'bridge evaluate_script'),
-    once((tool, args) => directSdk(tool, { ...args, pageId: sdkPageId }), 'evaluate_script', QUICK_EVAL, 'direct evaluate_script'),
+    once((tool, args) => directSdk.call(tool, { ...args, pageId: sdkPageId }), 'evaluate_script', QUICK_EVAL, 'direct evaluate_script'),
   );
   // The same rounds again once the bridge's path and the direct child have served STEADY_CALLS calls more each.
   for (let index = 0; index < STEADY_CALLS; index++) {
     okText(await bridge.call('list_pages', {}), 'bridge list_pages');
-    okText(await directSdk('list_pages', {}), 'direct SDK list_pages');
+    okText(await directSdk.call('list_pages', {}), 'direct SDK list_pages');
   }
   const [steadyBridge, steadyDirectSdk] = await compareRounds(WARM_UP, PAIRS, sides);
   if (!steadyBridge || !steadyDirectSdk) {
@@ -131,7 +146,7 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       ratio: ratio(lists.figure, lists.baseline),
       goal: { kind: 'max', limit: LIST_GOAL },
       note: `list_pages, ${PAIRS} rounds after ${WARM_UP} warm-up rounds, each round calling through the bridge, the SDK client on a direct child, one and two byte pipes, a byte pipe and a minimal forwarder, the daemon socket, tabmux's own client on a direct child and the bridge on a daemon in a process of its own, in rotated order. ${path} Added latency: ${added(lists)} ms per call.`,
-      why: `The bridge is a process of its own between the agent and the daemon, which the bench runs in its own process; that layout has a floor of its own, measured in this run (the forwarder row below): the same SDK client through a process that only copies bytes to a Unix socket, served here by a forwarder that only parses each request, hands it to an upstream child with tabmux's upstream client and serializes the answer, costs ${forwarded.figure.median.toFixed(2)} ms (${ratio(forwarded.figure, forwarded.baseline).toFixed(2)}×, ${added(forwarded)} ms added)${ratio(forwarded.figure, forwarded.baseline) > LIST_GOAL ? `, over the ${LIST_GOAL.toFixed(2)}× goal before any of tabmux's own work` : ''}. One hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×) and two ${added(twicePiped)} ms (${ratio(twicePiped.figure, twicePiped.baseline).toFixed(2)}×), the floor where the bridge and the daemon are both processes of their own, as in real use. What tabmux adds beyond the forwarder, ${(lists.figure.median - forwarded.figure.median).toFixed(2)} ms, is the bridge's and the daemon's own work per call: for the daemon alone over its socket ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×, the row below): the request parsed, checked and queued in the session's lane, the page list read from upstream's structured data, filtered to the session's pages and rendered again, the activity log's entry built and written before the reply (so an answer the caller saw is never missing from the log), the session journal checked, the reply serialized; none of it waits for another thread. A ${LIST_GOAL.toFixed(2)}× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * (LIST_GOAL - 1)).toFixed(2)} ms for both hops and all of that work. With the daemon a process of its own, as agents have it, the same path costs ${ownProcess.figure.median.toFixed(2)} ms in this run (${ratio(ownProcess.figure, ownProcess.baseline).toFixed(2)}×, a row below).`,
+      why: `The bridge is a process of its own between the agent and the daemon, which the bench runs in its own process; that layout has a floor of its own, measured in this run (the forwarder row below): the same SDK client through a process that only copies bytes to a Unix socket, served here by a forwarder that only parses each request, hands it to an upstream child with tabmux's upstream client and serializes the answer, costs ${forwarded.figure.median.toFixed(2)} ms (${ratio(forwarded.figure, forwarded.baseline).toFixed(2)}×, ${added(forwarded)} ms added)${ratio(forwarded.figure, forwarded.baseline) > LIST_GOAL ? `, over the ${LIST_GOAL.toFixed(2)}× goal before any of tabmux's own work` : ''}. One hop that only copies bytes adds ${added(piped)} ms (${ratio(piped.figure, piped.baseline).toFixed(2)}×) and two ${added(twicePiped)} ms (${ratio(twicePiped.figure, twicePiped.baseline).toFixed(2)}×), the floor where the bridge and the daemon are both processes of their own, as in real use. What tabmux adds beyond the forwarder, ${(lists.figure.median - forwarded.figure.median).toFixed(2)} ms, is the bridge's and the daemon's own work per call: for the daemon alone over its socket ${added(socketed)} ms (${ratio(socketed.figure, socketed.baseline).toFixed(2)}×, the row below): the request parsed, checked and queued in the session's lane, the page list read from upstream's structured data, filtered to the session's pages and rendered again, the activity log's entry built and written before the reply (so an answer the caller saw is never missing from the log), the session journal checked, the reply serialized; none of it waits for another thread. A ${LIST_GOAL.toFixed(2)}× goal on a ~${lists.baseline.median.toFixed(1)} ms call leaves ${(lists.baseline.median * (LIST_GOAL - 1)).toFixed(2)} ms for both hops and all of that work. With the daemon a process of its own, as agents have it, the same path costs ${ownProcess.figure.median.toFixed(2)} ms in this run (${ratio(ownProcess.figure, ownProcess.baseline).toFixed(2)}×, a row below). On that path each call costs the bridge's event loop ${bridgeCpu.main.median.toFixed(0)} µs of CPU and the daemon's ${daemonCpu.main.median.toFixed(0)} µs, against ${relayOwnCpu.main.median.toFixed(0)} µs for a process that only copies the bytes (medians, the CPU rows below): ${(daemonCpu.main.median - relayOwnCpu.main.median).toFixed(0)} µs more in the daemon and ${(bridgeCpu.main.median - relayOwnCpu.main.median).toFixed(0)} µs more in the bridge than two such hops, on a machine where the call itself takes ${lists.baseline.median.toFixed(2)} ms.`,
     },
     {
       name: `list_pages through the bridge, after ${STEADY_CALLS} calls`,
@@ -150,6 +165,33 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       ratio: ratio(ownProcess.figure, ownProcess.baseline),
       goal: { kind: 'info' },
       note: `The first row's path as agents have it: \`tabmux daemon run\` a process of its own, started as tabmux starts one, with its own Chrome and workers on its default settings, where the rows above run the daemon in the bench's process; the same rounds and baseline as the rows above. The daemon's code is the same; what differs is the process it runs in, which is idle between its own calls while the browser, the workers and the clients have the machine's two cores. Added latency: ${added(ownProcess)} ms per call.`,
+    },
+    {
+      name: 'CPU per list_pages: the bridge',
+      figure: bridgeCpu.main,
+      baseline: relayOwnCpu.main,
+      unit: 'µs',
+      ratio: ratio(bridgeCpu.main, relayOwnCpu.main),
+      goal: { kind: 'info' },
+      note: `CPU time on the main thread (the event loop, where a call's own work runs) of the \`tabmux mcp serve\` process, per list_pages of the daemon-of-its-own side above: the scheduler's count (/proc/<pid>/task/<pid>/schedstat, user and kernel time), read before each of the side's calls, so what the process does after answering counts toward the call before. Vs the relay process of the byte-pipe side, which only copies the same bytes. Means over all threads, whatever else the processes did meanwhile included: ${bridgeCpu.allMean.toFixed(0)} µs against ${relayOwnCpu.allMean.toFixed(0)} µs.`,
+    },
+    {
+      name: 'CPU per list_pages: the daemon',
+      figure: daemonCpu.main,
+      baseline: relayOwnCpu.main,
+      unit: 'µs',
+      ratio: ratio(daemonCpu.main, relayOwnCpu.main),
+      goal: { kind: 'info' },
+      note: `The daemon in a process of its own, read as the row above, vs the same byte relay, the least a hop can cost: the daemon reads the request, queues it in the session's lane, calls its worker, reads and rewrites the page list for the session, logs the call and writes the reply. Means over all threads (V8's helper threads and Node's file system threads too): ${daemonCpu.allMean.toFixed(0)} µs against ${relayOwnCpu.allMean.toFixed(0)} µs.`,
+    },
+    {
+      name: 'CPU per list_pages: the daemon\'s worker',
+      figure: workerCpu.main,
+      baseline: directChildCpu.main,
+      unit: 'µs',
+      ratio: ratio(workerCpu.main, directChildCpu.main),
+      goal: { kind: 'info' },
+      note: `The upstream workers of the daemon of its own, read as the rows above, vs the chrome-devtools-mcp child the direct SDK side calls: the same upstream making the same call.`,
     },
     {
       name: 'list_pages through a byte pipe',
