@@ -1,5 +1,6 @@
 import { Daemon } from '../../electron/core/daemon/Daemon.js';
 import { Logger } from '../../electron/core/platform/Logger.js';
+import type { DaemonStatus } from '../../shared/model.js';
 import type { ProfileConfig } from '../../electron/core/profile/ProfileStore.js';
 import { asToolResult } from '../../shared/toolResult.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
@@ -52,9 +53,11 @@ export class TabmuxDaemon {
 
   /** Upstream worker pids as the daemon reports them; a worker that has not started yet has none. */
   workerPids(): number[] {
-    return this.daemon
-      .status()
-      .workers.map((worker) => worker.pid)
-      .filter((pid): pid is number => pid !== null);
+    return workerPidsOf(this.daemon.status());
   }
+}
+
+/** The upstream worker pids a daemon's status reports; a worker that has not started yet has none. */
+export function workerPidsOf(status: DaemonStatus): number[] {
+  return status.workers.map((worker) => worker.pid).filter((pid): pid is number => pid !== null);
 }

@@ -19,19 +19,16 @@ export async function processCpuNs(pid: number): Promise<ProcessCpu | undefined>
   } catch {
     return undefined;
   }
-  let main = 0;
-  let all = 0;
-  for (const tid of threads) {
-    const ns = await readFile(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').then(
-      (text) => Number(text.split(' ')[0]),
-      () => 0,
-    );
-    all += ns;
-    if (tid === String(pid)) {
-      main = ns;
-    }
-  }
-  return { main, all };
+  // A thread that ended since the listing counts as none.
+  const times = await Promise.all(
+    threads.map((tid) =>
+      readFile(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').then(
+        (text) => Number(text.split(' ')[0]),
+        () => 0,
+      ),
+    ),
+  );
+  return { main: times[threads.indexOf(String(pid))] ?? 0, all: times.reduce((sum, ns) => sum + ns, 0) };
 }
 
 /**
@@ -49,18 +46,18 @@ export interface CpuPerCallUs {
  * The CPU each call of one side of a comparison costs the processes that serve only that side (a relay, a bridge, a
  * daemon of its own), read between one call's start and the next one's: what a process does after it answered (its
  * log, its timers, a collection) belongs to the call before. Each group of processes (a daemon's workers, say) is
- * summed into one series. `wrap` gives the side's call with a reading before it; the first `skip` calls (the
+ * summed into one series; a pid not known (undefined) counts as none. `wrap` gives the side's call with a reading before it; the first `skip` calls (the
  * warm-up) are left out of the series.
  */
 export class CpuPerCall {
-  readonly #groups: () => readonly (readonly number[])[];
+  readonly #groups: () => readonly (readonly (number | undefined)[])[];
   readonly #skip: number;
   #last: ProcessCpu[] | undefined;
   #calls = 0;
   readonly #all: number[][] = [];
   readonly #main: number[][] = [];
 
-  constructor(groups: () => readonly (readonly number[])[], skip: number) {
+  constructor(groups: () => readonly (readonly (number | undefined)[])[], skip: number) {
     this.#groups = groups;
     this.#skip = skip;
   }
@@ -95,8 +92,8 @@ export class CpuPerCall {
   }
 }
 
-async function groupCpuNs(pids: readonly number[]): Promise<ProcessCpu> {
-  const readings = await Promise.all(pids.map((pid) => processCpuNs(pid)));
+async function groupCpuNs(pids: readonly (number | undefined)[]): Promise<ProcessCpu> {
+  const readings = await Promise.all(pids.map((pid) => (pid === undefined ? Promise.resolve(undefined) : processCpuNs(pid))));
   return readings.reduce<ProcessCpu>((sum, reading) => ({ main: sum.main + (reading?.main ?? 0), all: sum.all + (reading?.all ?? 0) }), { main: 0, all: 0 });
 }
 

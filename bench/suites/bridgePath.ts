@@ -2,6 +2,7 @@ import type { BenchContext } from '../lib/BenchContext.js';
 import { startBridge } from '../lib/BridgeProcess.js';
 import { makeBenchHome } from '../lib/benchHome.js';
 import { DaemonChild } from '../lib/DaemonChild.js';
+import { workerPidsOf } from '../lib/TabmuxDaemon.js';
 import { bareNodeStart } from '../lib/bareNode.js';
 import { sdkUpstreamClient } from '../lib/bytePipe.js';
 import { minimalForwarderClient } from '../lib/minimalForwarder.js';
@@ -73,22 +74,31 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   okText(await ownBridge.call('list_pages', {}), 'bridge list_pages, daemon of its own');
   // The CPU each list_pages costs the processes that serve only one side: the agent's path as agents have it (its
   // bridge, the daemon of its own, that daemon's workers), the byte relay, and the direct child.
-  const ownWorkers = (await ownDaemon.client.call('tabmux/status')).workers.map((worker) => worker.pid).filter((pid): pid is number => pid !== null);
-  const ownPathCpu = new CpuPerCall(() => [[ownBridge.pid ?? 0], [ownDaemon.pid], ownWorkers], WARM_UP);
-  const relayCpu = new CpuPerCall(() => [[pipe.pid ?? 0]], WARM_UP);
-  const directCpu = new CpuPerCall(() => [[directSdk.pid ?? 0]], WARM_UP);
+  const ownWorkers = workerPidsOf(await ownDaemon.client.call('tabmux/status'));
+  const ownPathCpu = new CpuPerCall(() => [[ownBridge.pid], [ownDaemon.pid], ownWorkers], WARM_UP);
+  const relayCpu = new CpuPerCall(() => [[pipe.pid]], WARM_UP);
+  const directCpu = new CpuPerCall(() => [[directSdk.pid]], WARM_UP);
+  const directSdkSide = once(directSdk.call, 'list_pages', {}, 'direct SDK list_pages');
+  const pipeSide = once(pipe.call, 'list_pages', {}, 'piped list_pages');
+  const ownProcessSide = once(ownBridge.call, 'list_pages', {}, 'bridge list_pages, daemon of its own');
   // Eight ways to list_pages, in rotated rounds, so the hops can be told apart on one footing.
   const sides = [
     once(bridge.call, 'list_pages', {}, 'bridge list_pages'),
-    once(directSdk.call, 'list_pages', {}, 'direct SDK list_pages'),
-    once(pipe.call, 'list_pages', {}, 'piped list_pages'),
+    directSdkSide,
+    pipeSide,
     once(twoPipes.call, 'list_pages', {}, 'twice piped list_pages'),
     once(forwarder, 'list_pages', {}, 'forwarded list_pages'),
     once(socket.call, 'list_pages', {}, 'socket list_pages'),
     once((tool, args) => direct.child.callTool(tool, args), 'list_pages', {}, 'direct list_pages'),
-    once(ownBridge.call, 'list_pages', {}, 'bridge list_pages, daemon of its own'),
+    ownProcessSide,
   ];
-  const measured = sides.map((side, index) => (index === 1 ? directCpu.wrap(side) : index === 2 ? relayCpu.wrap(side) : index === 7 ? ownPathCpu.wrap(side) : side));
+  // CPU is read on the first rounds only: the steady rounds come after thousands of calls read by nobody.
+  const readings = new Map([
+    [directSdkSide, directCpu],
+    [pipeSide, relayCpu],
+    [ownProcessSide, ownPathCpu],
+  ]);
+  const measured = sides.map((side) => readings.get(side)?.wrap(side) ?? side);
   const [viaBridge, viaDirectSdk, viaPipe, viaTwoPipes, viaForwarder, viaSocket, viaDirect, viaOwnProcess] = await compareRounds(WARM_UP, PAIRS, measured);
   const [bridgeCpu, daemonCpu, workerCpu] = await ownPathCpu.series();
   const [relayOwnCpu] = await relayCpu.series();
