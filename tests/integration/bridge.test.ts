@@ -286,6 +286,10 @@ describe('tabmux mcp serve', () => {
     expect(unscoped.isError).toBe(false);
     expect(unscoped.text).not.toMatch(/Page-One|Page-Two/);
     const [one, two] = await until('both sessions to be listed', async () => {
+      // Each look follows a call of each session, so the calls and CLI runs before it cannot, on a loaded machine,
+      // have kept browser_two idle past the TTL before it is seen.
+      expect((await bridge.call('list_pages', { session_id: 'browser_one' })).text).toContain('Page-One');
+      expect((await bridge.call('list_pages', { session_id: 'browser_two' })).text).toContain('Page-Two');
       const listed = await sessions();
       const found = ['browser_one', 'browser_two'].map((label) => listed.find((session) => session.label === label));
       return found[0] && found[1] ? [found[0], found[1]] : undefined;
