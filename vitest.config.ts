@@ -17,6 +17,7 @@ export default defineConfig({
           name: 'integration',
           sequence: { groupOrder: 1 },
           include: ['tests/integration/**/*.test.ts'],
+          setupFiles: ['tests/integration/setup.ts'],
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 90_000,

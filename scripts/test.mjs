@@ -72,13 +72,31 @@ function firstLine(message) {
   return line.trim().slice(0, 200);
 }
 
+/** How many of a failed test's last daemon log lines the summary shows. */
+const DAEMON_LINES = 8;
+
+function shortLine(line) {
+  return line.length > 220 ? `${line.slice(0, 219)}…` : line;
+}
+
+/** Where in the test file a failure was raised (`tests/x.test.ts:12`), from the error's stack. */
+function failedAt(stack, path) {
+  // eslint-disable-next-line no-control-regex
+  const plain = String(stack ?? '').replace(/\u001b\[[0-9;]*m/g, '');
+  const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const match = new RegExp(`${escaped}:(\\d+)`).exec(plain);
+  return match ? `${path}:${match[1]}` : undefined;
+}
+
 function vitestFailures(report) {
   const failures = [];
   for (const file of report?.testResults ?? []) {
     const path = file.name.startsWith(ROOT) ? file.name.slice(ROOT.length + 1) : file.name;
     const failed = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
     for (const test of failed) {
-      failures.push(`${path} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+      const at = failedAt(test.failureMessages?.[0], path);
+      const log = (test.meta?.daemonLog ?? []).slice(-DAEMON_LINES).map((line) => `  daemon: ${shortLine(line)}`);
+      failures.push([`${path} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`, ...(at ? [`  at ${at}`] : []), ...log].join('\n'));
     }
     // A file that failed outside any test (an import, a hook).
     if (failed.length === 0 && file.status === 'failed') {
@@ -141,7 +159,7 @@ process.stdout.write('\n== summary\n');
 for (const result of results) {
   process.stdout.write(`${result.ok ? 'ok    ' : 'FAILED'}  ${result.name} (${result.seconds} s${result.ok ? '' : `, ${result.why}`})\n`);
   for (const failure of result.failures) {
-    process.stdout.write(`          ${failure}\n`);
+    process.stdout.write(`${failure.split('\n').map((line) => `          ${line}`).join('\n')}\n`);
   }
 }
 rmSync(reports, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import type { ProfileConfig } from '../../electron/core/profile/ProfileStore.js'
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { asToolResult, textOf } from '../../shared/toolResult.js';
 import type { ToolResult } from '../../shared/protocol.js';
+import { recordDaemonLog } from './daemonLogOnFailure.js';
 import { makeTestHome, reuseTestHome } from './testHome.js';
 import { waitUntil } from './waitFor.js';
 
@@ -44,8 +45,8 @@ export async function startTestDaemon(config: ProfileConfig = {}, options: TestD
 
 async function startOnHome(testHome: ReturnType<typeof makeTestHome>, config: ProfileConfig): Promise<TestDaemon> {
   const { home, paths, cleanup } = testHome;
-  // Warnings are kept for the tests that wait on what the daemon did to a client it gave up on; TABMUX_TEST_LOG shows
-  // every line as well.
+  // Warnings are kept for the tests that wait on what the daemon did to a client it gave up on; info lines and above
+  // go with a failed test's report (see daemonLogOnFailure.ts); TABMUX_TEST_LOG shows every line as well.
   const warnings: string[] = [];
   const verbose = process.env['TABMUX_TEST_LOG'] !== undefined && process.env['TABMUX_TEST_LOG'] !== '';
   const logger = new Logger(
@@ -54,11 +55,12 @@ async function startOnHome(testHome: ReturnType<typeof makeTestHome>, config: Pr
       if (verbose) {
         process.stderr.write(line);
       }
+      recordDaemonLog(line);
       if (/ (WARN|ERROR) /.test(line)) {
         warnings.push(line);
       }
     },
-    verbose ? 'debug' : 'warn',
+    verbose ? 'debug' : 'info',
   );
   const daemon = await Daemon.start({ paths, profile: { name: 'default', config: { headless: true, ...config } }, logger, headless: true });
   const clients: DaemonClient[] = [];

@@ -1,0 +1,3 @@
+import { keepDaemonLogOfFailedTests } from '../helpers/daemonLogOnFailure.js';
+
+keepDaemonLogOfFailedTests();
