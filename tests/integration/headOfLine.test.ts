@@ -16,11 +16,12 @@ beforeAll(async () => {
   long = await t.session('long');
   idle = await t.session('idle');
   quick = await t.session('quick');
-  await Promise.all([
-    long.text('new_page', { url: html('<h1>Long</h1>', 'Long page') }),
-    idle.text('new_page', { url: html('<h1>Idle</h1>', 'Idle page') }),
-    quick.text('new_page', { url: html('<button>Press</button>', 'Quick page') }),
-  ]);
+  // One after another: calls at once would let the pool move a session whose worker is busy with another's call (what
+  // this file tests), so the sessions could end up anywhere. In turn, each worker is idle when a call arrives: long and
+  // quick stay on worker 0, where they were pinned, and idle on worker 1.
+  await long.text('new_page', { url: html('<h1>Long</h1>', 'Long page') });
+  await idle.text('new_page', { url: html('<h1>Idle</h1>', 'Idle page') });
+  await quick.text('new_page', { url: html('<button>Press</button>', 'Quick page') });
 });
 
 afterAll(async () => {

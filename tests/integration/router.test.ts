@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, pagesOf, startTestDaemon, uidOf, type TestDaemon } from '../helpers/daemonFixture.js';
+import { waitUntil } from '../helpers/waitFor.js';
 
 const FORM = html('<h1>Form</h1><input aria-label="Name"><button onclick="document.title = \'clicked \' + document.querySelector(\'input\').value">Go</button>', 'Form');
 
@@ -170,7 +171,12 @@ describe('tabs opened by a session action', () => {
     await s.text('new_page', { url: html('<a href="about:blank#popup" target="_blank">open</a>', 'Opener') });
     const link = uidOf(await s.text('take_snapshot'), 'link', 'open');
     const clicked = await s.text('click', { uid: link });
-    expect(clicked).toContain('## Opened pages');
+    // Upstream lists a popup in the click's answer when it opens within the click's wait for the page to settle; on a
+    // loaded machine it can open later, and the router then hands it over on the session's next call (by the browser's
+    // opener id) with a note. Either way the agent is told.
+    if (!clicked.includes('## Opened pages')) {
+      await waitUntil(async () => (await s.text('list_pages', {})).includes('was opened by one of your pages'), 'the popup to be handed over');
+    }
     const page = await s.client.call('tabmux/session.page', { session: s.id });
     expect(page.pages.map((p) => p.origin).sort()).toEqual(['created', 'opened']);
     const otherList = pagesOf(await other.text('list_pages', {}));
