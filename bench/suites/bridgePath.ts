@@ -136,7 +136,7 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
   await ownBridge.close();
   await ownDaemon.stop();
   const added = (pair: { figure: { median: number }; baseline: { median: number } }): string => (pair.figure.median - pair.baseline.median).toFixed(2);
-  const path = 'Figure: the SDK client on a `tabmux mcp serve` child (stdio → bridge → daemon socket → router → worker). Baseline: the same SDK client on a chrome-devtools-mcp child of the direct Chrome (started as the daemon starts its workers), passing pageId where the tool takes one.';
+  const path = 'Figure: the SDK client on a `tabmux mcp serve` child (stdio → bridge → daemon socket → router → worker). Baseline: the same SDK client on a chrome-devtools-mcp child of the direct Chrome (started as the daemon starts its workers), passing pageId where the tool takes one. The bridge lowers V8\'s optimization budget once it has served its first call (electron/core/platform/optimizeSooner.ts).';
   return [
     {
       name: 'bridge attach',
@@ -165,7 +165,7 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       unit: 'ms',
       ratio: ratio(steady.figure, steady.baseline),
       goal: { kind: 'info' },
-      note: `The row above measured again, the same rounds of every side in rotated order, once the bridge and the daemon have served ${STEADY_CALLS} more list_pages calls one after another (and the direct child as many), as a daemon serving agents for a while has: V8 has optimized the daemon's call path by then, which the few hundred calls before the row above do not get it to. Added latency: ${added(steady)} ms per call.`,
+      note: `The row above measured again, the same rounds of every side in rotated order, once the bridge and the daemon have served ${STEADY_CALLS} more list_pages calls one after another (and the direct child as many), as a daemon serving agents for a while has: by then V8 has optimized whatever of the call path it optimizes at all. Added latency: ${added(steady)} ms per call.`,
     },
     {
       name: 'list_pages through the bridge, daemon in a process of its own',

@@ -6,6 +6,7 @@ import type { ToolBridge } from '../core/bridge/ToolBridge.js';
 import { watchClient } from '../core/bridge/watchClient.js';
 import { connectOrStart } from '../core/lifecycle/daemonProcess.js';
 import { Logger } from '../core/platform/Logger.js';
+import { optimizeSooner } from '../core/platform/optimizeSooner.js';
 import { tabmuxVersion } from '../core/platform/version.js';
 
 /** After a clean shutdown, anything still holding the event loop open must not keep an orphan alive. */
@@ -43,6 +44,8 @@ export async function runBridge(request: BridgeRequest): Promise<number> {
     logger,
     input: process.stdin,
     output: process.stdout,
+    // The bridge relays its client's calls from now on for as long as the client lives; its start has run.
+    afterFirstCall: () => optimizeSooner(),
   });
   forward = (method, params) => server.notify(method, params);
 

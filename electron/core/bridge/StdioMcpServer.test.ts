@@ -72,7 +72,7 @@ class TestBridge implements ToolBridge {
   }
 }
 
-function setUp(options: { sessionArg?: boolean } = {}): {
+function setUp(options: { sessionArg?: boolean; afterFirstCall?: () => void } = {}): {
   bridge: TestBridge;
   server: StdioMcpServer;
   send: (message: object | string) => void;
@@ -82,7 +82,16 @@ function setUp(options: { sessionArg?: boolean } = {}): {
   const input = new PassThrough();
   const output = new PassThrough();
   const bridge = new TestBridge();
-  const server = new StdioMcpServer({ bridge, version: '9.9.9', sessionArg: options.sessionArg ?? false, severalBrowsers: false, logger: Logger.silent(), input, output });
+  const server = new StdioMcpServer({
+    bridge,
+    version: '9.9.9',
+    sessionArg: options.sessionArg ?? false,
+    severalBrowsers: false,
+    logger: Logger.silent(),
+    input,
+    output,
+    afterFirstCall: options.afterFirstCall,
+  });
   server.start();
   const lines: string[] = [];
   let buffered = '';
@@ -237,6 +246,31 @@ describe('StdioMcpServer', () => {
     lane.sent[0]?.done(Buffer.from('{"jsonrpc":"2.0","id":10,"result":{"content":[]}}'));
     send({ jsonrpc: '2.0', id: 12, method: 'ping' });
     expect(await next()).toMatchObject({ id: 12 });
+  });
+
+  it('runs afterFirstCall once, after the first tool call is answered, on the lane or not', async () => {
+    for (const viaLane of [false, true]) {
+      let runs = 0;
+      const { bridge, send, next } = setUp({ afterFirstCall: () => runs++ });
+      const lane = new TestLane();
+      if (viaLane) {
+        bridge.laneNow = lane;
+      }
+      send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      await next();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(runs).toBe(0);
+      for (const id of [2, 3]) {
+        send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+        if (viaLane) {
+          await new Promise((resolve) => setImmediate(resolve));
+          lane.sent.shift()?.done(Buffer.from(`{"jsonrpc":"2.0","id":${id},"result":{"content":[]}}`));
+        }
+        expect((await next())['id']).toBe(id);
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(runs).toBe(1);
+      }
+    }
   });
 
   it('passes on server notifications only', async () => {

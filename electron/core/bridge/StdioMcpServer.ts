@@ -53,6 +53,8 @@ export interface StdioMcpServerOptions {
   logger: Logger;
   input: Readable;
   output: Writable;
+  /** Runs once the first tool call's reply is written, off that reply's path (the client is attached and served). */
+  afterFirstCall?: (() => void) | undefined;
 }
 
 /**
@@ -67,6 +69,7 @@ export class StdioMcpServer {
   readonly #decoder = new LineDecoder(MAX_CLIENT_LINE_BYTES, { tailBytes: DROPPED_TAIL_BYTES });
   #clientName: string | undefined;
   #closed = false;
+  #servedCall = false;
   /** Called once when the server is closed. */
   onclose: (() => void) | undefined;
 
@@ -181,6 +184,7 @@ export class StdioMcpServer {
       } else {
         this.#write({ jsonrpc: '2.0', id, result: reply });
       }
+      this.#servedToolCall();
     };
     if (!isRecord(args) || !lane.call(id, line, args, done)) {
       return false;
@@ -226,7 +230,19 @@ export class StdioMcpServer {
       if (this.#running.get(id) === signal) {
         this.#running.delete(id);
       }
+      if (request.method === 'tools/call') {
+        this.#servedToolCall();
+      }
     }
+  }
+
+  #servedToolCall(): void {
+    const after = this.#options.afterFirstCall;
+    if (this.#servedCall || after === undefined) {
+      return;
+    }
+    this.#servedCall = true;
+    setImmediate(after);
   }
 
   async #dispatch(request: JsonRpcRequest, signal: CancelSignal): Promise<unknown> {
