@@ -28,11 +28,11 @@ function childEnv(extra: Readonly<Record<string, string>>): Record<string, strin
 
 /**
  * `tabmux mcp serve` as an agent's MCP client starts it: a child process on stdio, driven by the SDK client, timed
- * from the spawn to the answer of its first `tools/list`.
+ * from the spawn to the answer of its first `tools/list`. `nodeFlags` go to Node before the entry point.
  */
-export async function startBridge(teardown: Teardown, env: Readonly<Record<string, string>>, name = 'tabmux-bench'): Promise<BridgeProcess> {
+export async function startBridge(teardown: Teardown, env: Readonly<Record<string, string>>, name = 'tabmux-bench', nodeFlags: readonly string[] = []): Promise<BridgeProcess> {
   const started = performance.now();
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cliEntryPoint(), 'mcp', 'serve'], env: childEnv(env), stderr: 'ignore' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...nodeFlags, cliEntryPoint(), 'mcp', 'serve'], env: childEnv(env), stderr: 'ignore' });
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(transport);
   await client.listTools();

@@ -14,6 +14,7 @@ import { summarize, timed } from '../lib/stats.js';
 import { okText, QUICK_EVAL, selectedPageId, type CallTool } from '../lib/toolCalls.js';
 import { UpstreamClient } from '../../electron/core/upstream/UpstreamClient.js';
 import { Logger } from '../../electron/core/platform/Logger.js';
+import { V8_11_INTERRUPT_BUDGET } from '../../electron/core/platform/optimizeSooner.js';
 
 const ATTACH_PAIRS = 10;
 const WARM_UP = 5;
@@ -25,6 +26,13 @@ const PAIRS = 60;
 const STEADY_CALLS = 3000;
 /** list_pages through the bridge may cost at most this many times the direct call. */
 const LIST_GOAL = 1.15;
+/**
+ * The bridge's lowered optimization budget against V8's default: two fresh bridges on the daemon of its own, their
+ * first BUDGET_SKIP calls not measured (too few for either budget to matter), the next BUDGET_ROUNDS measured, when
+ * the lowered budget has optimized the bridge's call path and the default one not yet.
+ */
+const BUDGET_SKIP = 300;
+const BUDGET_ROUNDS = 600;
 
 /**
  * The way agents reach tabmux: `tabmux mcp serve` on stdio in front of the daemon. Attach time (spawn to the
@@ -132,6 +140,20 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
     throw new Error('steady list_pages rounds returned fewer series than sides');
   }
   const steady = { figure: steadyBridge, baseline: steadyDirectSdk };
+  // Each bridge follows a direct call in its rounds, so neither finds the daemon's code freshly run by the other.
+  const soonerBridge = await startBridge(context.teardown, ownHome.env, 'bench-bridge-budget-lowered');
+  const defaultBridge = await startBridge(context.teardown, ownHome.env, 'bench-bridge-budget-default', [`--interrupt-budget=${V8_11_INTERRUPT_BUDGET}`]);
+  const [viaSooner, budgetDirect, viaDefault] = await compareRounds(BUDGET_SKIP, BUDGET_ROUNDS, [
+    once(soonerBridge.call, 'list_pages', {}, 'bridge list_pages, lowered budget'),
+    directSdkSide,
+    once(defaultBridge.call, 'list_pages', {}, 'bridge list_pages, V8 default budget'),
+    directSdkSide,
+  ]);
+  if (!viaSooner || !budgetDirect || !viaDefault) {
+    throw new Error('budget rounds returned fewer series than sides');
+  }
+  await soonerBridge.close();
+  await defaultBridge.close();
   await bridge.close();
   await ownBridge.close();
   await ownDaemon.stop();
@@ -175,6 +197,15 @@ export async function bridgePath(context: BenchContext): Promise<Row[]> {
       ratio: ratio(ownProcess.figure, ownProcess.baseline),
       goal: { kind: 'info' },
       note: `The first row's path as agents have it: \`tabmux daemon run\` a process of its own, started as tabmux starts one, with its own Chrome and workers on its default settings, where the rows above run the daemon in the bench's process; the same rounds and baseline as the rows above. The daemon's code is the same; what differs is the process it runs in, which is idle between its own calls while the browser, the workers and the clients have the machine's two cores. Added latency: ${added(ownProcess)} ms per call.`,
+    },
+    {
+      name: 'list_pages through the bridge, lowered V8 budget vs default',
+      figure: viaSooner,
+      baseline: viaDefault,
+      unit: 'ms',
+      ratio: ratio(viaSooner, viaDefault),
+      goal: { kind: 'info' },
+      note: `Two fresh bridges on the daemon of its own: \`tabmux mcp serve\` as it runs (it lowers V8's optimization budget once it has served its first call, electron/core/platform/optimizeSooner.ts, on Node 20) vs one started with V8's default budget given to Node (\`--interrupt-budget=${V8_11_INTERRUPT_BUDGET}\`, which it keeps); calls ${BUDGET_SKIP + 1} to ${BUDGET_SKIP + BUDGET_ROUNDS} of each, in rotated rounds with a direct SDK call before each bridge's. Against that direct child: ${ratio(viaSooner, budgetDirect).toFixed(2)}× and ${ratio(viaDefault, budgetDirect).toFixed(2)}×. On other Node versions both bridges keep V8's default.`,
     },
     {
       name: 'CPU per list_pages: the bridge',

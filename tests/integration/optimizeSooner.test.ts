@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { V8_11_INTERRUPT_BUDGET } from '../../electron/core/platform/optimizeSooner.js';
 import { packageRoot } from '../../electron/core/platform/version.js';
 
 /**
@@ -17,7 +18,7 @@ const LIMIT = 1_000_000;
 
 const CHILD = `
 const { optimizeSooner } = await import(${JSON.stringify(BUILT)});
-const lowered = process.argv[1] === 'lowered' ? optimizeSooner() : false;
+const lowered = process.argv[1] === 'default' ? false : optimizeSooner();
 function next(value) { return value + 1; }
 let runs = 0;
 while (runs < ${LIMIT} && (%GetOptimizationStatus(next) & ${OPTIMIZED}) === 0) {
@@ -27,8 +28,10 @@ while (runs < ${LIMIT} && (%GetOptimizationStatus(next) & ${OPTIMIZED}) === 0) {
 process.stdout.write(JSON.stringify({ lowered, runs }));
 `;
 
-function runsToOptimize(variant: 'lowered' | 'default'): { lowered: boolean; runs: number } {
-  const child = spawnSync(process.execPath, ['--allow-natives-syntax', '--no-concurrent-recompilation', '--input-type=module', '-e', CHILD, variant], { encoding: 'utf8' });
+/** `lowered` calls optimizeSooner, `default` does not, `given` calls it in a Node started with V8's default budget. */
+function runsToOptimize(variant: 'lowered' | 'default' | 'given'): { lowered: boolean; runs: number } {
+  const given = variant === 'given' ? [`--interrupt-budget=${V8_11_INTERRUPT_BUDGET}`] : [];
+  const child = spawnSync(process.execPath, [...given, '--allow-natives-syntax', '--no-concurrent-recompilation', '--input-type=module', '-e', CHILD, variant], { encoding: 'utf8' });
   if (child.status !== 0) {
     throw new Error(`the child failed (${String(child.status)}): ${child.stderr}`);
   }
@@ -43,5 +46,12 @@ describe('optimizeSooner', () => {
     expect(byDefault.lowered).toBe(false);
     expect(lowered.runs).toBeLessThan(LIMIT);
     expect(lowered.runs * 4).toBeLessThan(byDefault.runs);
+  });
+
+  it.runIf(process.versions.v8.startsWith('11.'))('keeps the budget Node was given on its command line', () => {
+    const given = runsToOptimize('given');
+    const lowered = runsToOptimize('lowered');
+    expect(given.lowered).toBe(false);
+    expect(lowered.runs * 4).toBeLessThan(given.runs);
   });
 });

@@ -1,6 +1,6 @@
-/**
- * How much bytecode a function runs before V8 considers optimizing it: an eighth of V8 11's default (67584).
- */
+/** How much bytecode a function runs before V8 11 considers optimizing it, by default. */
+export const V8_11_INTERRUPT_BUDGET = 67584;
+/** The budget the bridge lowers it to: an eighth of the default. */
 export const LOWERED_INTERRUPT_BUDGET = 8192;
 
 /**
@@ -14,12 +14,18 @@ export const LOWERED_INTERRUPT_BUDGET = 8192;
  * add to every agent's attach (and as a built-in, so that no ES module loader starts).
  *
  * Only on V8 11 (Node 20), where this budget decides when a function is optimized and where its effect was measured:
- * later V8 versions tier up by other counts, and are left as they are. Returns whether the budget was lowered.
+ * later V8 versions tier up by other counts, and are left as they are. A budget given to Node (`--interrupt-budget` on
+ * its command line or in NODE_OPTIONS) is kept as given. Returns whether the budget was lowered.
  */
-export function optimizeSooner(v8Version: string = process.versions.v8): boolean {
-  if (!v8Version.startsWith('11.')) {
+export function optimizeSooner(v8Version: string = process.versions.v8, nodeFlags: readonly string[] = givenNodeFlags()): boolean {
+  if (!v8Version.startsWith('11.') || nodeFlags.some((flag) => /^--interrupt[-_]budget(=|$)/.test(flag))) {
     return false;
   }
   process.getBuiltinModule('node:v8').setFlagsFromString(`--interrupt-budget=${LOWERED_INTERRUPT_BUDGET}`);
   return true;
+}
+
+/** The flags this process's Node was started with: its command line's, then NODE_OPTIONS'. */
+function givenNodeFlags(): string[] {
+  return [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/).filter((flag) => flag !== '')];
 }
