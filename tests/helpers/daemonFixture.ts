@@ -19,6 +19,8 @@ export interface TestDaemon {
   stop: (keepHome?: boolean) => Promise<void>;
   /** The lines the daemon logged at warn level and above so far, as its log file would hold them. */
   warnings: () => readonly string[];
+  /** Every line the daemon logged at info level and above so far, as its log file would hold them. */
+  logged: () => readonly string[];
 }
 
 export interface TestDaemonOptions {
@@ -48,6 +50,7 @@ async function startOnHome(testHome: ReturnType<typeof makeTestHome>, config: Pr
   // Warnings are kept for the tests that wait on what the daemon did to a client it gave up on; info lines and above
   // go with a failed test's report (see daemonLogOnFailure.ts); TABMUX_TEST_LOG shows every line as well.
   const warnings: string[] = [];
+  const logged: string[] = [];
   const verbose = process.env['TABMUX_TEST_LOG'] !== undefined && process.env['TABMUX_TEST_LOG'] !== '';
   const logger = new Logger(
     'test',
@@ -56,6 +59,9 @@ async function startOnHome(testHome: ReturnType<typeof makeTestHome>, config: Pr
         process.stderr.write(line);
       }
       recordDaemonLog(line);
+      if (!/ DEBUG /.test(line)) {
+        logged.push(line);
+      }
       if (/ (WARN|ERROR) /.test(line)) {
         warnings.push(line);
       }
@@ -89,6 +95,7 @@ async function startOnHome(testHome: ReturnType<typeof makeTestHome>, config: Pr
       }
     },
     warnings: () => warnings,
+    logged: () => logged,
   };
 }
 

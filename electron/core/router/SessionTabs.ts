@@ -13,6 +13,7 @@ export interface TabSource extends WindowTabs, TabView {
   on(event: 'opened' | 'closed', listener: (tab: BrowserTab) => void): unknown;
   off(event: 'opened' | 'closed', listener: (tab: BrowserTab) => void): unknown;
   openBlank(): Promise<string>;
+  close(tabId: string): Promise<boolean>;
   /** Ends the script running in a tab's page, outside the workers (see `BrowserTabs.stopScripts`). */
   stopScripts?(tabId: string): Promise<boolean>;
 }

@@ -2,7 +2,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import type { BrowserTab, TabDialog } from '../browser/BrowserTab.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
-import { HeldTabs } from './heldTabs.js';
+import { HeldTabs, RESPONDS_WITHIN_MS } from './heldTabs.js';
 import { listedPage, listPages } from './pageSync.js';
 import { sideCall, unlessTimedOut } from './sideCall.js';
 import { replyOf, type ListedPage } from '../upstream/upstreamReply.js';
@@ -26,6 +26,8 @@ export interface TabView {
   responds?(tabId: string, withinMs: number): Promise<boolean>;
   /** Emulates a viewport for one tab's page, its window left as it is (see `BrowserTabs.emulateViewport`). */
   emulateViewport?(tabId: string, width: number, height: number): Promise<boolean>;
+  /** Closes a tab through the browser's own connection (see `BrowserTabs.close`). */
+  close?(tabId: string): Promise<boolean>;
 }
 
 /** How a page's tab was looked up: found, left for later (it may be held), or upstream could not tell. */
@@ -45,6 +47,8 @@ export class TabIdentity {
   #browser: TabView | undefined;
   /** Dialogs of pending popups their session was told of: each is told once. */
   readonly #toldDialogs = new WeakSet<TabDialog>();
+  /** Pending popups that did not respond, by tab id, whose session was told so: each is told once. */
+  readonly #toldSilent = new Set<string>();
   /** Pages a restarted worker could not find again while a dialog held them, by tab id: they come back as they were. */
   readonly #setAside = new Map<string, OwnedPage>();
 
@@ -232,6 +236,7 @@ export class TabIdentity {
   /** A tab closed: it is nobody's popup-to-be any more. */
   tabClosed(tabId: string): void {
     this.#orphanPopups.delete(tabId);
+    this.#toldSilent.delete(tabId);
     this.#setAside.delete(tabId);
     for (const session of this.options.sessions()) {
       session.pendingTabs.delete(tabId);
@@ -247,7 +252,7 @@ export class TabIdentity {
     if (session.pendingTabs.size === 0 || !this.options.available()) {
       return;
     }
-    this.#tellDialogs(session);
+    await this.#tellDialogs(session);
     const byTab = await unlessTimedOut(this.#listedByTab(worker), new Map<string, ListedPage>());
     for (const tabId of [...session.pendingTabs]) {
       const listed = byTab.get(tabId);
@@ -279,8 +284,11 @@ export class TabIdentity {
     }
   }
 
-  /** Tells a session of dialogs its pending popups show: they cannot become its pages until the dialogs close. */
-  #tellDialogs(session: Session): void {
+  /**
+   * Tells a session of dialogs its pending popups show: they cannot become its pages until the dialogs close. A popup
+   * that showed its dialog before the daemon's connection could see it is told as one that does not respond.
+   */
+  async #tellDialogs(session: Session): Promise<void> {
     for (const tab of this.browserTabs()) {
       const dialog = tab.dialog;
       if (dialog === null || !session.pendingTabs.has(tab.tabId) || this.#toldDialogs.has(dialog)) {
@@ -291,6 +299,29 @@ export class TabIdentity {
         `Note: a page one of your pages opened (${tab.url || 'no url'}) shows ${dialogName(dialog)} and waits for an answer; it becomes one of your pages once the dialog is closed. Call handle_dialog to accept or dismiss it.`,
       );
     }
+    const untold = (tab: BrowserTab): boolean => !this.#toldSilent.has(tab.tabId);
+    for (const tab of await this.silentPopups(session, untold)) {
+      this.#toldSilent.add(tab.tabId);
+      session.notes.push(
+        `Note: a page one of your pages opened (${tab.url || 'no url'}) does not respond: a dialog it showed before tabmux could see it (which cannot be answered from here), or a script that never yields, holds it and the pages sharing its renderer. Call handle_dialog to close that page.`,
+      );
+    }
+  }
+
+  /**
+   * The session's pending popups that may be held by something the daemon's connection cannot see: no dialog it knows
+   * of, no answer to that connection since it attached, and no constant run within `RESPONDS_WITHIN_MS` now. Only
+   * popups `include` lets through are asked, all at once.
+   */
+  async silentPopups(session: Session, include: (tab: BrowserTab) => boolean = () => true): Promise<BrowserTab[]> {
+    const browser = this.#browser;
+    const responds = browser?.responds?.bind(browser);
+    if (!browser || !responds) {
+      return [];
+    }
+    const candidates = browser.list().filter((tab) => session.pendingTabs.has(tab.tabId) && tab.dialog === null && !tab.answers && include(tab));
+    const answered = await Promise.all(candidates.map((tab) => responds(tab.tabId, RESPONDS_WITHIN_MS)));
+    return candidates.filter((_tab, index) => !answered[index]);
   }
 
   #adoptOrphansOf(openerTabId: string, owner: Session): void {

@@ -57,4 +57,40 @@ describe('dialogs and page calls', () => {
     browser.responds = () => Promise.resolve(true);
     expect(textOf(await router.callTool(first.id, 'take_snapshot', {}))).toContain('Latest page snapshot');
   });
+
+  it('tells of a popup whose dialog opened unseen, refuses its opener’s calls, and closes it on handle_dialog', async () => {
+    const { browser, upstream, router, first, second, opener } = await setup();
+    const popup = browser.open('https://site.example/unseen', 'Popup', opener.tabId);
+    browser.showUnseenDialog(popup.tabId);
+
+    const listed = textOf(await router.callTool(first.id, 'list_pages', {}));
+    expect(listed).toContain('(https://site.example/unseen) does not respond');
+    expect(listed).toContain('Call handle_dialog to close that page');
+    // Told once.
+    expect(textOf(await router.callTool(first.id, 'list_pages', {}))).not.toContain('does not respond');
+    const refused = router.callTool(first.id, 'take_snapshot', {});
+    await expect(refused).rejects.toMatchObject({ code: 'dialog_open' });
+    await expect(refused).rejects.toThrow('Call handle_dialog to close that page');
+    expect(textOf(await router.callTool(second.id, 'take_snapshot', {}))).toContain('Latest page snapshot');
+
+    const closed = textOf(await router.callTool(first.id, 'handle_dialog', { action: 'accept' }));
+    expect(closed).toContain('A page one of your pages opened (https://site.example/unseen) did not respond');
+    expect(closed).toContain('it was closed instead');
+    expect(browser.tabs.map((tab) => tab.tabId)).not.toContain(popup.tabId);
+    expect(upstream.calls.map((call) => call.name)).not.toContain('handle_dialog');
+    expect(upstream.hung).toEqual([]);
+    expect(textOf(await router.callTool(first.id, 'take_snapshot', {}))).toContain('Latest page snapshot');
+  });
+
+  it('leaves alone a popup that has not answered the daemon yet but runs script', async () => {
+    const { browser, router, first, opener } = await setup();
+    const popup = browser.open('https://site.example/slow', 'Popup', opener.tabId);
+    browser.showUnseenDialog(popup.tabId);
+    // Only the daemon's connection has not heard from it yet: the page itself runs.
+    browser.responds = () => Promise.resolve(true);
+    expect(textOf(await router.callTool(first.id, 'list_pages', {}))).not.toContain('does not respond');
+    expect(textOf(await router.callTool(first.id, 'take_snapshot', {}))).toContain('Latest page snapshot');
+    await router.callTool(first.id, 'handle_dialog', { action: 'accept' });
+    expect(browser.tabs.map((tab) => tab.tabId)).toContain(popup.tabId);
+  });
 });

@@ -5,11 +5,8 @@ import type { BrowserTab } from '../browser/BrowserTab.js';
 import type { OwnedPage, Session } from './Session.js';
 import { dialogName, type TabIdentity, type TabView } from './TabIdentity.js';
 import type { Worker } from './Worker.js';
-import { blocks, openerFamily } from './heldTabs.js';
+import { blocks, openerFamily, RESPONDS_WITHIN_MS } from './heldTabs.js';
 import { sideCall } from './sideCall.js';
-
-/** How long a page related to a dialog's page may take to run a constant before it counts as blocked. */
-export const RESPONDS_WITHIN_MS = 500;
 
 /**
  * Keeps a session's page-scoped calls away from upstream while a JavaScript dialog blocks the page's renderer, and
@@ -59,7 +56,7 @@ export async function gatePageCall(tabs: TabIdentity, session: Session, worker: 
   }
   const what = blocker.dialog
     ? `${describe(tabs, session, blocker)} shows ${dialogName(blocker.dialog)}: they share a renderer, which the dialog blocks. ${remedy(session, blocker)}`
-    : `${describe(tabs, session, blocker)} does not respond either (they share a renderer, which a dialog it showed before tabmux could see it may block). A person has to answer or close it; try again later`;
+    : `${describe(tabs, session, blocker)} does not respond either (they share a renderer, which a dialog it showed before tabmux could see it may block). ${session.pendingTabs.has(blocker.tabId) ? 'Call handle_dialog to close that page.' : 'A person has to answer or close it; try again later'}`;
   throw new TabmuxError('dialog_open', `your page ${page.pageId} cannot run while ${what}`);
 }
 
@@ -96,10 +93,39 @@ async function answer(
   const popup = browser.list().find((tab) => tab.dialog !== null && session.pendingTabs.has(tab.tabId));
   // The browser's tabs are live: the dialog is gone from the tab once answered.
   const dialog = popup?.dialog;
-  if (!popup || !dialog || !(await browser.answerDialog?.(popup.tabId, accept, promptText))) {
+  if (popup && dialog && (await browser.answerDialog?.(popup.tabId, accept, promptText))) {
+    return textResult(`Successfully ${verb} ${dialogName(dialog)} of a page one of your pages opened (${popup.url || 'no url'}); it becomes one of your pages on your next call.`);
+  }
+  return closeSilentPopups(tabs, browser, session);
+}
+
+/**
+ * A pending popup held by something the daemon's connection cannot see (a dialog it showed before that connection
+ * attached to it, which only the client that saw it open could answer; or a script that never yields) blocks its
+ * opener's renderer for good. Closing it is the one way out left, so `handle_dialog` does that, and says so.
+ */
+async function closeSilentPopups(tabs: TabIdentity, browser: TabView, session: Session): Promise<ToolResult | undefined> {
+  const close = browser.close?.bind(browser);
+  if (!close) {
     return undefined;
   }
-  return textResult(`Successfully ${verb} ${dialogName(dialog)} of a page one of your pages opened (${popup.url || 'no url'}); it becomes one of your pages on your next call.`);
+  const closed: string[] = [];
+  for (const tab of await tabs.silentPopups(session)) {
+    if (await close(tab.tabId)) {
+      closed.push(tab.url || 'no url');
+    }
+  }
+  if (closed.length === 0) {
+    return undefined;
+  }
+  return textResult(
+    closed
+      .map(
+        (url) =>
+          `A page one of your pages opened (${url}) did not respond, so a dialog it shows (one it showed before tabmux could see it) cannot be answered from here, and nothing else would let it go; it was closed instead, and the pages sharing its renderer run again.`,
+      )
+      .join('\n'),
+  );
 }
 
 function describe(tabs: TabIdentity, session: Session, tab: BrowserTab): string {

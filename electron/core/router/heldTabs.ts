@@ -27,6 +27,9 @@ export function openerFamily(tabs: readonly BrowserTab[], tabId: string): Browse
   return [...family].flatMap((id) => byId.get(id) ?? []);
 }
 
+/** How long a page that may be blocked may take to run a constant before it counts as blocked. */
+export const RESPONDS_WITHIN_MS = 500;
+
 /**
  * Whether a tab's page may block its renderer: it shows a JavaScript dialog, or it has not answered the daemon's
  * connection since it attached (a dialog it showed before the daemon's connection attached is never reported; a tab

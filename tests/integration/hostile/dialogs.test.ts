@@ -3,6 +3,7 @@ import { textOf } from '../../../shared/toolResult.js';
 import { pagesOf, uidOf } from '../../helpers/daemonFixture.js';
 import { PageProbe } from '../../helpers/pageProbe.js';
 import { TOPOLOGIES, useHostileRig, type HostileRig } from '../../helpers/hostileRig.js';
+import { openUnseenPopup } from '../../helpers/unseenPopup.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
 /**
@@ -36,11 +37,17 @@ describe.each(TOPOLOGIES)('a popup that opens with an alert, in tab isolation, o
   it('holds neither its opener’s next call nor a neighbour on the same worker, and its opener answers it', async () => {
     const { server } = rig();
     const { first: opener, second: neighbour } = await rig().sameWorker();
-    const popupUrl = server.page('<script>alert("popup says hi")</script><p>popup</p>', 'Popup', 'popup');
+    const popup = server.hold('<script>alert("popup says hi")</script><p>popup</p>', 'Popup', 'popup');
+    const popupUrl = popup.url;
     const openerUrl = server.page(`<button onclick="setTimeout(() => window.open('${popupUrl}'), 300)">Open</button>`, 'Opener', 'opener');
     await opener.text('new_page', { url: openerUrl });
     await neighbour.text('new_page', { url: server.page('<p>neighbour</p>', 'Neighbour', 'neighbour') });
     await opener.text('click', { uid: uidOf(await opener.text('take_snapshot'), 'button', 'Open') });
+    // The popup's page (and its alert) comes once the daemon follows the popup: it sees the dialog open. A popup whose
+    // dialog opened before that is the next test's.
+    await popup.arrived;
+    await waitFor(() => rig().t.logged().find((line) => line.includes(`opened by a page of session ${opener.id} is now`)), 'the daemon to follow the popup');
+    popup.release();
     await waitFor(() => rig().tabAt(popupUrl), 'the popup to open');
     await probe().blocked(popupUrl);
 
@@ -72,6 +79,48 @@ describe.each(TOPOLOGIES)('a popup that opens with an alert, in tab isolation, o
     expect(pagesOf(adopted).ids).toHaveLength(2);
     expect(await opener.text('take_snapshot')).toContain('Open');
     expect(await neighbour.text('list_pages')).not.toContain(popupUrl);
+  });
+
+  it('whose alert opened before the daemon could see it holds nobody either, and its opener closes it with handle_dialog', async () => {
+    const { server } = rig();
+    const { first: opener, second: neighbour } = await rig().sameWorker();
+    const openerUrl = server.page('<p>opener</p>', 'Opener', 'opener-of-unseen');
+    await opener.text('new_page', { url: openerUrl });
+    await neighbour.text('new_page', { url: server.page('<p>neighbour</p>', 'Neighbour', 'neighbour') });
+    // This thread, and the daemon on it, stands still until the popup's alert blocks it: the daemon's connection
+    // never hears of that dialog, and cannot answer it.
+    const popup = await openUnseenPopup(rig().port, openerUrl);
+    try {
+      await probe().blocked(popup.url);
+      const told = await waitFor(async () => {
+        const listed = await opener.text('list_pages');
+        return listed.includes(`(${popup.url}) does not respond`) ? listed : undefined;
+      }, 'the opener to be told its popup does not respond');
+      expect(told).toContain('Call handle_dialog to close that page');
+      expect(told).not.toContain('popup says hi');
+      expect(pagesOf(told).ids).toHaveLength(1);
+      expect(await neighbour.text('list_pages')).toContain('Neighbour');
+      expect(await neighbour.text('take_snapshot')).toContain('neighbour');
+
+      // The opener shares the popup's renderer: its page calls are refused, naming the way out.
+      const refused = await opener.call('take_snapshot');
+      expect(refused.isError).toBe(true);
+      expect(refused._meta?.['tabmux/error']).toBe('dialog_open');
+      expect(textOf(refused)).toContain(`a page one of your pages opened (${popup.url}) does not respond either`);
+      expect(textOf(refused)).toContain('Call handle_dialog to close that page');
+
+      // Nobody can answer that dialog through tabmux: handle_dialog closes the popup, and the opener runs again.
+      const closed = await opener.text('handle_dialog', { action: 'accept' });
+      expect(closed).toContain(`A page one of your pages opened (${popup.url}) did not respond`);
+      expect(closed).toContain('it was closed instead');
+      await rig().waitGone(popup.url, 'the popup to close');
+      expect(await probe().responds(openerUrl)).toBe(true);
+      expect(await opener.text('take_snapshot')).toContain('opener');
+      expect(pagesOf(await opener.text('list_pages')).ids).toHaveLength(1);
+      expect(await neighbour.text('take_snapshot')).toContain('neighbour');
+    } finally {
+      await popup.close();
+    }
   });
 });
 

@@ -25,6 +25,11 @@ export interface FakeTab {
   readonly openerTabId: string | null;
   /** The dialog its page shows: a fake upstream that never looked at the page before hangs on it, as upstream does. */
   dialog: TabDialog | null;
+  /**
+   * Its page shows a dialog the daemon's connection did not see open (it attached later): that connection never
+   * heard from the page, and the page, with its opener family, does not respond.
+   */
+  unseenDialog: boolean;
 }
 
 /** The window a fake browser's first tabs, and the tabs upstream's `new_page` opens, are in. */
@@ -48,7 +53,7 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
 
   open(url: string, title = '', openerTabId: string | null = null, windowId?: number): FakeTab {
     const opener = this.tabs.find((candidate) => candidate.tabId === openerTabId);
-    const tab: FakeTab = { tabId: `TAB${String(this.#nextTab++).padStart(4, '0')}`, url, title, windowId: windowId ?? opener?.windowId ?? FIRST_WINDOW, openerTabId, dialog: null };
+    const tab: FakeTab = { tabId: `TAB${String(this.#nextTab++).padStart(4, '0')}`, url, title, windowId: windowId ?? opener?.windowId ?? FIRST_WINDOW, openerTabId, dialog: null, unseenDialog: false };
     this.tabs.push(tab);
     this.emit('opened', browserTab(tab));
     return tab;
@@ -63,9 +68,18 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
     }
   }
 
+  /** The tab's page opened a dialog before the daemon's connection attached to it (see `FakeTab.unseenDialog`). */
+  showUnseenDialog(tabId: string): void {
+    const tab = this.tabs.find((candidate) => candidate.tabId === tabId);
+    if (tab) {
+      tab.unseenDialog = true;
+    }
+  }
+
   /** A page blocked by a dialog of its own or of its opener family (taken to share its renderer) does not respond. */
   responds(tabId: string): Promise<boolean> {
-    const blocked = openerFamily(this.list(), tabId).some((tab) => tab.dialog !== null);
+    const blockers = new Set(this.tabs.filter((tab) => tab.dialog !== null || tab.unseenDialog).map((tab) => tab.tabId));
+    const blocked = openerFamily(this.list(), tabId).some((tab) => blockers.has(tab.tabId));
     return Promise.resolve(!blocked && this.tabs.some((tab) => tab.tabId === tabId));
   }
 
@@ -116,7 +130,7 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
 }
 
 function browserTab(tab: FakeTab): BrowserTab {
-  return { tabId: tab.tabId, pageTargetId: `PAGE-${tab.tabId}`, openerTabId: tab.openerTabId, url: tab.url, title: tab.title, dialog: tab.dialog, answers: true };
+  return { tabId: tab.tabId, pageTargetId: `PAGE-${tab.tabId}`, openerTabId: tab.openerTabId, url: tab.url, title: tab.title, dialog: tab.dialog, answers: !tab.unseenDialog };
 }
 
 const PAGE_ID = { pageId: { type: 'number' } };

@@ -1,0 +1,41 @@
+import { once } from 'node:events';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+
+/** The most the main thread stays frozen: the popup opens, loads and calls alert well within it. */
+const FROZEN_AT_MOST_MS = 30_000;
+
+export interface UnseenPopup {
+  /** The popup's URL (served by the helper's own thread, same site as loopback pages). */
+  url: string;
+  /** Stops the helper's thread and its web server. */
+  close: () => Promise<void>;
+}
+
+/**
+ * Has the page at `openerUrl` open a popup that shows an alert as it loads, while this thread is frozen: a daemon
+ * running in the test process hears of the popup only after the dialog opened, as a daemon that lost the race to the
+ * browser's other clients (or attached late) does, and never sees the dialog. The work is done by a thread of its own
+ * (`unseenPopup.worker.mjs`) over DevTools connections of its own; this thread waits on a shared flag meanwhile.
+ */
+export async function openUnseenPopup(chromePort: number, openerUrl: string): Promise<UnseenPopup> {
+  const flag = new SharedArrayBuffer(4);
+  const { port1: report, port2: reportEnd } = new MessageChannel();
+  const worker = new Worker(new URL('./unseenPopup.worker.mjs', import.meta.url), {
+    workerData: { chromePort, openerUrl, flag, report: reportEnd },
+    transferList: [reportEnd],
+  });
+  const close = async (): Promise<void> => {
+    report.close();
+    await worker.terminate();
+  };
+  const [{ popupUrl }] = (await once(worker, 'message')) as [{ popupUrl: string }];
+  worker.postMessage('go');
+  const woke = Atomics.wait(new Int32Array(flag), 0, 0, FROZEN_AT_MOST_MS);
+  const outcome = Atomics.load(new Int32Array(flag), 0);
+  if (outcome !== 1) {
+    const reason = receiveMessageOnPort(report)?.message as string | undefined;
+    await close();
+    throw new Error(`the unseen popup did not open: ${woke === 'timed-out' ? `nothing happened within ${FROZEN_AT_MOST_MS} ms` : (reason ?? 'no reason given')}`);
+  }
+  return { url: popupUrl, close };
+}
