@@ -2,7 +2,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import type { BrowserTab, TabDialog } from '../browser/BrowserTab.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
-import { HeldTabs, RESPONDS_WITHIN_MS } from './heldTabs.js';
+import { HeldTabs, silentPopups } from './heldTabs.js';
 import { listedPage, listPages } from './pageSync.js';
 import { sideCall, unlessTimedOut } from './sideCall.js';
 import { replyOf, type ListedPage } from '../upstream/upstreamReply.js';
@@ -300,28 +300,12 @@ export class TabIdentity {
       );
     }
     const untold = (tab: BrowserTab): boolean => !this.#toldSilent.has(tab.tabId);
-    for (const tab of await this.silentPopups(session, untold)) {
+    for (const tab of await silentPopups(this.#browser, session.pendingTabs, untold)) {
       this.#toldSilent.add(tab.tabId);
       session.notes.push(
         `Note: a page one of your pages opened (${tab.url || 'no url'}) does not respond: a dialog it showed before tabmux could see it (which cannot be answered from here), or a script that never yields, holds it and the pages sharing its renderer. Call handle_dialog to close that page.`,
       );
     }
-  }
-
-  /**
-   * The session's pending popups that may be held by something the daemon's connection cannot see: no dialog it knows
-   * of, no answer to that connection since it attached, and no constant run within `RESPONDS_WITHIN_MS` now. Only
-   * popups `include` lets through are asked, all at once.
-   */
-  async silentPopups(session: Session, include: (tab: BrowserTab) => boolean = () => true): Promise<BrowserTab[]> {
-    const browser = this.#browser;
-    const responds = browser?.responds?.bind(browser);
-    if (!browser || !responds) {
-      return [];
-    }
-    const candidates = browser.list().filter((tab) => session.pendingTabs.has(tab.tabId) && tab.dialog === null && !tab.answers && include(tab));
-    const answered = await Promise.all(candidates.map((tab) => responds(tab.tabId, RESPONDS_WITHIN_MS)));
-    return candidates.filter((_tab, index) => !answered[index]);
   }
 
   #adoptOrphansOf(openerTabId: string, owner: Session): void {

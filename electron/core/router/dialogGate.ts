@@ -5,7 +5,7 @@ import type { BrowserTab } from '../browser/BrowserTab.js';
 import type { OwnedPage, Session } from './Session.js';
 import { dialogName, type TabIdentity, type TabView } from './TabIdentity.js';
 import type { Worker } from './Worker.js';
-import { blocks, openerFamily, RESPONDS_WITHIN_MS } from './heldTabs.js';
+import { blocks, openerFamily, RESPONDS_WITHIN_MS, silentPopups } from './heldTabs.js';
 import { sideCall } from './sideCall.js';
 
 /**
@@ -96,7 +96,7 @@ async function answer(
   if (popup && dialog && (await browser.answerDialog?.(popup.tabId, accept, promptText))) {
     return textResult(`Successfully ${verb} ${dialogName(dialog)} of a page one of your pages opened (${popup.url || 'no url'}); it becomes one of your pages on your next call.`);
   }
-  return closeSilentPopups(tabs, browser, session);
+  return closeSilentPopups(browser, session);
 }
 
 /**
@@ -104,13 +104,13 @@ async function answer(
  * attached to it, which only the client that saw it open could answer; or a script that never yields) blocks its
  * opener's renderer for good. Closing it is the one way out left, so `handle_dialog` does that, and says so.
  */
-async function closeSilentPopups(tabs: TabIdentity, browser: TabView, session: Session): Promise<ToolResult | undefined> {
+async function closeSilentPopups(browser: TabView, session: Session): Promise<ToolResult | undefined> {
   const close = browser.close?.bind(browser);
   if (!close) {
     return undefined;
   }
   const closed: string[] = [];
-  for (const tab of await tabs.silentPopups(session)) {
+  for (const tab of await silentPopups(browser, session.pendingTabs)) {
     if (await close(tab.tabId)) {
       closed.push(tab.url || 'no url');
     }

@@ -31,6 +31,25 @@ export function openerFamily(tabs: readonly BrowserTab[], tabId: string): Browse
 export const RESPONDS_WITHIN_MS = 500;
 
 /**
+ * A session's pending popups (`pendingTabs`) that may be held by something the daemon's connection cannot see: no
+ * dialog it knows of, no answer to that connection since it attached, and no constant run within `RESPONDS_WITHIN_MS`
+ * now. Only popups `include` lets through are asked, all at once.
+ */
+export async function silentPopups(
+  browser: { list(): BrowserTab[]; responds?(tabId: string, withinMs: number): Promise<boolean> } | undefined,
+  pendingTabs: ReadonlySet<string>,
+  include: (tab: BrowserTab) => boolean = () => true,
+): Promise<BrowserTab[]> {
+  const responds = browser?.responds?.bind(browser);
+  if (!browser || !responds) {
+    return [];
+  }
+  const candidates = browser.list().filter((tab) => pendingTabs.has(tab.tabId) && tab.dialog === null && !tab.answers && include(tab));
+  const answered = await Promise.all(candidates.map((tab) => responds(tab.tabId, RESPONDS_WITHIN_MS)));
+  return candidates.filter((_tab, index) => !answered[index]);
+}
+
+/**
  * Whether a tab's page may block its renderer: it shows a JavaScript dialog, or it has not answered the daemon's
  * connection since it attached (a dialog it showed before the daemon's connection attached is never reported; a tab
  * that just opened has not answered yet either, for a moment).
