@@ -13,3 +13,9 @@ export async function modulesLoaded(log: string): Promise<string[]> {
   const lines = (await readFile(log, 'utf8')).split('\n');
   return [...new Set(lines.filter((url) => url.startsWith('file:') && !url.includes('/tests/helpers/')))];
 }
+
+/** Node's own modules (`tls`, `internal/url`…) the processes that wrote a module log had loaded when they exited. */
+export async function builtinsLoaded(log: string): Promise<string[]> {
+  const lines = (await readFile(log, 'utf8')).split('\n');
+  return [...new Set(lines.filter((line) => line.startsWith('node:')).map((line) => line.slice('node:'.length)))];
+}

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliEntryPoint, packageRoot } from '../../electron/core/platform/version.js';
-import { MODULE_LOG, modulesLoaded } from '../helpers/moduleLogFile.js';
+import { builtinsLoaded, MODULE_LOG, modulesLoaded } from '../helpers/moduleLogFile.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { readyDaemon } from '../helpers/readyDaemon.js';
 
@@ -41,5 +41,10 @@ describe('the daemon build', () => {
       child.kill('SIGTERM');
       await exited;
     }
+    // Its CDP connections are ws:// to the local Chrome without compression: Node's TLS, HTTPS and zlib stay unloaded
+    // (a wss:// engine loads them when first used; remoteEngine.test.ts).
+    const builtins = await builtinsLoaded(log);
+    expect(builtins).toContain('net');
+    expect(builtins.filter((name) => ['tls', '_tls_wrap', 'https', 'zlib'].includes(name))).toEqual([]);
   });
 });

@@ -1,7 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { profileLogFile, socketPath } from '../../electron/core/platform/paths.js';
@@ -72,6 +75,7 @@ afterAll(async () => {
   }
   await tabmux(['daemon', 'stop', '--profile', 'remote']);
   await tabmux(['daemon', 'stop', '--profile', 'full']);
+  await tabmux(['daemon', 'stop', '--profile', 'secure']);
   await engine.stop();
   await new Promise<void>((resolve) => site.close(() => resolve()));
   cleanup();
@@ -174,6 +178,37 @@ describe('a profile on a remote engine (--ws-endpoint)', () => {
       }
       await tabmux(['daemon', 'stop', '--profile', 'full']);
       await full.stop();
+    }
+  });
+
+  it('reaches an engine over wss://, trusting the certificate authorities Node is given', async () => {
+    // A certificate for 127.0.0.1, made for this run, and a TLS front that passes each connection on to the engine.
+    const key = join(home, 'engine-key.pem');
+    const cert = join(home, 'engine-cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], {
+      stdio: 'ignore',
+    });
+    const front = createTlsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (secure) => {
+      const plain = connectTcp(engine.port, '127.0.0.1');
+      secure.on('error', () => plain.destroy());
+      plain.on('error', () => secure.destroy());
+      secure.pipe(plain).pipe(secure);
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const address = front.address();
+    if (address === null || typeof address === 'string') {
+      throw new Error('no TLS front port');
+    }
+    try {
+      await ok(['profile', 'add', 'secure', '--ws-endpoint', `wss://127.0.0.1:${address.port}/chromium?token=\${ENGINE_TOKEN}`]);
+      await ok(['daemon', 'start', '--profile', 'secure'], { ENGINE_TOKEN: TOKEN, NODE_EXTRA_CA_CERTS: cert });
+      const secure = await session('secure', 'secure');
+      await secure.text('new_page', { url: `${siteUrl}/secure` });
+      expect(await secure.text('evaluate_script', { function: '() => document.title' })).toContain('site /secure');
+      expect((await status('secure')).parsed.browser).toMatchObject({ kind: 'external', state: 'connected' });
+    } finally {
+      await tabmux(['daemon', 'stop', '--profile', 'secure']);
+      await new Promise<void>((resolve) => front.close(() => resolve()));
     }
   });
 });
