@@ -115,7 +115,7 @@ const onlyUpstreamsFormatter = {
  * For the daemon's build: ws requires Node's TLS, HTTPS and zlib modules as it loads, for wss:// endpoints and for
  * compressed messages. The daemon's CDP connections are ws:// to a local Chrome, without compression, unless a
  * profile names a remote wss:// endpoint: each of those modules is loaded when ws first uses it instead, so a daemon
- * that never needs them never holds their code (about 1 MiB resident here; `npm run bench`, the memory rows).
+ * that never needs them never holds their code (about 0.5 MiB resident here, in side-by-side runs of the memory rows).
  */
 const wsModulesOnFirstUse = {
   name: 'ws-modules-on-first-use',
