@@ -85,7 +85,7 @@ export class Router {
       onQueueChange: () => this.#feed.queueChanged(),
       onWorkersChange: () => this.#feed.emit({ type: 'workers', profile, workers: this.workers() }),
       endAtBrowser: (call) => this.#owners.endAtBrowser(call.subject ?? call.sessionId),
-      startWouldWait: () => this.#tabs.held().any,
+      startWouldWait: () => this.#tabs.startWouldWait(),
     });
     this.#tabs = new TabIdentity({ available: () => this.catalog.upstreamHas('get_tab_id'), sessions: () => sessions.all(), sessionById });
     const isolation = new BrowserIsolation({ source: () => this.#sessionTabs.source, tabIds: () => this.catalog.upstreamHas('get_tab_id'), tabs: this.#tabs });

@@ -100,6 +100,25 @@ describe('WorkerPool', () => {
     expect((await pool.place(second, relocate)).index).toBe(1);
   });
 
+  it('asks whether a start would wait once per placing, and moves a session once however many of its calls were placed meanwhile', async () => {
+    const answers: Array<(wait: boolean) => void> = [];
+    const { pool } = setup({ size: 2, startWouldWait: () => new Promise<boolean>((resolve) => answers.push(resolve)) });
+    const [w0, w1] = [pool.pin(), pool.pin()];
+    await w0.ensureStarted();
+    const moves: string[] = [];
+    const relocate = (moving: Session, to: Worker): Promise<void> => {
+      moves.push(`${moving.id}->${to.index}`);
+      return Promise.resolve();
+    };
+    const mover = sessionOn(w1, 'sess-00000000cccc0000');
+    const placing = [pool.place(mover, relocate), pool.place(mover, relocate)];
+    await vi.waitFor(() => expect(answers).toHaveLength(2));
+    answers.forEach((answer) => answer(true));
+    expect((await Promise.all(placing)).map((worker) => worker.index)).toEqual([0, 0]);
+    expect(moves).toEqual([`${mover.id}->0`]);
+    expect(pool.infos().map((info) => info.sessions)).toEqual([2, 0]);
+  });
+
   it('leaves a session where it is when moving fails, counts included', async () => {
     const { pool } = setup({ size: 2 });
     const [w0, w1] = [pool.pin(), pool.pin()];

@@ -25,9 +25,9 @@ export interface WorkerPoolOptions {
   endAtBrowser?: (call: OverrunCall) => Promise<void>;
   /**
    * Whether a worker started now would wait before it serves anyone: a JavaScript dialog holds a tab's renderer, and
-   * a fresh upstream's first look at the browser may be at that tab (see `HeldTabs`).
+   * a fresh upstream's first look at the browser may be at that tab (see `TabIdentity.startWouldWait`).
    */
-  startWouldWait?: () => boolean;
+  startWouldWait?: () => boolean | Promise<boolean>;
 }
 
 /**
@@ -103,18 +103,35 @@ export class WorkerPool {
    * trace stays, since the recording lives in its worker.
    */
   async place(session: Session, relocate: (session: Session, to: Worker) => Promise<void>): Promise<Worker> {
-    while (session.moving) {
-      await session.moving;
+    // Asking the browser whether a start would wait takes a moment: everything is looked at again after it.
+    let wouldWait: boolean | undefined;
+    for (;;) {
+      while (session.moving) {
+        await session.moving;
+      }
+      const current = this.of(session);
+      const own = current.queue.countFor(session.id);
+      if (own.queued + own.running > 0 || session.paused || current.trace.owner === session.id) {
+        return current;
+      }
+      if (current.queue.busyWithOthers(session.id)) {
+        const idle = this.#idleWorker(current);
+        return idle ? this.#move(session, current, idle, relocate) : current;
+      }
+      if (!this.#insteadOf(current)) {
+        return current;
+      }
+      if (wouldWait === undefined) {
+        wouldWait = (await this.options.startWouldWait?.()) === true;
+        continue;
+      }
+      const instead = wouldWait ? this.#insteadOf(current) : undefined;
+      return instead ? this.#move(session, current, instead, relocate) : current;
     }
-    const current = this.of(session);
-    const own = current.queue.countFor(session.id);
-    if (own.queued + own.running > 0 || session.paused || current.trace.owner === session.id) {
-      return current;
-    }
-    const target = current.queue.busyWithOthers(session.id) ? this.#idleWorker(current) : this.#instead(current);
-    if (!target) {
-      return current;
-    }
+  }
+
+  /** Moves a session to `target` through `relocate`, in `target`'s queue; it stays where it is if that fails. */
+  async #move(session: Session, current: Worker, target: Worker, relocate: (session: Session, to: Worker) => Promise<void>): Promise<Worker> {
     this.#moveCount(current, target);
     this.#reserved.add(target);
     const moving = this.runSystem(target, 'move session', () => relocate(session, target), session.id).then(
@@ -141,12 +158,12 @@ export class WorkerPool {
   }
 
   /**
-   * A running worker to use instead of one that is not running, while starting it would wait on a dialog another
-   * session's page shows: the fewest sessions first. The session works there at once; its own worker starts later,
-   * for a session pinned to it once no dialog holds a tab.
+   * A running worker to use instead of one that is not running, should starting it wait on a dialog another session's
+   * page shows (`startWouldWait`): the fewest sessions first. The session works there at once; its own worker starts
+   * later, for a session pinned to it once no dialog holds a tab.
    */
-  #instead(current: Worker): Worker | undefined {
-    if (current.upstream !== null || this.options.startWouldWait?.() !== true) {
+  #insteadOf(current: Worker): Worker | undefined {
+    if (current.upstream !== null || !this.options.startWouldWait) {
       return undefined;
     }
     let best: Worker | undefined;

@@ -31,22 +31,30 @@ export function openerFamily(tabs: readonly BrowserTab[], tabId: string): Browse
 export const RESPONDS_WITHIN_MS = 500;
 
 /**
- * A session's pending popups (`pendingTabs`) that may be held by something the daemon's connection cannot see: no
- * dialog it knows of, no answer to that connection since it attached, and no constant run within `RESPONDS_WITHIN_MS`
- * now. Only popups `include` lets through are asked, all at once.
+ * Tabs that may be held by something the daemon's connection cannot see: no dialog it knows of, no answer to that
+ * connection since it attached, and no constant run within `RESPONDS_WITHIN_MS` now (a tab that just opened answers
+ * within it). Only tabs `include` lets through are asked, all at once.
  */
-export async function silentPopups(
+export async function silentTabs(
   browser: { list(): BrowserTab[]; responds?(tabId: string, withinMs: number): Promise<boolean> } | undefined,
-  pendingTabs: ReadonlySet<string>,
   include: (tab: BrowserTab) => boolean = () => true,
 ): Promise<BrowserTab[]> {
   const responds = browser?.responds?.bind(browser);
   if (!browser || !responds) {
     return [];
   }
-  const candidates = browser.list().filter((tab) => pendingTabs.has(tab.tabId) && tab.dialog === null && !tab.answers && include(tab));
+  const candidates = browser.list().filter((tab) => tab.dialog === null && !tab.answers && include(tab));
   const answered = await Promise.all(candidates.map((tab) => responds(tab.tabId, RESPONDS_WITHIN_MS)));
   return candidates.filter((_tab, index) => !answered[index]);
+}
+
+/** A session's pending popups (`pendingTabs`) that may be held (see `silentTabs`); only those `include` lets through. */
+export function silentPopups(
+  browser: Parameters<typeof silentTabs>[0],
+  pendingTabs: ReadonlySet<string>,
+  include: (tab: BrowserTab) => boolean = () => true,
+): Promise<BrowserTab[]> {
+  return silentTabs(browser, (tab) => pendingTabs.has(tab.tabId) && include(tab));
 }
 
 /**

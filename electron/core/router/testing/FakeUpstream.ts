@@ -30,6 +30,8 @@ export interface FakeTab {
    * heard from the page, and the page, with its opener family, does not respond.
    */
   unseenDialog: boolean;
+  /** It just opened: the daemon's connection has not heard from its page yet, which responds all the same. */
+  fresh: boolean;
 }
 
 /** The window a fake browser's first tabs, and the tabs upstream's `new_page` opens, are in. */
@@ -53,7 +55,7 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
 
   open(url: string, title = '', openerTabId: string | null = null, windowId?: number): FakeTab {
     const opener = this.tabs.find((candidate) => candidate.tabId === openerTabId);
-    const tab: FakeTab = { tabId: `TAB${String(this.#nextTab++).padStart(4, '0')}`, url, title, windowId: windowId ?? opener?.windowId ?? FIRST_WINDOW, openerTabId, dialog: null, unseenDialog: false };
+    const tab: FakeTab = { tabId: `TAB${String(this.#nextTab++).padStart(4, '0')}`, url, title, windowId: windowId ?? opener?.windowId ?? FIRST_WINDOW, openerTabId, dialog: null, unseenDialog: false, fresh: false };
     this.tabs.push(tab);
     this.emit('opened', browserTab(tab));
     return tab;
@@ -73,6 +75,14 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
     const tab = this.tabs.find((candidate) => candidate.tabId === tabId);
     if (tab) {
       tab.unseenDialog = true;
+    }
+  }
+
+  /** The tab just opened: the daemon's connection has not heard from its page yet (see `FakeTab.fresh`). */
+  markFresh(tabId: string): void {
+    const tab = this.tabs.find((candidate) => candidate.tabId === tabId);
+    if (tab) {
+      tab.fresh = true;
     }
   }
 
@@ -130,7 +140,7 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
 }
 
 function browserTab(tab: FakeTab): BrowserTab {
-  return { tabId: tab.tabId, pageTargetId: `PAGE-${tab.tabId}`, openerTabId: tab.openerTabId, url: tab.url, title: tab.title, dialog: tab.dialog, answers: !tab.unseenDialog };
+  return { tabId: tab.tabId, pageTargetId: `PAGE-${tab.tabId}`, openerTabId: tab.openerTabId, url: tab.url, title: tab.title, dialog: tab.dialog, answers: !tab.unseenDialog && !tab.fresh };
 }
 
 const PAGE_ID = { pageId: { type: 'number' } };
