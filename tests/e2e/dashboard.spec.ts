@@ -26,6 +26,11 @@ function pageIds(text: string): number[] {
   return [...section.matchAll(/^(\d+): /gm)].map((match) => Number(match[1]));
 }
 
+/** The queue's rows of the session's calls to `tool`: the dashboard's own calls (internal rows) are not the session's. */
+function callRows(page: Page, tool: string) {
+  return page.locator('[data-testid^="queue-row-"]').filter({ has: page.locator(`td[title="${sessionId}"]`) }).filter({ hasText: tool });
+}
+
 test('a session an agent creates through the CLI appears without a reload', async ({ page, stack }, testInfo) => {
   await openDashboard(page, stack.url);
   await expect(page.getByTestId('sessions-empty')).toBeVisible();
@@ -41,7 +46,7 @@ test('a session an agent creates through the CLI appears without a reload', asyn
 test('a slow call shows in the queue while it runs and leaves when done', async ({ page, stack }, testInfo) => {
   await openDashboard(page, stack.url);
   const call = stack.cliInBackground(['mcp', 'call', '--session', sessionId, 'evaluate_script', SLOW_SCRIPT]);
-  const queued = page.locator('[data-testid^="queue-row-"]').filter({ hasText: 'evaluate_script' });
+  const queued = callRows(page, 'evaluate_script');
   await expect(queued).toBeVisible();
   await expect(queued).toHaveAttribute('data-state', 'running');
   await expect(page.getByTestId(`session-activity-${sessionId}`)).toHaveText('busy');
@@ -85,7 +90,7 @@ test('pausing a session holds its next call until it is resumed', async ({ page,
   await expect(page.getByTestId(`session-activity-${sessionId}`)).toHaveText('paused');
 
   const call = stack.cliInBackground(['mcp', 'call', '--session', sessionId, 'list_pages']);
-  const held = page.locator('[data-testid^="queue-row-"]').filter({ hasText: 'list_pages' });
+  const held = callRows(page, 'list_pages');
   await expect(held).toHaveAttribute('data-state', 'queued');
   await page.waitForTimeout(1500);
   expect(call.finished()).toBe(false);
