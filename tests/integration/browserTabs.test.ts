@@ -8,7 +8,7 @@ import { createUrlPolicy } from '../../electron/core/browser/urlPolicy.js';
 import { ChromeProcess } from '../../electron/core/browser/ChromeProcess.js';
 import { findChrome } from '../../electron/core/browser/findChrome.js';
 import { Logger } from '../../electron/core/platform/Logger.js';
-import { TabIdentity } from '../../electron/core/router/TabIdentity.js';
+import { startWouldWait } from '../../electron/core/router/heldTabs.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -86,13 +86,11 @@ describe('BrowserTabs', () => {
   });
 
   it('says a worker started now would wait while a page shows a dialog, and not because a tab has just opened', async () => {
-    const identity = new TabIdentity({ available: () => true, sessions: () => [], sessionById: () => undefined });
-    identity.follow(tabs);
-    expect(await identity.startWouldWait()).toBe(false);
+    expect(await startWouldWait(tabs)).toBe(false);
     // Asked the moment the tab is reported, before its page could answer the daemon's connection.
     const asked: Array<{ tabId: string; answered: boolean | undefined; wouldWait: Promise<boolean> }> = [];
     const onOpened = (tab: BrowserTab): void => {
-      asked.push({ tabId: tab.tabId, answered: tabs.get(tab.tabId)?.answers, wouldWait: identity.startWouldWait() });
+      asked.push({ tabId: tab.tabId, answered: tabs.get(tab.tabId)?.answers, wouldWait: startWouldWait(tabs) });
     };
     tabs.on('opened', onOpened);
     const fresh = await openTab('about:blank?fresh').finally(() => tabs.off('opened', onOpened));
@@ -103,10 +101,10 @@ describe('BrowserTabs', () => {
     const { sessionId } = await connection.send('Target.attachToTarget', { targetId: fresh.pageTargetId ?? '', flatten: true });
     await connection.session(sessionId)?.send('Runtime.evaluate', { expression: `setTimeout(() => alert('hold'), 0); 1` });
     await waitFor(() => (tabs.get(fresh.tabId)?.dialog ? true : undefined), 'the alert');
-    expect(await identity.startWouldWait()).toBe(true);
+    expect(await startWouldWait(tabs)).toBe(true);
     expect(await tabs.answerDialog(fresh.tabId, true)).toBe(true);
     await waitFor(() => (tabs.get(fresh.tabId)?.dialog === null ? true : undefined), 'the alert to close');
-    expect(await identity.startWouldWait()).toBe(false);
+    expect(await startWouldWait(tabs)).toBe(false);
   });
 
   it('closes a tab by its id and reports it closed', async () => {

@@ -24,6 +24,7 @@ import { ProfilePolicies } from './ProfilePolicies.js';
 import type { PolicyRule } from '../../../shared/policy.js';
 import { WorkerPool } from './WorkerPool.js';
 import { journalMatches, journalOf } from './journaledSessions.js';
+import { startWouldWait } from './heldTabs.js';
 import type { JournaledSession } from './SessionJournal.js';
 import { disposeContexts, type ContextSource } from './sessionContexts.js';
 import type { DownloadOwner } from '../browser/BrowserDownloads.js';
@@ -85,7 +86,7 @@ export class Router {
       onQueueChange: () => this.#feed.queueChanged(),
       onWorkersChange: () => this.#feed.emit({ type: 'workers', profile, workers: this.workers() }),
       endAtBrowser: (call) => this.#owners.endAtBrowser(call.subject ?? call.sessionId),
-      startWouldWait: () => this.#tabs.startWouldWait(),
+      startWouldWait: () => startWouldWait(this.#tabs.browser),
     });
     this.#tabs = new TabIdentity({ available: () => this.catalog.upstreamHas('get_tab_id'), sessions: () => sessions.all(), sessionById });
     const isolation = new BrowserIsolation({ source: () => this.#sessionTabs.source, tabIds: () => this.catalog.upstreamHas('get_tab_id'), tabs: this.#tabs });

@@ -172,24 +172,4 @@ describe('TabIdentity', () => {
     expect([...mine.pages.values()].map((page) => [page.url, page.origin, page.tabId])).toContainEqual(['https://popup.example/', 'opened', popup.tabId]);
     expect(mine.pendingTabs.size).toBe(0);
   });
-
-  it('says a worker started now would wait only while a tab shows a dialog or does not respond, not for a tab that just opened', async () => {
-    const { browser, tabs } = setup();
-    expect(await tabs.startWouldWait()).toBe(false);
-    tabs.follow(browser);
-    expect(await tabs.startWouldWait()).toBe(false);
-    const fresh = browser.open('https://fresh.example/');
-    browser.markFresh(fresh.tabId);
-    expect(tabs.held().any).toBe(true);
-    expect(await tabs.startWouldWait()).toBe(false);
-    browser.showUnseenDialog(fresh.tabId);
-    expect(await tabs.startWouldWait()).toBe(true);
-    const shown = browser.open('https://dialog.example/');
-    browser.remove(fresh.tabId);
-    expect(await tabs.startWouldWait()).toBe(false);
-    browser.showDialog(shown.tabId, 'confirm');
-    expect(await tabs.startWouldWait()).toBe(true);
-    await browser.answerDialog(shown.tabId);
-    expect(await tabs.startWouldWait()).toBe(false);
-  });
 });

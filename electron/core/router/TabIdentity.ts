@@ -2,7 +2,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import type { BrowserTab, TabDialog } from '../browser/BrowserTab.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
-import { HeldTabs, silentPopups, silentTabs } from './heldTabs.js';
+import { HeldTabs, silentPopups } from './heldTabs.js';
 import { listedPage, listPages } from './pageSync.js';
 import { sideCall, unlessTimedOut } from './sideCall.js';
 import { replyOf, type ListedPage } from '../upstream/upstreamReply.js';
@@ -72,24 +72,6 @@ export class TabIdentity {
   /** The tabs upstream must not be asked about now. */
   held(): HeldTabs {
     return this.#browser ? new HeldTabs(this.#browser.list()) : HeldTabs.none;
-  }
-
-  /**
-   * Whether an upstream started now would wait on a tab before it serves anyone (its first look at the browser may be
-   * at any tab): a tab shows a JavaScript dialog, or one that has not answered the daemon's connection since it
-   * attached does not run a constant now either (see `silentTabs`). A tab that just opened has not answered yet, but
-   * runs one at once: it holds nobody.
-   */
-  async startWouldWait(): Promise<boolean> {
-    const browser = this.#browser;
-    const tabs = browser?.list() ?? [];
-    if (tabs.some((tab) => tab.dialog !== null)) {
-      return true;
-    }
-    if (!tabs.some((tab) => !tab.answers)) {
-      return false;
-    }
-    return !browser?.responds || (await silentTabs(browser)).length > 0;
   }
 
   /**

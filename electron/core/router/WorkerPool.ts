@@ -25,7 +25,7 @@ export interface WorkerPoolOptions {
   endAtBrowser?: (call: OverrunCall) => Promise<void>;
   /**
    * Whether a worker started now would wait before it serves anyone: a JavaScript dialog holds a tab's renderer, and
-   * a fresh upstream's first look at the browser may be at that tab (see `TabIdentity.startWouldWait`).
+   * a fresh upstream's first look at the browser may be at that tab (see `startWouldWait` in heldTabs.ts).
    */
   startWouldWait?: () => boolean | Promise<boolean>;
 }

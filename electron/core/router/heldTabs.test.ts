@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BrowserTab } from '../browser/BrowserTab.js';
-import { HeldTabs, openerFamily } from './heldTabs.js';
+import { HeldTabs, openerFamily, startWouldWait } from './heldTabs.js';
+import { FakeBrowser } from './testing/FakeUpstream.js';
 
 function tab(tabId: string, url: string, more: Partial<BrowserTab> = {}): BrowserTab {
   return { tabId, pageTargetId: `page-${tabId}`, openerTabId: null, url, title: '', dialog: null, answers: true, ...more };
@@ -54,5 +55,26 @@ describe('HeldTabs', () => {
     const held = new HeldTabs([tab('dialog', 'https://shared/', { dialog: { type: 'confirm' } }), tab('copycat', 'https://shared/')]);
     expect(held.has('copycat')).toBe(false);
     expect(held.mayHold('https://shared/')).toBe(true);
+  });
+});
+
+describe('startWouldWait', () => {
+  it('says a worker started now would wait only while a tab shows a dialog or does not respond, not for a tab that just opened', async () => {
+    const browser = new FakeBrowser(['about:blank', 'https://a.example/']);
+    expect(await startWouldWait(undefined)).toBe(false);
+    expect(await startWouldWait(browser)).toBe(false);
+    const fresh = browser.open('https://fresh.example/');
+    browser.markFresh(fresh.tabId);
+    expect(new HeldTabs(browser.list()).any).toBe(true);
+    expect(await startWouldWait(browser)).toBe(false);
+    browser.showUnseenDialog(fresh.tabId);
+    expect(await startWouldWait(browser)).toBe(true);
+    const shown = browser.open('https://dialog.example/');
+    browser.remove(fresh.tabId);
+    expect(await startWouldWait(browser)).toBe(false);
+    browser.showDialog(shown.tabId, 'confirm');
+    expect(await startWouldWait(browser)).toBe(true);
+    await browser.answerDialog(shown.tabId);
+    expect(await startWouldWait(browser)).toBe(false);
   });
 });

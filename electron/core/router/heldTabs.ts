@@ -58,6 +58,23 @@ export function silentPopups(
 }
 
 /**
+ * Whether an upstream started now would wait on a tab before it serves anyone (its first look at the browser may be at
+ * any tab): a tab shows a JavaScript dialog, or one that has not answered the daemon's connection since it attached
+ * does not run a constant now either (see `silentTabs`). A tab that just opened has not answered yet, but runs one at
+ * once: it holds nobody.
+ */
+export async function startWouldWait(browser: Parameters<typeof silentTabs>[0]): Promise<boolean> {
+  const tabs = browser?.list() ?? [];
+  if (tabs.some((tab) => tab.dialog !== null)) {
+    return true;
+  }
+  if (!tabs.some((tab) => !tab.answers)) {
+    return false;
+  }
+  return !browser?.responds || (await silentTabs(browser)).length > 0;
+}
+
+/**
  * Whether a tab's page may block its renderer: it shows a JavaScript dialog, or it has not answered the daemon's
  * connection since it attached (a dialog it showed before the daemon's connection attached is never reported; a tab
  * that just opened has not answered yet either, for a moment).
