@@ -273,8 +273,12 @@ describe('tabmux mcp serve', () => {
     expect(tools.find((tool) => tool.name === 'click')?.inputSchema.properties).toHaveProperty('session_id');
     expect(tools.find((tool) => tool.name === 'take_snapshot')?.inputSchema.properties).not.toHaveProperty('pageId');
 
-    await bridge.call('new_page', { session_id: 'browser_one', url: html('<button>One</button>', 'Page-One') });
-    await bridge.call('new_page', { session_id: 'browser_two', url: html('<button>Two</button>', 'Page-Two') });
+    // Side by side: each session's first call may start a worker of its own, which on a loaded machine takes long
+    // enough that one session, done first and left waiting for the other, would sit idle past the TTL.
+    await Promise.all([
+      bridge.call('new_page', { session_id: 'browser_one', url: html('<button>One</button>', 'Page-One') }),
+      bridge.call('new_page', { session_id: 'browser_two', url: html('<button>Two</button>', 'Page-Two') }),
+    ]);
     const listedOne = await bridge.call('list_pages', { session_id: 'browser_one' });
     expect(listedOne.text).toContain('Page-One');
     expect(listedOne.text).not.toContain('Page-Two');
