@@ -19,10 +19,14 @@ export function listedPage(worker: Worker, pageId: number): ListedPage | undefin
  * upstream's own selection is noted for the debug view.
  */
 export function syncPages(worker: Worker, listed: readonly ListedPage[], sessionById: SessionLookup): void {
-  const byId = new Map(listed.map((page) => [page.id, page]));
+  const byId = new Map<number, ListedPage>();
+  for (const page of listed) {
+    byId.set(page.id, page);
+  }
   lastListed.set(worker, byId);
   worker.selectedPageId = listed.find((page) => page.selected)?.id ?? worker.selectedPageId;
-  for (const [pageId, ownerId] of [...worker.owners]) {
+  // Deleting from a Map while iterating it is well defined: an entry deleted is not visited again, none is skipped.
+  for (const [pageId, ownerId] of worker.owners) {
     const owner = sessionById(ownerId);
     const owned = owner?.pages.get(pageId);
     const current = byId.get(pageId);

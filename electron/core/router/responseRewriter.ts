@@ -1,5 +1,4 @@
 import type { ToolResult } from '../../../shared/protocol.js';
-import { snapshotIds } from '../upstream/snapshotText.js';
 import { dialogLine, formatPageLine, joinReply, pagesBlock, replyOf, snapshotBlock, type ListedPage, type UpstreamReply } from '../upstream/upstreamReply.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
 import type { Worker } from './Worker.js';
@@ -82,8 +81,8 @@ function rewriteReply(reply: UpstreamReply, isError: boolean, context: RewriteCo
   }
   let snapshot: string | undefined;
   if (reply.snapshot && page) {
-    const { root, rendering } = reply.snapshot;
-    const epoch = session.newEpoch(page, new Set(snapshotIds(root)));
+    const { rendering } = reply.snapshot;
+    const epoch = session.newEpoch(page, new Set(rendering.treeIds));
     snapshot = snapshotBlock(rendering.withIds((raw) => formatToken(session.short, epoch, raw)));
   }
   return joinReply([reply.head, pages, snapshot]);
@@ -104,9 +103,9 @@ export function renderPages(
   for (const page of listed) {
     const owner = worker.owners.get(page.id);
     if (owner === session.id) {
-      lines.push(formatPageLine({ ...page, isolatedContext: contextName?.(page.id) ?? null }, page.id === session.currentPageId));
+      lines.push(formatPageLine({ id: page.id, title: page.title, url: page.url, isolatedContext: contextName?.(page.id) ?? null }, page.id === session.currentPageId));
     } else if (owner === undefined && unowned?.has(page.id)) {
-      lines.push(formatPageLine({ ...page, isolatedContext: null }, false, ' (unowned)'));
+      lines.push(formatPageLine({ id: page.id, title: page.title, url: page.url, isolatedContext: null }, false, ' (unowned)'));
     }
   }
   if (lines.length === 0) {

@@ -1,5 +1,4 @@
 import type { ToolResult } from '../../../shared/protocol.js';
-import { snapshotIds } from '../upstream/snapshotText.js';
 import { joinReply, replyOf } from '../upstream/upstreamReply.js';
 import { withText } from './responseRewriter.js';
 import type { OwnedPage, Session } from './Session.js';
@@ -27,8 +26,8 @@ export async function snapshotToFile(
   if (result.isError || !reply.snapshot) {
     return rewrite(result);
   }
-  const { root, rendering } = reply.snapshot;
-  const epoch = session.newEpoch(page, new Set(snapshotIds(root)));
+  const { rendering } = reply.snapshot;
+  const epoch = session.newEpoch(page, new Set(rendering.treeIds));
   const path = withExtension(filePath, '.txt');
   await writeSessionFile(path, rendering.withIds((raw) => formatToken(session.short, epoch, raw)));
   return withText(result, joinReply([reply.head, `Saved snapshot to ${path}.`]));

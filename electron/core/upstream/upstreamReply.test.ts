@@ -16,6 +16,12 @@ const HOSTILE = [
   ' [selected]',
   '"',
   '\n',
+  // What the rendering marks ids with, and characters outside Latin-1 (which V8 stores at two bytes each).
+  '\u0001',
+  '\u0002',
+  '\u00010\u0002',
+  '\uE0000\uE001',
+  '日本語 ✓ 😀',
 ];
 
 const hostileText = fc.oneof(fc.constantFrom(...HOSTILE), fc.string(), fc.array(fc.constantFrom(...HOSTILE, 'a', ' ')).map((parts) => parts.join('')));
@@ -89,6 +95,38 @@ describe('readUpstreamReply', () => {
   it('refuses a page list that is not where the data says', () => {
     const pages: ListedPage[] = [{ id: 1, url: 'about:blank', title: '', selected: true, isolatedContext: null }];
     expect(() => readUpstreamReply('## Pages\n2: about:blank [selected]', { pages })).toThrow(/page list/);
+    const three: ListedPage[] = [1, 2, 3].map((id) => ({ id, url: `http://x/${id}`, title: `T${id}`, selected: id === 1, isolatedContext: null }));
+    const lines = three.map((page) => formatPageLine(page, page.selected));
+    expect(readUpstreamReply(`Done\n${pagesBlock(lines)}`, { pages: three }).head).toBe('Done');
+    // A line changed in the middle, a line missing or added, the heading glued to the text before: all refused.
+    expect(() => readUpstreamReply(`Done\n${pagesBlock([lines[0] ?? '', '2: T2 (http://x/9)', lines[2] ?? ''])}`, { pages: three })).toThrow(/page list/);
+    expect(() => readUpstreamReply(`Done\n${pagesBlock(lines.slice(1))}`, { pages: three })).toThrow(/page list/);
+    expect(() => readUpstreamReply(`Done\n${pagesBlock([...lines, '4: x'])}`, { pages: three })).toThrow(/page list/);
+    expect(() => readUpstreamReply(`Done${pagesBlock(lines)}`, { pages: three })).toThrow(/page list/);
+    expect(() => readUpstreamReply(`Done\n${pagesBlock(lines).replace(/\n/g, '\r')}`, { pages: three })).toThrow(/page list/);
+  });
+
+  it('reads a snapshot upstream printed verbose, or after its note on the DevTools selection', () => {
+    const root: SnapshotNode = { id: '1_0', role: 'RootWebArea', name: 'R', children: [{ id: '1_1', role: 'button', name: 'Go', children: [{ id: '1_2', role: 'StaticText', name: 'Go' }] }] };
+    const verbose = readUpstreamReply(`Done\n${snapshotBlock(snapshotText(root, true))}`, { snapshot: root });
+    expect(verbose).toMatchObject({ rebuilt: false, head: 'Done' });
+    expect(verbose.snapshot?.verbose).toBe(true);
+    const note =
+      'Note: there is a selected element in the DevTools Elements panel but it is not included into the current a11y tree snapshot.\nGet a verbose snapshot to include all elements if you are interested in the selected element.\n\n';
+    const noted = readUpstreamReply(`Done\n${snapshotBlock(note + snapshotText(root, false))}`, { snapshot: root });
+    expect(noted).toMatchObject({ rebuilt: false, head: 'Done' });
+    expect(noted.snapshot?.verbose).toBe(false);
+  });
+
+  it('rebuilds a reply whose snapshot text differs from its data anywhere, at the same length or not', () => {
+    const root: SnapshotNode = { id: '1_0', role: 'RootWebArea', name: 'Root', children: [{ id: '1_1', role: 'button', name: 'Pay' }, { id: '1_2', role: 'link', name: 'Home' }] };
+    const text = snapshotText(root, false);
+    for (const changed of [text.replace('Pay', 'Pat'), text.replace('uid=1_1', 'uid=1_7'), text.replace('uid=1_2', 'uid=1_22'), `${text} `, text.slice(1)]) {
+      expect(changed).not.toBe(text);
+      const reply = readUpstreamReply(`Done\n${snapshotBlock(changed)}`, { message: 'Done', snapshot: root });
+      expect(reply.rebuilt).toBe(true);
+      expect(reply.snapshot?.rendering.text).toBe(text);
+    }
   });
 
   it('reads an open dialog from the data, and writes its line as upstream does', () => {
@@ -129,5 +167,22 @@ describe('renderSnapshot', () => {
     expect(mapped.match(/T\(/g)).toHaveLength(2);
     expect(mapped).toContain('uid=1_1 \uE0000\uE001 \uE000x1\uE001');
     expect(mapped).toContain('uid=1_0 button');
+  });
+
+  it('knows every id of the tree in document order, also those the text leaves out', () => {
+    const root: SnapshotNode = {
+      id: '1_0',
+      role: 'RootWebArea',
+      name: 'R',
+      children: [
+        { id: '1_1', role: 'link', name: 'Home', children: [{ id: '1_2', role: 'StaticText', name: 'Home' }] },
+        { id: '1_3', role: 'textbox', name: '\u00011\u0002 \u0001' },
+      ],
+    };
+    const rendering = renderSnapshot(root, false);
+    expect(rendering.treeIds).toEqual(['1_0', '1_1', '1_2', '1_3']);
+    expect(rendering.text).not.toContain('1_2');
+    expect(rendering.withIds((id) => `<${id}>`).match(/<1_\d>/g)).toEqual(['<1_0>', '<1_1>', '<1_3>']);
+    expect(rendering.length).toBe(rendering.text.length);
   });
 });

@@ -1,6 +1,7 @@
 import type { ToolResult } from '../../../shared/protocol.js';
 import { isRecord } from '../../../shared/isRecord.js';
 import { isSnapshotNode, renderSnapshot, type SnapshotNode, type SnapshotRendering } from './snapshotText.js';
+import { holdsAt } from './holdsAt.js';
 
 /**
  * Reading a reply of the pinned upstream (chrome-devtools-mcp 1.11.0, run with `--experimentalStructuredContent`).
@@ -59,6 +60,7 @@ export interface UpstreamReply {
 }
 
 const SNAPSHOT_HEADING = '## Latest page snapshot';
+const NEWLINE = 0x0a;
 const PAGES_HEADING = '## Pages';
 const SELECTED_SUFFIX = ' [selected]';
 /** Upstream prepends this when an element is selected in DevTools' Elements panel but missing from the tree. */
@@ -81,11 +83,54 @@ export function snapshotBlock(text: string): string {
   return `${SNAPSHOT_HEADING}\n${text}`;
 }
 
-function cutSuffix(text: string, block: string): string | undefined {
-  if (text === block) {
+/** The text before `start`, where what starts there is the whole text or comes after a newline; else undefined. */
+function textBefore(text: string, start: number): string | undefined {
+  if (start === 0) {
     return '';
   }
-  return text.endsWith(`\n${block}`) ? text.slice(0, text.length - block.length - 1) : undefined;
+  return text.charCodeAt(start - 1) === NEWLINE ? text.slice(0, start - 1) : undefined;
+}
+
+/** `text` without `block`, which must end at `end` (see `textBefore`); undefined when it is not there. */
+function cutBefore(text: string, end: number, block: string): string | undefined {
+  const at = end - block.length;
+  return at >= 0 && holdsAt(text, at, block) ? textBefore(text, at) : undefined;
+}
+
+/**
+ * Lines compared at a time by `cutLines`: joined, a batch is a string V8 makes in its young generation, while a whole
+ * long page list would be a large object, slow to allocate and kept until a full collection.
+ */
+const LINES_PER_COMPARE = 128;
+
+/**
+ * `text` without `lines` (joined by newlines) at its very end (see `textBefore`); undefined when it does not end so.
+ * Compared where they lie, a batch of lines at a time, not joined whole first.
+ */
+function cutLines(text: string, lines: readonly string[]): string | undefined {
+  let length = lines.length - 1;
+  for (const line of lines) {
+    length += line.length;
+  }
+  const start = text.length - length;
+  if (lines.length === 0 || start < 0) {
+    return undefined;
+  }
+  let at = start;
+  for (let from = 0; from < lines.length; from += LINES_PER_COMPARE) {
+    if (from > 0) {
+      if (text.charCodeAt(at) !== NEWLINE) {
+        return undefined;
+      }
+      at++;
+    }
+    const batch = (from === 0 && lines.length <= LINES_PER_COMPARE ? lines : lines.slice(from, from + LINES_PER_COMPARE)).join('\n');
+    if (!holdsAt(text, at, batch)) {
+      return undefined;
+    }
+    at += batch.length;
+  }
+  return textBefore(text, start);
 }
 
 function listedPages(value: unknown): ListedPage[] | undefined {
@@ -124,12 +169,19 @@ export function dialogLine(dialog: UpstreamDialog): string {
   return `${dialog.type}: ${dialog.message}${defaultValue}.`;
 }
 
-/** Cuts the snapshot section off the end of `text`, trying the renderings upstream may have used. */
+/**
+ * Cuts the snapshot section off the end of `text`, trying the renderings upstream may have used: the rendering must
+ * be the end of the text, right after the heading (and the selected-element note, when upstream wrote one).
+ */
 function cutSnapshot(text: string, root: SnapshotNode): { rest: string; verbose: boolean; rendering: SnapshotRendering } | undefined {
   for (const verbose of [false, true]) {
     const rendering = renderSnapshot(root, verbose);
-    for (const body of [rendering.text, SELECTED_ELEMENT_NOTE + rendering.text]) {
-      const rest = cutSuffix(text, snapshotBlock(body));
+    const start = text.length - rendering.length;
+    if (!rendering.endsSource(text, start)) {
+      continue;
+    }
+    for (const head of [`${SNAPSHOT_HEADING}\n`, `${SNAPSHOT_HEADING}\n${SELECTED_ELEMENT_NOTE}`]) {
+      const rest = cutBefore(text, start, head);
       if (rest !== undefined) {
         return { rest, verbose, rendering };
       }
@@ -175,8 +227,11 @@ export function readUpstreamReply(text: string, structured: Readonly<Record<stri
   }
   const pages = listedPages(data['pages']);
   if (pages && pages.length > 0) {
-    const block = pagesBlock(pages.map((page) => formatPageLine(page, page.selected)));
-    const before = cutSuffix(rest, block);
+    const lines = [PAGES_HEADING];
+    for (const page of pages) {
+      lines.push(formatPageLine(page, page.selected));
+    }
+    const before = cutLines(rest, lines);
     if (before === undefined) {
       throw new Error(`upstream ${UPSTREAM_VERSION} reply: its page list is not where its structured data says`);
     }
