@@ -373,10 +373,15 @@ describe('tabmux mcp serve', () => {
       const status = await cli<{ queue: Array<{ sessionId: string; state: string }> }>('daemon', 'status');
       return status.queue.some((entry) => entry.sessionId === first.id && entry.state === 'running') ? true : undefined;
     });
+    const before = await cli<{ pid: number; workers: Array<{ pid: number | null }> }>('daemon', 'status');
     await execFileAsync(process.execPath, [CLI, 'daemon', 'stop'], { env: env() });
     const failed = await inFlight;
     expect(failed.isError).toBe(true);
     expect(failed.text).toMatch(/daemon/);
+    // The stop cut off a call its worker could not end: the worker's replacement, started while the daemon stopped,
+    // must not keep the stopped daemon (or itself) running.
+    const stoppedPids = [before.pid, ...before.workers.map((worker) => worker.pid).filter((pid): pid is number => pid !== null)];
+    await until('the stopped daemon and its workers to exit', () => (stoppedPids.some(isProcessAlive) ? undefined : true), 20_000);
     const after = await bridge.call('list_pages');
     expect(after.isError).toBe(false);
     expect(after.text).toMatch(/daemon for profile default restarted and its browser did not survive/);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { Daemon } from '../../electron/core/daemon/Daemon.js';
 import { Logger } from '../../electron/core/platform/Logger.js';
 import { isProcessAlive } from '../../electron/core/process/processes.js';
 import { PreparedUpstream, UpstreamClient } from '../../electron/core/upstream/UpstreamClient.js';
+import { runningChildren } from '../helpers/childProcesses.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { startUserChromium, type UserChromium } from '../helpers/userChromium.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -22,23 +23,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'tmx-prep-'));
 
 /** Node processes started by this test process that still run the launcher and were never given a command. */
 function waitingLaunchers(): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) {
-      continue;
-    }
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number.parseInt(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] ?? '', 10);
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (parent === process.pid && command.includes('upstreamLauncher.js')) {
-        found.push(Number.parseInt(entry, 10));
-      }
-    } catch {
-      // Gone while we looked.
-    }
-  }
-  return found;
+  return runningChildren((command) => command.includes('upstreamLauncher.js'));
 }
 
 describe('a worker started ahead of its browser', () => {

@@ -62,6 +62,10 @@ export class Worker {
   /** pageId -> Chrome tab id, learned with get_tab_id; valid until this worker's upstream restarts. */
   readonly tabIds = new Map<number, string>();
   #starting: Promise<Upstream> | undefined;
+  /** Set when the pool stops: no upstream starts after that (see `retire`). */
+  #retired = false;
+  /** Replacements started ahead (see `#endOverrun`) while they may still become the upstream, for `retire` to close. */
+  readonly #spares = new Set<Promise<Upstream>>();
   /** Unexpected exits: two in a row restart at once, then 1 s, 2 s … up to 60 s; a minute without one starts over. */
   readonly #backoff = new Backoff({ initialMs: 1000, maxMs: 60_000, freeFailures: 2, resetAfterMs: 60_000 });
 
@@ -115,6 +119,10 @@ export class Worker {
    * process started ahead for this (a replacement); it is closed if it is not used.
    */
   ensureStarted(spawned?: Promise<Upstream>): Promise<Upstream> {
+    if (this.#retired) {
+      closeUnused(spawned);
+      return Promise.reject(new TabmuxError('daemon_stopping', `upstream worker ${this.index} has stopped with the daemon`));
+    }
     const start = (): Promise<Upstream> => this.#start(spawned);
     if (this.upstream || this.#starting) {
       closeUnused(spawned);
@@ -137,7 +145,13 @@ export class Worker {
     if (!this.#starting) {
       this.state = 'starting';
       this.#starting = start().then(
-        (upstream) => {
+        async (upstream) => {
+          if (this.#retired) {
+            // The pool stopped while this process started: closed here, or nobody would ever stop it.
+            this.#starting = undefined;
+            await upstream.close('the daemon stopped');
+            throw new TabmuxError('daemon_stopping', `upstream worker ${this.index} has stopped with the daemon`);
+          }
           this.upstream = upstream;
           this.lastError = null;
           this.#starting = undefined;
@@ -164,6 +178,19 @@ export class Worker {
     this.trace.owner = null;
     this.trace.recording = false;
     this.state = 'failed';
+  }
+
+  /**
+   * The pool is stopping: no upstream starts after this; the running one is closed, and so is one still starting or
+   * started ahead as a replacement, once its process is there. Resolves when they are all closed.
+   */
+  async retire(): Promise<void> {
+    this.#retired = true;
+    this.state = 'stopped';
+    const upstream = this.upstream;
+    this.upstream = null;
+    const closeSpare = (spare: Promise<Upstream>): Promise<void> => spare.then((process) => process.close('the daemon stopped'), () => undefined);
+    await Promise.all([upstream?.close(), this.#starting?.catch(() => undefined), ...[...this.#spares].map(closeSpare)]);
   }
 
   /** Stops the upstream on purpose (Chrome went away); running calls fail with `reason`. */
@@ -210,15 +237,24 @@ export class Worker {
     if (await this.#askToEnd(call, SPARE_AFTER_MS)) {
       return;
     }
-    const spare = this.#spawn?.();
-    if (await this.#askToEnd(call, OVERRUN_GRACE_MS - SPARE_AFTER_MS)) {
-      closeUnused(spare);
-      return;
+    const spare = this.#retired ? undefined : this.#spawn?.();
+    if (spare) {
+      this.#spares.add(spare);
     }
-    if (this.upstream === upstream) {
-      await this.recycle(`${call.tool} ran past its time limit and did not stop when asked`, spare);
-    } else {
-      closeUnused(spare);
+    try {
+      if (await this.#askToEnd(call, OVERRUN_GRACE_MS - SPARE_AFTER_MS)) {
+        closeUnused(spare);
+        return;
+      }
+      if (this.upstream === upstream) {
+        await this.recycle(`${call.tool} ran past its time limit and did not stop when asked`, spare);
+      } else {
+        closeUnused(spare);
+      }
+    } finally {
+      if (spare) {
+        this.#spares.delete(spare);
+      }
     }
   }
 

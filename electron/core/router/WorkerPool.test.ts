@@ -4,7 +4,7 @@ import { SYSTEM_LANE_ID, type WorkerInfo } from '../../../shared/model.js';
 import { Logger } from '../platform/Logger.js';
 import type { Upstream } from '../upstream/UpstreamClient.js';
 import { Session } from './Session.js';
-import { OVERRUN_GRACE_MS, type Worker } from './Worker.js';
+import { OVERRUN_GRACE_MS, SPARE_AFTER_MS, type Worker } from './Worker.js';
 import { WorkerPool, type WorkerPoolOptions } from './WorkerPool.js';
 import { FakeBrowser, FakeUpstream } from './testing/FakeUpstream.js';
 
@@ -37,6 +37,14 @@ function setup(overrides: Partial<WorkerPoolOptions> = {}) {
     ...overrides,
   });
   return { pool, started, prepared, workerEvents: () => workerEvents, seen };
+}
+
+/** Whether a fake upstream has been closed (by now: its `closed` settles within a turn of the event loop). */
+async function isClosed(upstream: FakeUpstream): Promise<boolean> {
+  let closed = false;
+  void upstream.closed.then(() => (closed = true));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return closed;
 }
 
 function sessionOn(worker: Worker, id = 'sess-00000000abcd1234'): Session {
@@ -279,6 +287,65 @@ describe('WorkerPool', () => {
     await expect(pool.runSystem(pool.first, 'list_pages', () => Promise.resolve(1))).rejects.toMatchObject({ code: 'daemon_stopping' });
     await pool.stop();
     expect(stopped).toBe(true);
+    expect(pool.infos()[0]?.state).toBe('stopped');
+  });
+
+  it('closes a replacement that was started ahead for a stuck call when the pool stops before it is used', async () => {
+    // A call that never ends and that the browser does not end: after SPARE_AFTER_MS a replacement starts on the side.
+    let spawnedAfterStop = 0;
+    let stopping = false;
+    const { pool, started } = setup({
+      startUpstream: async () => {
+        if (stopping) {
+          spawnedAfterStop++;
+        }
+        // A process takes a while to start: the pool stops while the replacement is on its way.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const upstream = new FakeUpstream(new FakeBrowser());
+        started.push(upstream);
+        return upstream;
+      },
+    });
+    const worker = pool.first;
+    await worker.ensureStarted();
+    let callId = 0;
+    const running = worker.queue.enqueue({ sessionId: 'a', tool: 'wait_for', timeoutMs: 5_000, run: () => new Promise<void>(() => undefined), onQueued: (id) => (callId = id) });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(pool.cancel(callId)).toBe(true);
+    await expect(running).rejects.toMatchObject({ code: 'cancelled' });
+    await new Promise((resolve) => setTimeout(resolve, SPARE_AFTER_MS + 20));
+    stopping = true;
+    pool.closeQueues(new TabmuxError('daemon_stopping', 'the daemon is stopping'));
+    await pool.stop();
+    // Past the grace, when the stuck worker would have been replaced with the spare.
+    await new Promise((resolve) => setTimeout(resolve, OVERRUN_GRACE_MS + 200));
+    expect(started).toHaveLength(2);
+    expect(await Promise.all(started.map(isClosed))).toEqual([true, true]);
+    expect(spawnedAfterStop).toBe(0);
+    expect(worker.upstream).toBeNull();
+    expect(pool.infos()[0]?.state).toBe('stopped');
+    await expect(worker.ensureStarted()).rejects.toMatchObject({ code: 'daemon_stopping' });
+  });
+
+  it('closes an upstream that was still starting when the pool stopped, and starts none after', async () => {
+    let finish: () => void = () => undefined;
+    const { pool, started } = setup({
+      startUpstream: async () => {
+        await new Promise<void>((resolve) => (finish = resolve));
+        const upstream = new FakeUpstream(new FakeBrowser());
+        started.push(upstream);
+        return upstream;
+      },
+    });
+    const starting = pool.first.ensureStarted();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const stopped = pool.stop();
+    finish();
+    await stopped;
+    await expect(starting).rejects.toMatchObject({ code: 'daemon_stopping' });
+    expect(started).toHaveLength(1);
+    expect(await Promise.all(started.map(isClosed))).toEqual([true]);
+    expect(pool.first.upstream).toBeNull();
     expect(pool.infos()[0]?.state).toBe('stopped');
   });
 

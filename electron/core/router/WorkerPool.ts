@@ -285,13 +285,9 @@ export class WorkerPool {
     }
   }
 
+  /** Ends every upstream, also one still starting or started ahead as a replacement; none starts after this. */
   async stop(): Promise<void> {
-    await Promise.all(
-      this.#workers.map(async (worker) => {
-        worker.state = 'stopped';
-        await worker.upstream?.close();
-      }),
-    );
+    await Promise.all(this.#workers.map((worker) => worker.retire()));
   }
 
   async #launch(index: number, spawned?: Promise<Upstream>): Promise<Upstream> {
