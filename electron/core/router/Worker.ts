@@ -121,7 +121,7 @@ export class Worker {
   ensureStarted(spawned?: Promise<Upstream>): Promise<Upstream> {
     if (this.#retired) {
       closeUnused(spawned);
-      return Promise.reject(new TabmuxError('daemon_stopping', `upstream worker ${this.index} has stopped with the daemon`));
+      return Promise.reject(this.#stoppedError());
     }
     const start = (): Promise<Upstream> => this.#start(spawned);
     if (this.upstream || this.#starting) {
@@ -150,7 +150,7 @@ export class Worker {
             // The pool stopped while this process started: closed here, or nobody would ever stop it.
             this.#starting = undefined;
             await upstream.close('the daemon stopped');
-            throw new TabmuxError('daemon_stopping', `upstream worker ${this.index} has stopped with the daemon`);
+            throw this.#stoppedError();
           }
           this.upstream = upstream;
           this.lastError = null;
@@ -191,6 +191,10 @@ export class Worker {
     this.upstream = null;
     const closeSpare = (spare: Promise<Upstream>): Promise<void> => spare.then((process) => process.close('the daemon stopped'), () => undefined);
     await Promise.all([upstream?.close(), this.#starting?.catch(() => undefined), ...[...this.#spares].map(closeSpare)]);
+  }
+
+  #stoppedError(): TabmuxError {
+    return new TabmuxError('daemon_stopping', `upstream worker ${this.index} has stopped with the daemon`);
   }
 
   /** Stops the upstream on purpose (Chrome went away); running calls fail with `reason`. */

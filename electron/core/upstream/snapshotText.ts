@@ -127,10 +127,14 @@ export class SnapshotRendering {
     return out + (pieces[ids.length] ?? '');
   }
 
-  /** Whether `source` holds exactly this text (upstream's ids) from `start` to its end, compared where it lies. */
-  endsSource(source: string, start: number): boolean {
-    if (start < 0 || source.length - start !== this.length) {
-      return false;
+  /**
+   * Where this text (upstream's ids) starts in `source` when it is exactly the end of `source`, compared where it
+   * lies; -1 when it is not.
+   */
+  startIn(source: string): number {
+    const start = source.length - this.length;
+    if (start < 0) {
+      return -1;
     }
     const pieces = this.#pieces;
     const ids = this.#ids;
@@ -139,15 +143,15 @@ export class SnapshotRendering {
       const piece = pieces[index] ?? '';
       const id = ids[index] ?? '';
       if (!holdsAt(source, at, piece)) {
-        return false;
+        return -1;
       }
       at += piece.length;
       if (!holdsAt(source, at, id)) {
-        return false;
+        return -1;
       }
       at += id.length;
     }
-    return holdsAt(source, at, pieces[ids.length] ?? '');
+    return holdsAt(source, at, pieces[ids.length] ?? '') ? start : -1;
   }
 }
 

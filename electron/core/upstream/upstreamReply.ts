@@ -124,7 +124,7 @@ function cutLines(text: string, lines: readonly string[]): string | undefined {
       }
       at++;
     }
-    const batch = (from === 0 && lines.length <= LINES_PER_COMPARE ? lines : lines.slice(from, from + LINES_PER_COMPARE)).join('\n');
+    const batch = lines.slice(from, from + LINES_PER_COMPARE).join('\n');
     if (!holdsAt(text, at, batch)) {
       return undefined;
     }
@@ -176,8 +176,8 @@ export function dialogLine(dialog: UpstreamDialog): string {
 function cutSnapshot(text: string, root: SnapshotNode): { rest: string; verbose: boolean; rendering: SnapshotRendering } | undefined {
   for (const verbose of [false, true]) {
     const rendering = renderSnapshot(root, verbose);
-    const start = text.length - rendering.length;
-    if (!rendering.endsSource(text, start)) {
+    const start = rendering.startIn(text);
+    if (start === -1) {
       continue;
     }
     for (const head of [`${SNAPSHOT_HEADING}\n`, `${SNAPSHOT_HEADING}\n${SELECTED_ELEMENT_NOTE}`]) {
