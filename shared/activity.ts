@@ -18,10 +18,10 @@ export const ACTIVITY_OUTCOMES = ['ok', 'tool_error', 'rejected', 'cancelled', '
 export const activityOutcomeSchema = z.enum(ACTIVITY_OUTCOMES);
 export type ActivityOutcome = z.output<typeof activityOutcomeSchema>;
 
-const activityPageSchema = z.object({ pageId: z.number(), url: z.string() });
+const activityPageSchema = z.lazy(() => z.object({ pageId: z.number(), url: z.string() }));
 export type ActivityPage = z.output<typeof activityPageSchema>;
 
-export const activityEntrySchema = z.object({
+export const activityEntrySchema = z.lazy(() => z.object({
   v: z.literal(ACTIVITY_FORMAT_VERSION),
   /** Unique within the profile: the daemon's start time and a counter, both base 36. */
   id: z.string(),
@@ -48,19 +48,19 @@ export const activityEntrySchema = z.object({
    * shortly after the entry; missing when it could not be taken). Absent for other calls.
    */
   picture: z.optional(z.string().check(z.regex(/^[\w-]+\.jpg$/))),
-});
+}));
 export type ActivityEntry = z.output<typeof activityEntrySchema>;
 
-export const activityQuerySchema = z.object({
+export const activityQuerySchema = z.lazy(() => z.object({
   session: z.optional(z.string().check(z.maxLength(64))).check(z.describe('Only this session')),
   since: z.optional(z.number()).check(z.describe('Only calls that started at or after this time (epoch ms)')),
   limit: z._default(z.int().check(z.positive(), z.maximum(100_000)), 1000).check(z.describe('At most this many, the newest')),
-});
+}));
 export type ActivityQuery = z.input<typeof activityQuerySchema>;
 
-export const activityQueryResultSchema = z.object({
+export const activityQueryResultSchema = z.lazy(() => z.object({
   entries: z.array(activityEntrySchema),
   /** True when more entries matched than `limit`; the oldest were left out. */
   truncated: z.boolean(),
-});
+}));
 export type ActivityQueryResult = z.output<typeof activityQueryResultSchema>;

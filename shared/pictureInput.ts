@@ -11,7 +11,7 @@ import type { PictureMetadata } from './model.js';
 const modifiers = z._default(z.int().check(z.minimum(0), z.maximum(15)), 0).check(z.describe('Alt 1, Ctrl 2, Meta 4, Shift 8 (CDP bit field)'));
 const coordinate = z.number().check(z.minimum(-100_000), z.maximum(100_000));
 
-export const pictureInputSchema = z.discriminatedUnion('kind', [
+export const pictureInputSchema = z.lazy(() => z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('mouse'),
     type: z.enum(['mousePressed', 'mouseReleased', 'mouseMoved']),
@@ -31,7 +31,7 @@ export const pictureInputSchema = z.discriminatedUnion('kind', [
     modifiers,
   }),
   z.object({ kind: z.literal('text'), text: z.string().check(z.minLength(1), z.maxLength(10_000)) }),
-]);
+]));
 export type PictureInput = z.output<typeof pictureInputSchema>;
 export type PictureInputRequest = z.input<typeof pictureInputSchema>;
 

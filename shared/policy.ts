@@ -11,7 +11,7 @@ export type PolicyAction = (typeof POLICY_ACTIONS)[number];
  * page's for page tools, the target's for `navigate_page` and `new_page`. A pattern with `://` is matched against
  * the whole URL, one without against the host; `*` matches any run of characters, and `*` alone matches every URL.
  */
-export const policyRuleSchema = z.object({
+export const policyRuleSchema = z.lazy(() => z.object({
   /** `pol-<6 hex>`: what `tabmux policy remove` and agents' errors name. */
   id: z.string().check(z.regex(/^pol-[0-9a-f]{6}$/)),
   tools: z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.minLength(1), z.maxLength(100)),
@@ -19,7 +19,7 @@ export const policyRuleSchema = z.object({
   action: z.enum(POLICY_ACTIONS),
   reason: z.optional(z.string().check(z.maxLength(1000))),
   createdAt: z.optional(z.number()),
-});
+}));
 export type PolicyRule = z.output<typeof policyRuleSchema>;
 
 /** A rule as agents and people read it: `pol-1a2b3c (deny navigate_page on *.shop.com: no shopping)`. */

@@ -93,7 +93,7 @@ const addExternalParams = z.object({ name: z.string(), browserUrl: z.string(), i
  * gives callers the precise type); its result is one of the forwarded methods' results.
  */
 const daemonCallSchema = z.object({ profile: profileNameSchema, method: z.enum(FORWARDED_DAEMON_METHODS), params: z.optional(z.unknown()) });
-const daemonCallResultSchema = z.union(FORWARDED_DAEMON_METHODS.map((method) => controlMethods[method].result));
+const daemonCallResultSchema = z.lazy(() => z.union(FORWARDED_DAEMON_METHODS.map((method) => controlMethods[method].result())));
 
 export const supervisorMethods = {
   /** Every known profile with its daemon status and tabs; a UI loads it first and after every reconnect. */

@@ -147,10 +147,16 @@ export async function memory(context: BenchContext): Promise<Row[]> {
   const compilerMiB = agents.fileMiB - unoptimized.fileMiB;
 
   const bare = await idleNodeResident();
+  // V8's optimizing compiler is mapped in once any function of the daemon has run hot enough to be optimized: the
+  // idle row holds its pages only if start-up alone got that far.
+  const idleCompilerNote =
+    idle.fileMiB - bare.file >= compilerMiB
+      ? `${compilerMiB.toFixed(1)} MiB of them are V8's optimizing compiler, as the rows without it tell: start-up alone ran something hot enough to be optimized`
+      : `V8's optimizing compiler (${compilerMiB.toFixed(1)} MiB, as the rows without it tell) is not among them yet: start-up alone runs nothing hot enough to be optimized`;
   const why =
     `A bare Node process idles at ${bare.rss.toFixed(1)} MiB here: ${bare.file.toFixed(1)} MiB of it pages of the node executable and its libraries, ${bare.anon.toFixed(1)} MiB its own memory. ` +
-    `The daemon holds ${idle.fileMiB.toFixed(1)} MiB of file pages (+${(idle.fileMiB - bare.file).toFixed(1)}: the parts of Node it runs, pages shared with the upstream workers, which run the same executable; ${compilerMiB.toFixed(1)} MiB of them are V8's optimizing compiler, as the row without it tells) ` +
-    `and ${idle.anonMiB.toFixed(1)} MiB of its own (+${(idle.anonMiB - bare.anon).toFixed(1)}: the bundled code of the daemon, its protocol schemas, WebSocket and CDP client, and their heap; the Node modules they use, OpenSSL's set-up for the WebSocket handshake and session ids among them). ` +
+    `The daemon holds ${idle.fileMiB.toFixed(1)} MiB of file pages (+${(idle.fileMiB - bare.file).toFixed(1)}: the parts of Node it runs, pages shared with the upstream workers, which run the same executable; ${idleCompilerNote}) ` +
+    `and ${idle.anonMiB.toFixed(1)} MiB of its own (+${(idle.anonMiB - bare.anon).toFixed(1)}: the bundled code of the daemon, the schemas it has checked something against (each is built on first use), WebSocket and CDP client, and their heap; the Node modules they use, OpenSSL's set-up for the WebSocket handshake and session ids among them). ` +
     `50 MiB leaves ${(50 - bare.rss).toFixed(1)} MiB above bare Node for both.`;
   const settleNote = (settled: Settled): string => `read once a second until it held still for ${SETTLED_READINGS} readings and ${SETTLE_MIN_MS / 1000} s had passed (${settled.waitedS.toFixed(0)} s here)`;
   const workerPids = context.tabmux.workerPids();

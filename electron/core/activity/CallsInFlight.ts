@@ -2,16 +2,16 @@ import * as z from 'zod/mini';
 import '../../../shared/zodMessages.js';
 import { JournalFile, readJournalFile } from '../process/JournalFile.js';
 
-const callInFlightSchema = z.object({
+const callInFlightSchema = z.lazy(() => z.object({
   session: z.string(),
   label: z.nullable(z.string()),
   tool: z.string(),
   /** When the call reached the router: with the session and tool, what its activity entry would be known by. */
   at: z.number(),
   page: z.nullable(z.object({ pageId: z.number(), url: z.string() })),
-});
+}));
 
-const fileSchema = z.object({ version: z.literal(1), calls: z.array(callInFlightSchema) });
+const fileSchema = z.lazy(() => z.object({ version: z.literal(1), calls: z.array(callInFlightSchema) }));
 
 export type CallInFlight = z.infer<typeof callInFlightSchema>;
 

@@ -31,7 +31,7 @@ const DISCOVERY_TIMEOUT_MS = 5000;
 const DEFAULT_START_WAIT_MS = 30_000;
 const START_POLL_MS = 500;
 
-const versionSchema = z.object({ webSocketDebuggerUrl: z.string() });
+const versionSchema = z.lazy(() => z.object({ webSocketDebuggerUrl: z.string() }));
 
 interface ExternalRun extends BrowserRun {
   /** Where the relay sends the workers' connections in this run (the browser the daemon's connection is in). */

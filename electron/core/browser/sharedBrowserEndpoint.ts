@@ -19,7 +19,7 @@ const DISCOVERY_TIMEOUT_MS = 5000;
 /** browserless's `/sessions`: each of its browsers and their pages, with the browser's id. */
 const sessionsSchema = z.array(z.looseObject({ id: z.string(), browserId: z.optional(z.string()) }));
 
-const targetsSchema = z.object({ targetInfos: z.array(z.looseObject({ targetId: z.string(), type: z.string() })) });
+const targetsSchema = z.lazy(() => z.object({ targetInfos: z.array(z.looseObject({ targetId: z.string(), type: z.string() })) }));
 
 /**
  * Where the workers must connect to land in the very browser the daemon's connection is in. A Chrome endpoint

@@ -133,7 +133,7 @@ export class ControlService implements PeerService {
     // Every agent call through `tabmux mcp serve` is a tabmux/call: well-formed ones are taken as they are (the schema
     // would copy their arguments key by key), anything else goes to the schema for its error.
     const call = method === 'tabmux/call' ? wellFormedCall(params) : undefined;
-    const parsed = call ? { success: true as const, data: call } : controlMethods[method].params.safeParse(params ?? {});
+    const parsed = call ? { success: true as const, data: call } : controlMethods[method].params().safeParse(params ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';

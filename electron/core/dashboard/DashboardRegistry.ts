@@ -7,12 +7,12 @@ import { isSameProcessRunning, ownIdentity } from '../process/processState.js';
 import { ensureSecureDir, isNodeError, readFileNoFollow, writeFileNoFollow } from '../platform/secureFs.js';
 
 /** One running dashboard, as its file in the runtime dir records it. */
-const recordSchema = z.object({
+const recordSchema = z.lazy(() => z.object({
   port: z.int().check(z.minimum(1), z.maximum(65_535)),
   pid: z.int().check(z.positive()),
   identity: z.optional(z.string()),
   nonce: z.string(),
-});
+}));
 
 const RECORD_NAME = /^(\d{1,5})\.json$/;
 

@@ -8,7 +8,7 @@ import { readFileNoFollow } from '../platform/secureFs.js';
  * file is also the daemon's claim on the profile (process/ClaimFile.ts), which adds the daemon's process identity and
  * a claim id.
  */
-export const daemonPidFileSchema = z.object({
+export const daemonPidFileSchema = z.lazy(() => z.object({
   pid: z.int(),
   chromePid: z.nullable(z.int()),
   userDataDir: z.string(),
@@ -16,7 +16,7 @@ export const daemonPidFileSchema = z.object({
   chromePort: z.optional(z.nullable(z.int())),
   watchdogPid: z.optional(z.nullable(z.int())),
   startedAt: z.number(),
-});
+}));
 
 export type DaemonPidFile = z.infer<typeof daemonPidFileSchema>;
 

@@ -14,7 +14,7 @@ export { DEFAULT_PROFILE, validateProfileName } from './validateProfileName.js';
 
 const positiveInt = z.int().check(z.positive());
 
-export const profileConfigSchema = z.object({
+export const profileConfigSchema = z.lazy(() => z.object({
   chrome: z.optional(z.string()),
   /** An external browser reached by HTTP discovery; tabmux connects to it instead of launching Chrome. */
   browserUrl: z.optional(z.string().check(z.refine(isBrowserUrl, { message: 'browserUrl must be an http(s) URL' }))),
@@ -67,11 +67,11 @@ export const profileConfigSchema = z.object({
     ),
   ),
   createdAt: z.optional(z.number()),
-});
+}));
 
 export type ProfileConfig = z.infer<typeof profileConfigSchema>;
 
-const fileSchema = z.object({ version: z.literal(1), profiles: z.record(z.string(), profileConfigSchema) });
+const fileSchema = z.lazy(() => z.object({ version: z.literal(1), profiles: z.record(z.string(), profileConfigSchema) }));
 
 export interface ProfileEntry {
   name: string;

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import '../../../shared/zodMessages.js';
 import { JournalFile, parseJournalText, readJournalFile } from '../process/JournalFile.js';
 
-const journaledPageSchema = z.object({
+const journaledPageSchema = z.lazy(() => z.object({
   /** Chrome's tab id: what a new daemon finds the page by, whatever id its workers give it. */
   tabId: z.string(),
   origin: z.enum(['created', 'attached', 'opened']),
@@ -10,9 +10,9 @@ const journaledPageSchema = z.object({
   title: z.string(),
   lastSelectedAt: z.number(),
   current: z.boolean(),
-});
+}));
 
-const journaledSessionSchema = z.object({
+const journaledSessionSchema = z.lazy(() => z.object({
   id: z.string(),
   label: z.nullable(z.string()),
   createdAt: z.number(),
@@ -22,9 +22,9 @@ const journaledSessionSchema = z.object({
   /** The last snapshot epoch: a restored session starts above it, so no token from before names a new snapshot. */
   epoch: z.int(),
   pages: z.array(journaledPageSchema),
-});
+}));
 
-const journalSchema = z.object({ version: z.literal(1), sessions: z.array(journaledSessionSchema) });
+const journalSchema = z.lazy(() => z.object({ version: z.literal(1), sessions: z.array(journaledSessionSchema) }));
 
 export type JournaledSession = z.infer<typeof journaledSessionSchema>;
 export type JournaledPage = z.infer<typeof journaledPageSchema>;

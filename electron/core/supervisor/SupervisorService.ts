@@ -57,7 +57,7 @@ export class SupervisorService {
       }
       case 'supervisor/daemon': {
         const call = parse(supervisorMethods[method].params, method, params);
-        const checked = parse(controlMethods[call.method].params, call.method, call.params);
+        const checked = parse(controlMethods[call.method].params(), call.method, call.params);
         return this.#supervisor.forward(call.profile, call.method, checked);
       }
       case 'supervisor/pictures.watch': {
