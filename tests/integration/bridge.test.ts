@@ -273,12 +273,16 @@ describe('tabmux mcp serve', () => {
     expect(tools.find((tool) => tool.name === 'click')?.inputSchema.properties).toHaveProperty('session_id');
     expect(tools.find((tool) => tool.name === 'take_snapshot')?.inputSchema.properties).not.toHaveProperty('pageId');
 
-    // Side by side: each session's first call may start a worker of its own, which on a loaded machine takes long
-    // enough that one session, done first and left waiting for the other, would sit idle past the TTL.
-    await Promise.all([
-      bridge.call('new_page', { session_id: 'browser_one', url: html('<button>One</button>', 'Page-One') }),
-      bridge.call('new_page', { session_id: 'browser_two', url: html('<button>Two</button>', 'Page-Two') }),
-    ]);
+    // Side by side: each session's first call may start a worker of its own, which on a loaded machine can take
+    // longer than the TTL, so the session done first keeps calling until the other's first call is answered instead
+    // of sitting idle and being reaped meanwhile.
+    const second = bridge.call('new_page', { session_id: 'browser_two', url: html('<button>Two</button>', 'Page-Two') });
+    const secondAnswered = second.then(() => true);
+    await bridge.call('new_page', { session_id: 'browser_one', url: html('<button>One</button>', 'Page-One') });
+    while (!(await Promise.race([secondAnswered, new Promise<false>((resolve) => setTimeout(() => resolve(false), 1000))]))) {
+      expect((await bridge.call('list_pages', { session_id: 'browser_one' })).text).toContain('Page-One');
+    }
+    await second;
     const listedOne = await bridge.call('list_pages', { session_id: 'browser_one' });
     expect(listedOne.text).toContain('Page-One');
     expect(listedOne.text).not.toContain('Page-Two');
