@@ -16,7 +16,10 @@ export { EVENT_METHOD, PROTOCOL_VERSION } from './protocolConstants.js';
 
 export { SESSION_ID_PATTERN } from './sessionId.js';
 
-/** A schema built the first time it is asked for, then kept: see `controlMethods`. */
+/**
+ * A schema built the first time it is asked for, then kept: see `controlMethods`. (The model's schemas it names are
+ * `z.lazy` already, and only need a function that returns them.)
+ */
 function once<T>(build: () => T): () => T {
   let built: T | undefined;
   return () => (built ??= build());
@@ -85,7 +88,7 @@ const pictureWatch = once(() => z.object({ tabId: tabId(), size: z._default(z.en
  */
 export const controlMethods = {
   'tabmux/hello': { params: helloParams, result: helloResult },
-  'tabmux/status': { params: empty, result: once(() => daemonStatusSchema) },
+  'tabmux/status': { params: empty, result: () => daemonStatusSchema },
   'tabmux/stop': {
     params: once(() => z.optional(
       z.object({
@@ -96,7 +99,7 @@ export const controlMethods = {
   },
   /** `daemon start` on a running daemon: one started on demand stays until it is stopped from now on. */
   'tabmux/keep': { params: empty, result: once(() => z.object({ lifetime: daemonLifetimeSchema })) },
-  'tabmux/subscribe': { params: empty, result: once(() => daemonStatusSchema) },
+  'tabmux/subscribe': { params: empty, result: () => daemonStatusSchema },
   'tabmux/tools.list': {
     params: once(() => z.optional(
       z.object({ sessionArg: z.optional(z.boolean()).check(z.describe('Add the optional session_id argument and the close_session tool (session-argument mode)')) }),
@@ -105,10 +108,10 @@ export const controlMethods = {
   },
   'tabmux/tabs.list': { params: empty, result: once(() => z.object({ tabs: z.array(tabInfoSchema) })) },
   'tabmux/tabs.open': { params: once(() => z.object({ url: z._default(z.string().check(z.maxLength(8192)), 'about:blank') })), result: once(() => z.object({ tab: tabInfoSchema })) },
-  'tabmux/session.create': { params: once(() => z.optional(z.object({ label: z.optional(label()) }))), result: once(() => sessionInfoSchema) },
+  'tabmux/session.create': { params: once(() => z.optional(z.object({ label: z.optional(label()) }))), result: () => sessionInfoSchema },
   'tabmux/session.list': { params: empty, result: once(() => z.object({ sessions: z.array(sessionInfoSchema) })) },
   'tabmux/session.close': { params: once(() => z.object({ session: sessionId() })), result: once(() => z.object({ closed: z.string(), closedPages: z.array(z.number()) })) },
-  'tabmux/session.bind': { params: once(() => z.object({ session: sessionId() })), result: once(() => sessionInfoSchema) },
+  'tabmux/session.bind': { params: once(() => z.object({ session: sessionId() })), result: () => sessionInfoSchema },
   'tabmux/session.unbind': { params: empty, result: once(() => z.object({ unbound: z.nullable(z.string()) })) },
   'tabmux/session.page': { params: once(() => z.object({ session: sessionId() })), result: sessionPageResult },
   'tabmux/session.attach': {
@@ -129,8 +132,8 @@ export const controlMethods = {
   },
   'tabmux/session.release': { params: once(() => z.object({ session: sessionId(), pageId: z.optional(pageId()) })), result: sessionPageResult },
   'tabmux/session.select': { params: once(() => z.object({ session: sessionId(), pageId: pageId(), bringToFront: z._default(z.boolean(), false) })), result: sessionPageResult },
-  'tabmux/session.pause': { params: once(() => z.object({ session: sessionId() })), result: once(() => sessionInfoSchema) },
-  'tabmux/session.resume': { params: once(() => z.object({ session: sessionId() })), result: once(() => sessionInfoSchema) },
+  'tabmux/session.pause': { params: once(() => z.object({ session: sessionId() })), result: () => sessionInfoSchema },
+  'tabmux/session.resume': { params: once(() => z.object({ session: sessionId() })), result: () => sessionInfoSchema },
   'tabmux/call': {
     params: once(() => z.object({
       session: sessionId(),
@@ -141,7 +144,7 @@ export const controlMethods = {
   },
   'tabmux/queue.cancel': { params: once(() => z.object({ callId: z.int() })), result: once(() => z.object({ cancelled: z.boolean() })) },
   /** The activity log: the newest entries that match, oldest first. New ones arrive as `activity` events. */
-  'tabmux/log.query': { params: once(() => z.optional(activityQuerySchema)), result: once(() => activityQueryResultSchema) },
+  'tabmux/log.query': { params: once(() => z.optional(activityQuerySchema)), result: () => activityQueryResultSchema },
   /**
    * Live pictures: the tabs this connection watches, replacing what it watched before (an empty list stops them
    * all). Frames arrive as `picture` events (`tabmux/event`) on this connection only, subscribed or not; they stop

@@ -17,7 +17,7 @@ export interface SharedEndpointOptions {
 const DISCOVERY_TIMEOUT_MS = 5000;
 
 /** browserless's `/sessions`: each of its browsers and their pages, with the browser's id. */
-const sessionsSchema = z.array(z.looseObject({ id: z.string(), browserId: z.optional(z.string()) }));
+const sessionsSchema = z.lazy(() => z.array(z.looseObject({ id: z.string(), browserId: z.optional(z.string()) })));
 
 const targetsSchema = z.lazy(() => z.object({ targetInfos: z.array(z.looseObject({ targetId: z.string(), type: z.string() })) }));
 
