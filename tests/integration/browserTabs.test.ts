@@ -8,7 +8,7 @@ import { createUrlPolicy } from '../../electron/core/browser/urlPolicy.js';
 import { ChromeProcess } from '../../electron/core/browser/ChromeProcess.js';
 import { findChrome } from '../../electron/core/browser/findChrome.js';
 import { Logger } from '../../electron/core/platform/Logger.js';
-import { startWouldWait } from '../../electron/core/router/heldTabs.js';
+import { RESPONDS_WITHIN_MS, startWouldWait } from '../../electron/core/router/heldTabs.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -105,6 +105,33 @@ describe('BrowserTabs', () => {
     expect(await tabs.answerDialog(fresh.tabId, true)).toBe(true);
     await waitFor(() => (tabs.get(fresh.tabId)?.dialog === null ? true : undefined), 'the alert to close');
     expect(await startWouldWait(tabs)).toBe(false);
+  });
+
+  it('does not count a page that opened a moment ago as held while it is slow to start', async () => {
+    // A popup shares its opener's renderer, which the opener keeps busy longer than the usual probe waits: the popup
+    // starts that late, as any page may on a loaded machine.
+    const busyMs = 3 * RESPONDS_WITHIN_MS;
+    const opener = await openTab('about:blank?busy-opener');
+    const { sessionId } = await connection.send('Target.attachToTarget', { targetId: opener.pageTargetId ?? '', flatten: true });
+    const asked: Array<{ tabId: string; quick: Promise<boolean>; wouldWait: Promise<boolean> }> = [];
+    const onOpened = (tab: BrowserTab): void => {
+      asked.push({ tabId: tab.tabId, quick: tabs.responds(tab.tabId, RESPONDS_WITHIN_MS), wouldWait: startWouldWait(tabs) });
+    };
+    tabs.on('opened', onOpened);
+    const busy = connection
+      .session(sessionId)
+      ?.send('Runtime.evaluate', { expression: `window.open('about:blank?late-start'); const end = Date.now() + ${busyMs}; while (Date.now() < end); 1`, userGesture: true });
+    try {
+      const popup = await waitFor(() => asked.find((entry) => tabs.get(entry.tabId)?.openerTabId === opener.tabId), 'the popup');
+      // The popup did not run script within the usual probe's time, and still does not count as held.
+      expect(await popup.quick).toBe(false);
+      expect(await popup.wouldWait).toBe(false);
+      await busy;
+      expect(await tabs.close(popup.tabId)).toBe(true);
+    } finally {
+      tabs.off('opened', onOpened);
+    }
+    expect(await tabs.close(opener.tabId)).toBe(true);
   });
 
   it('closes a tab by its id and reports it closed', async () => {

@@ -22,6 +22,12 @@ export interface BrowserTab {
    * asked of the page (upstream's first look at it included) waits as long.
    */
   answers: boolean;
+  /**
+   * When the daemon's connection attached to the tab's current page (ms since the epoch). A page that opened a moment
+   * ago has not answered yet because it is still starting: the browser holds a new page until every client that
+   * attaches to new pages has set it up, and a busy upstream takes a while to.
+   */
+  watchedSince: number;
 }
 
 /**

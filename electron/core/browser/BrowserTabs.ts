@@ -84,6 +84,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
       title: info.title,
       dialog: null,
       answers: false,
+      watchedSince: Date.now(),
       browserContextId: info.browserContextId,
     };
     this.#tabs.set(tab.tabId, tab);
@@ -138,6 +139,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
   #watchDialogs(tab: BrowserTab, sessionId: string, session: CDPSession): void {
     tab.dialog = null;
     tab.answers = false;
+    tab.watchedSince = Date.now();
     // A tab that swapped its page follows the new page only.
     const current = (): boolean => this.#pageSessions.get(tab.tabId) === sessionId;
     session.on('Page.javascriptDialogOpening', (event: Protocol.Page.JavascriptDialogOpeningEvent) => {

@@ -162,7 +162,7 @@ export class AgentTools {
     // person's approval holds up nobody, not even its own session's other calls.
     const policies = this.options.policies?.() ?? PolicySet.EMPTY;
     const approval = policies.covers(name) ? await this.#policies.check(session, policies, name, args, callOptions) : undefined;
-    const worker = await pool.place(session, (moving, to) => movePages(moving, pool.of(moving), to, this.options.tabs));
+    const worker = await pool.place(session, (moving, to, since) => movePages(moving, pool.of(moving), to, this.options.tabs, since));
     await worker.ensureStarted();
     const timeoutMs = this.options.timeoutFor(name);
     const capped = capOwnWait(name, args, timeoutMs);

@@ -5,7 +5,7 @@ import { Logger } from '../platform/Logger.js';
 import type { Upstream } from '../upstream/UpstreamClient.js';
 import { Session } from './Session.js';
 import { OVERRUN_GRACE_MS, SPARE_AFTER_MS, type Worker } from './Worker.js';
-import { WorkerPool, type WorkerPoolOptions } from './WorkerPool.js';
+import { MOVED_SINCE, WorkerPool, type WorkerPoolOptions } from './WorkerPool.js';
 import { FakeBrowser, FakeUpstream } from './testing/FakeUpstream.js';
 
 function setup(overrides: Partial<WorkerPoolOptions> = {}) {
@@ -66,8 +66,8 @@ describe('WorkerPool', () => {
     const other = sessionOn(w0, 'sess-00000000aaaa0000');
     const mover = sessionOn(w0, 'sess-00000000bbbb0000');
     const moves: string[] = [];
-    const relocate = (session: Session, to: Worker): Promise<void> => {
-      moves.push(`${session.id}->${to.index}`);
+    const relocate = (session: Session, to: Worker, since: string): Promise<void> => {
+      moves.push(`${session.id}->${to.index} since ${since}`);
       return Promise.resolve();
     };
     // Nobody else busy: it stays.
@@ -83,7 +83,7 @@ describe('WorkerPool', () => {
     const placed = await pool.place(mover, relocate);
     expect(placed.index).toBe(1);
     expect(mover.worker).toBe(1);
-    expect(moves).toEqual([`${mover.id}->1`]);
+    expect(moves).toEqual([`${mover.id}->1 since ${MOVED_SINCE.busy}`]);
     expect(pool.infos().map((info) => info.sessions)).toEqual([1, 2]);
     release();
     await again;
@@ -114,8 +114,8 @@ describe('WorkerPool', () => {
     const [w0, w1] = [pool.pin(), pool.pin()];
     await w0.ensureStarted();
     const moves: string[] = [];
-    const relocate = (moving: Session, to: Worker): Promise<void> => {
-      moves.push(`${moving.id}->${to.index}`);
+    const relocate = (moving: Session, to: Worker, since: string): Promise<void> => {
+      moves.push(`${moving.id}->${to.index} since ${since}`);
       return Promise.resolve();
     };
     const mover = sessionOn(w1, 'sess-00000000cccc0000');
@@ -123,7 +123,7 @@ describe('WorkerPool', () => {
     await vi.waitFor(() => expect(answers).toHaveLength(2));
     answers.forEach((answer) => answer(true));
     expect((await Promise.all(placing)).map((worker) => worker.index)).toEqual([0, 0]);
-    expect(moves).toEqual([`${mover.id}->0`]);
+    expect(moves).toEqual([`${mover.id}->0 since ${MOVED_SINCE.held}`]);
     expect(pool.infos().map((info) => info.sessions)).toEqual([2, 0]);
   });
 

@@ -31,6 +31,18 @@ export interface WorkerPoolOptions {
 }
 
 /**
+ * Why `WorkerPool.place` moves a session's calls to another worker, said to its agent (its next result: "your calls
+ * moved to another upstream worker, since ...") and in the daemon's log.
+ */
+export const MOVED_SINCE = {
+  busy: "the one they ran on was busy with another session's call",
+  held: 'the one they ran on was not running, and a page that shows a dialog or does not respond would hold it as it starts',
+} as const;
+
+/** Moves a session's pages to worker `to`, in `to`'s queue, before its calls run there (see `WorkerPool.place`). */
+export type Relocate = (session: Session, to: Worker, since: string) => Promise<void>;
+
+/**
  * The upstream workers of a profile. Each session is pinned to the least loaded worker when it is created; workers
  * start on first need, restart after an unexpected exit, and extra ones stop when they have been idle a while.
  */
@@ -102,7 +114,7 @@ export class WorkerPool {
    * long one. Moving makes its snapshot tokens stale; its next result says so. A session recording a performance
    * trace stays, since the recording lives in its worker.
    */
-  async place(session: Session, relocate: (session: Session, to: Worker) => Promise<void>): Promise<Worker> {
+  async place(session: Session, relocate: Relocate): Promise<Worker> {
     // Asking the browser whether a start would wait takes a moment: everything is looked at again after it.
     let wouldWait: boolean | undefined;
     for (;;) {
@@ -116,7 +128,7 @@ export class WorkerPool {
       }
       if (current.queue.busyWithOthers(session.id)) {
         const idle = this.#idleWorker(current);
-        return idle ? this.#move(session, current, idle, relocate) : current;
+        return idle ? this.#move(session, current, idle, relocate, MOVED_SINCE.busy) : current;
       }
       if (!this.#insteadOf(current)) {
         return current;
@@ -126,15 +138,16 @@ export class WorkerPool {
         continue;
       }
       const instead = wouldWait ? this.#insteadOf(current) : undefined;
-      return instead ? this.#move(session, current, instead, relocate) : current;
+      return instead ? this.#move(session, current, instead, relocate, MOVED_SINCE.held) : current;
     }
   }
 
   /** Moves a session to `target` through `relocate`, in `target`'s queue; it stays where it is if that fails. */
-  async #move(session: Session, current: Worker, target: Worker, relocate: (session: Session, to: Worker) => Promise<void>): Promise<Worker> {
+  async #move(session: Session, current: Worker, target: Worker, relocate: Relocate, since: string): Promise<Worker> {
+    this.options.logger.info(`calls of session ${session.id} move from worker ${current.index} to worker ${target.index}, since ${since}`);
     this.#moveCount(current, target);
     this.#reserved.add(target);
-    const moving = this.runSystem(target, 'move session', () => relocate(session, target), session.id).then(
+    const moving = this.runSystem(target, 'move session', () => relocate(session, target, since), session.id).then(
       () => {
         if (session.ended) {
           // Closed while it moved: `leave` counted it off its old worker.

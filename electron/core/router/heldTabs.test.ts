@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BrowserTab } from '../browser/BrowserTab.js';
-import { HeldTabs, openerFamily, startWouldWait } from './heldTabs.js';
+import { HeldTabs, openerFamily, RESPONDS_WITHIN_MS, startWouldWait, STARTS_WITHIN_MS } from './heldTabs.js';
 import { FakeBrowser } from './testing/FakeUpstream.js';
 
 function tab(tabId: string, url: string, more: Partial<BrowserTab> = {}): BrowserTab {
-  return { tabId, pageTargetId: `page-${tabId}`, openerTabId: null, url, title: '', dialog: null, answers: true, ...more };
+  return { tabId, pageTargetId: `page-${tabId}`, openerTabId: null, url, title: '', dialog: null, answers: true, watchedSince: 0, ...more };
 }
 
 describe('openerFamily', () => {
@@ -76,5 +76,54 @@ describe('startWouldWait', () => {
     expect(await startWouldWait(browser)).toBe(true);
     await browser.answerDialog(shown.tabId);
     expect(await startWouldWait(browser)).toBe(false);
+  });
+
+  describe('with a page that is still starting', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    /** A browser whose probes are recorded: tab id -> how long the probe gave the page. */
+    function probed(): { browser: FakeBrowser; deadlines: Map<string, number> } {
+      const browser = new FakeBrowser(['about:blank']);
+      const deadlines = new Map<string, number>();
+      const responds = browser.responds.bind(browser);
+      browser.responds = (tabId: string, withinMs?: number) => {
+        deadlines.set(tabId, withinMs ?? Infinity);
+        return responds(tabId, withinMs);
+      };
+      return { browser, deadlines };
+    }
+
+    it('gives a page that opened a moment ago until STARTS_WITHIN_MS after it attached to run script, and counts it when it does not', async () => {
+      vi.useFakeTimers({ now: 1_000_000 });
+      const { browser, deadlines } = probed();
+      // An upstream busy with calls sets a new page up late: the page runs nothing until it has.
+      const starting = browser.open('https://starting.example/');
+      browser.markFresh(starting.tabId, 3 * RESPONDS_WITHIN_MS);
+      const answer = startWouldWait(browser);
+      await vi.advanceTimersByTimeAsync(3 * RESPONDS_WITHIN_MS);
+      expect(await answer).toBe(false);
+      expect(deadlines.get(starting.tabId)).toBe(STARTS_WITHIN_MS);
+
+      // One that shows a dialog nobody saw is held all the same.
+      const held = browser.open('https://held.example/');
+      browser.showUnseenDialog(held.tabId);
+      expect(await startWouldWait(browser)).toBe(true);
+    });
+
+    it('gives a page the daemon has watched for longer only RESPONDS_WITHIN_MS', async () => {
+      vi.useFakeTimers({ now: 1_000_000 });
+      const { browser, deadlines } = probed();
+      const late = browser.open('https://late.example/');
+      late.watchedSince -= STARTS_WITHIN_MS;
+      browser.markFresh(late.tabId, 3 * RESPONDS_WITHIN_MS);
+      const almost = browser.open('https://almost.example/');
+      almost.watchedSince -= STARTS_WITHIN_MS - RESPONDS_WITHIN_MS / 2;
+      browser.markFresh(almost.tabId);
+      expect(await startWouldWait(browser)).toBe(true);
+      expect(deadlines.get(late.tabId)).toBe(RESPONDS_WITHIN_MS);
+      expect(deadlines.get(almost.tabId)).toBe(RESPONDS_WITHIN_MS);
+    });
   });
 });

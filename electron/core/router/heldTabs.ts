@@ -31,20 +31,28 @@ export function openerFamily(tabs: readonly BrowserTab[], tabId: string): Browse
 export const RESPONDS_WITHIN_MS = 500;
 
 /**
+ * How long after the daemon's connection attached to a page that page may take to run its first constant before it
+ * counts as blocked: a new page runs nothing until every client that attaches to new pages (each upstream worker
+ * does) has set it up, which a worker busy with calls, on a loaded machine, takes seconds to do.
+ */
+export const STARTS_WITHIN_MS = 5000;
+
+/**
  * Tabs that may be held by something the daemon's connection cannot see: no dialog it knows of, no answer to that
- * connection since it attached, and no constant run within `RESPONDS_WITHIN_MS` now (a tab that just opened answers
- * within it). Only tabs `include` lets through are asked, all at once.
+ * connection since it attached, and no constant run within `withinMs(tab)` now (`RESPONDS_WITHIN_MS` unless told).
+ * Only tabs `include` lets through are asked, all at once.
  */
 export async function silentTabs(
   browser: { list(): BrowserTab[]; responds?(tabId: string, withinMs: number): Promise<boolean> } | undefined,
   include: (tab: BrowserTab) => boolean = () => true,
+  withinMs: (tab: BrowserTab) => number = () => RESPONDS_WITHIN_MS,
 ): Promise<BrowserTab[]> {
   const responds = browser?.responds?.bind(browser);
   if (!browser || !responds) {
     return [];
   }
   const candidates = browser.list().filter((tab) => tab.dialog === null && !tab.answers && include(tab));
-  const answered = await Promise.all(candidates.map((tab) => responds(tab.tabId, RESPONDS_WITHIN_MS)));
+  const answered = await Promise.all(candidates.map((tab) => responds(tab.tabId, withinMs(tab))));
   return candidates.filter((_tab, index) => !answered[index]);
 }
 
@@ -60,8 +68,8 @@ export function silentPopups(
 /**
  * Whether an upstream started now would wait on a tab before it serves anyone (its first look at the browser may be at
  * any tab): a tab shows a JavaScript dialog, or one that has not answered the daemon's connection since it attached
- * does not run a constant now either (see `silentTabs`). A tab that just opened has not answered yet, but runs one at
- * once: it holds nobody.
+ * does not run a constant now either (see `silentTabs`). A page that opened a moment ago has not answered yet either,
+ * and is given until `STARTS_WITHIN_MS` after it attached to run one: it is starting, and holds nobody.
  */
 export async function startWouldWait(browser: Parameters<typeof silentTabs>[0]): Promise<boolean> {
   const tabs = browser?.list() ?? [];
@@ -71,7 +79,12 @@ export async function startWouldWait(browser: Parameters<typeof silentTabs>[0]):
   if (!tabs.some((tab) => !tab.answers)) {
     return false;
   }
-  return !browser?.responds || (await silentTabs(browser)).length > 0;
+  if (!browser?.responds) {
+    return true;
+  }
+  const now = Date.now();
+  const silent = await silentTabs(browser, undefined, (tab) => Math.max(RESPONDS_WITHIN_MS, tab.watchedSince + STARTS_WITHIN_MS - now));
+  return silent.length > 0;
 }
 
 /**

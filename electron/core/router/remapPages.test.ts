@@ -3,6 +3,7 @@ import { Session } from './Session.js';
 import { TabIdentity } from './TabIdentity.js';
 import { FakeBrowser, FakeUpstream, fakeWorker } from './testing/FakeUpstream.js';
 import { movePages, remapPages } from './remapPages.js';
+import { MOVED_SINCE } from './WorkerPool.js';
 
 function setup() {
   const browser = new FakeBrowser(['about:blank', 'https://a.example/', 'https://b.example/']);
@@ -119,7 +120,7 @@ describe('remapPages', () => {
     await tabs.learn(mine, w1);
     browser.showDialog(browser.tabs[2]?.tabId ?? '');
     const other = fakeWorker(new FakeUpstream(browser), 2);
-    await expect(movePages(mine, w1, other, tabs)).rejects.toMatchObject({ code: 'dialog_open' });
+    await expect(movePages(mine, w1, other, tabs, MOVED_SINCE.busy)).rejects.toMatchObject({ code: 'dialog_open' });
     expect([...mine.pages.keys()]).toEqual([1]);
     expect(w1.owners.get(1)).toBe(mine.id);
   });

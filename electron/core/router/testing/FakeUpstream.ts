@@ -30,8 +30,14 @@ export interface FakeTab {
    * heard from the page, and the page, with its opener family, does not respond.
    */
   unseenDialog: boolean;
-  /** It just opened: the daemon's connection has not heard from its page yet, which responds all the same. */
+  /**
+   * It just opened: the daemon's connection has not heard from its page yet, which responds all the same from
+   * `startsAt` (ms since the epoch) on.
+   */
   fresh: boolean;
+  startsAt: number;
+  /** When the daemon's connection attached to its page (ms since the epoch): when it opened, unless a test says. */
+  watchedSince: number;
 }
 
 /** The window a fake browser's first tabs, and the tabs upstream's `new_page` opens, are in. */
@@ -55,7 +61,7 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
 
   open(url: string, title = '', openerTabId: string | null = null, windowId?: number): FakeTab {
     const opener = this.tabs.find((candidate) => candidate.tabId === openerTabId);
-    const tab: FakeTab = { tabId: `TAB${String(this.#nextTab++).padStart(4, '0')}`, url, title, windowId: windowId ?? opener?.windowId ?? FIRST_WINDOW, openerTabId, dialog: null, unseenDialog: false, fresh: false };
+    const tab: FakeTab = { tabId: `TAB${String(this.#nextTab++).padStart(4, '0')}`, url, title, windowId: windowId ?? opener?.windowId ?? FIRST_WINDOW, openerTabId, dialog: null, unseenDialog: false, fresh: false, startsAt: 0, watchedSince: Date.now() };
     this.tabs.push(tab);
     this.emit('opened', browserTab(tab));
     return tab;
@@ -78,19 +84,32 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
     }
   }
 
-  /** The tab just opened: the daemon's connection has not heard from its page yet (see `FakeTab.fresh`). */
-  markFresh(tabId: string): void {
+  /**
+   * The tab just opened: the daemon's connection has not heard from its page yet, which runs script `startsInMs`
+   * from now (see `FakeTab.fresh`).
+   */
+  markFresh(tabId: string, startsInMs = 0): void {
     const tab = this.tabs.find((candidate) => candidate.tabId === tabId);
     if (tab) {
       tab.fresh = true;
+      tab.startsAt = Date.now() + startsInMs;
     }
   }
 
-  /** A page blocked by a dialog of its own or of its opener family (taken to share its renderer) does not respond. */
-  responds(tabId: string): Promise<boolean> {
-    const blockers = new Set(this.tabs.filter((tab) => tab.dialog !== null || tab.unseenDialog).map((tab) => tab.tabId));
-    const blocked = openerFamily(this.list(), tabId).some((tab) => blockers.has(tab.tabId));
-    return Promise.resolve(!blocked && this.tabs.some((tab) => tab.tabId === tabId));
+  /**
+   * Whether the tab's page runs a constant within `withinMs`: a page blocked by a dialog of its own or of its opener
+   * family (taken to share its renderer) does not, and one still starting does once it has started. A page that will
+   * not answer in time is said so at once.
+   */
+  responds(tabId: string, withinMs = Infinity): Promise<boolean> {
+    const tab = this.tabs.find((candidate) => candidate.tabId === tabId);
+    const blockers = new Set(this.tabs.filter((candidate) => candidate.dialog !== null || candidate.unseenDialog).map((candidate) => candidate.tabId));
+    const blocked = openerFamily(this.list(), tabId).some((member) => blockers.has(member.tabId));
+    const startsIn = tab ? tab.startsAt - Date.now() : 0;
+    if (!tab || blocked || startsIn > withinMs) {
+      return Promise.resolve(false);
+    }
+    return startsIn > 0 ? new Promise((resolve) => setTimeout(() => resolve(true), startsIn)) : Promise.resolve(true);
   }
 
   answerDialog(tabId: string): Promise<boolean> {
@@ -140,7 +159,7 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
 }
 
 function browserTab(tab: FakeTab): BrowserTab {
-  return { tabId: tab.tabId, pageTargetId: `PAGE-${tab.tabId}`, openerTabId: tab.openerTabId, url: tab.url, title: tab.title, dialog: tab.dialog, answers: !tab.unseenDialog && !tab.fresh };
+  return { tabId: tab.tabId, pageTargetId: `PAGE-${tab.tabId}`, openerTabId: tab.openerTabId, url: tab.url, title: tab.title, dialog: tab.dialog, answers: !tab.unseenDialog && !tab.fresh, watchedSince: tab.watchedSince };
 }
 
 const PAGE_ID = { pageId: { type: 'number' } };
