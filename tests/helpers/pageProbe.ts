@@ -33,6 +33,11 @@ export class PageProbe {
     return withDeadline(answered, withinMs, false);
   }
 
+  /** Runs `expression` in the page at this URL as if the user had just clicked it (a popup may open), and returns. */
+  async run(url: string, expression: string): Promise<void> {
+    await (await this.#session(url)).send('Runtime.evaluate', { expression, userGesture: true });
+  }
+
   /** Waits until the page at this URL is blocked (a dialog it or a page sharing its renderer shows). */
   async blocked(url: string): Promise<void> {
     await waitFor(async () => ((await this.responds(url, 500)) ? undefined : true), `the page at ${url} to block on a dialog`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { textOf } from '../../../shared/toolResult.js';
+import { RESPONDS_WITHIN_MS } from './heldTabs.js';
 import { fakeRouter } from './testing/fakeRouter.js';
 
 async function setup() {
@@ -91,6 +92,23 @@ describe('dialogs and page calls', () => {
     expect(textOf(await router.callTool(first.id, 'list_pages', {}))).not.toContain('does not respond');
     expect(textOf(await router.callTool(first.id, 'take_snapshot', {}))).toContain('Latest page snapshot');
     await router.callTool(first.id, 'handle_dialog', { action: 'accept' });
+    expect(browser.tabs.map((tab) => tab.tabId)).toContain(popup.tabId);
+  });
+
+  it('neither refuses, tells of nor closes a popup that is still starting, however long past the usual probe it takes', async () => {
+    const { browser, router, first, opener } = await setup();
+    const popup = browser.open('https://site.example/starting', 'Popup', opener.tabId);
+    // It shares its opener's renderer, which it keeps busy while it starts, as pages do on a loaded machine.
+    browser.markFresh(popup.tabId, 2 * RESPONDS_WITHIN_MS);
+    const snapshot = textOf(await router.callTool(first.id, 'take_snapshot', {}));
+    expect(snapshot).toContain('Latest page snapshot');
+    expect(snapshot).not.toContain('does not respond');
+    // Until it has answered the daemon's connection it stays a popup-to-be, which the next calls look at again.
+    expect(router.sessionInfo(first.id).pages.map((page) => page.url)).not.toContain(popup.url);
+    browser.markFresh(popup.tabId, 2 * RESPONDS_WITHIN_MS);
+    expect(textOf(await router.callTool(first.id, 'list_pages', {}))).not.toContain('does not respond');
+    browser.markFresh(popup.tabId, 2 * RESPONDS_WITHIN_MS);
+    await router.callTool(first.id, 'handle_dialog', { action: 'accept' }).catch(() => undefined);
     expect(browser.tabs.map((tab) => tab.tabId)).toContain(popup.tabId);
   });
 });

@@ -5,7 +5,7 @@ import type { BrowserTab } from '../browser/BrowserTab.js';
 import type { OwnedPage, Session } from './Session.js';
 import { dialogName, type TabIdentity, type TabView } from './TabIdentity.js';
 import type { Worker } from './Worker.js';
-import { blocks, openerFamily, RESPONDS_WITHIN_MS, silentPopups } from './heldTabs.js';
+import { blocks, openerFamily, RESPONDS_WITHIN_MS, respondsWithin, silentPopups } from './heldTabs.js';
 import { sideCall } from './sideCall.js';
 
 /**
@@ -51,7 +51,8 @@ export async function gatePageCall(tabs: TabIdentity, session: Session, worker: 
   }
   const family = openerFamily(all, own.tabId).filter((tab) => tab.tabId !== own.tabId);
   const blocker = family.find((tab) => tab.dialog !== null) ?? family.find(blocks);
-  if (!blocker || (browser.responds && (await browser.responds(own.tabId, RESPONDS_WITHIN_MS)))) {
+  // A relative that has not answered yet may only be starting, and keeps the renderer they share busy while it does.
+  if (!blocker || (browser.responds && (await browser.responds(own.tabId, blocker.dialog ? RESPONDS_WITHIN_MS : respondsWithin(blocker))))) {
     return undefined;
   }
   const what = blocker.dialog

@@ -38,21 +38,29 @@ export const RESPONDS_WITHIN_MS = 500;
 export const STARTS_WITHIN_MS = 5000;
 
 /**
+ * How long a page may take to run a constant now before it counts as held: `RESPONDS_WITHIN_MS`, and a page that
+ * opened a moment ago until `STARTS_WITHIN_MS` after the daemon's connection attached to it (it is starting).
+ */
+export function respondsWithin(tab: BrowserTab, now = Date.now()): number {
+  return Math.max(RESPONDS_WITHIN_MS, tab.watchedSince + STARTS_WITHIN_MS - now);
+}
+
+/**
  * Tabs that may be held by something the daemon's connection cannot see: no dialog it knows of, no answer to that
- * connection since it attached, and no constant run within `withinMs(tab)` now (`RESPONDS_WITHIN_MS` unless told).
- * Only tabs `include` lets through are asked, all at once.
+ * connection since it attached, and no constant run in time now (see `respondsWithin`). Only tabs `include` lets
+ * through are asked, all at once.
  */
 export async function silentTabs(
   browser: { list(): BrowserTab[]; responds?(tabId: string, withinMs: number): Promise<boolean> } | undefined,
   include: (tab: BrowserTab) => boolean = () => true,
-  withinMs: (tab: BrowserTab) => number = () => RESPONDS_WITHIN_MS,
 ): Promise<BrowserTab[]> {
   const responds = browser?.responds?.bind(browser);
   if (!browser || !responds) {
     return [];
   }
+  const now = Date.now();
   const candidates = browser.list().filter((tab) => tab.dialog === null && !tab.answers && include(tab));
-  const answered = await Promise.all(candidates.map((tab) => responds(tab.tabId, withinMs(tab))));
+  const answered = await Promise.all(candidates.map((tab) => responds(tab.tabId, respondsWithin(tab, now))));
   return candidates.filter((_tab, index) => !answered[index]);
 }
 
@@ -68,8 +76,8 @@ export function silentPopups(
 /**
  * Whether an upstream started now would wait on a tab before it serves anyone (its first look at the browser may be at
  * any tab): a tab shows a JavaScript dialog, or one that has not answered the daemon's connection since it attached
- * does not run a constant now either (see `silentTabs`). A page that opened a moment ago has not answered yet either,
- * and is given until `STARTS_WITHIN_MS` after it attached to run one: it is starting, and holds nobody.
+ * does not run a constant in time either (see `silentTabs`). A page that opened a moment ago has not answered yet
+ * either, and is given until `STARTS_WITHIN_MS` after it attached to run one: it is starting, and holds nobody.
  */
 export async function startWouldWait(browser: Parameters<typeof silentTabs>[0]): Promise<boolean> {
   const tabs = browser?.list() ?? [];
@@ -79,12 +87,7 @@ export async function startWouldWait(browser: Parameters<typeof silentTabs>[0]):
   if (!tabs.some((tab) => !tab.answers)) {
     return false;
   }
-  if (!browser?.responds) {
-    return true;
-  }
-  const now = Date.now();
-  const silent = await silentTabs(browser, undefined, (tab) => Math.max(RESPONDS_WITHIN_MS, tab.watchedSince + STARTS_WITHIN_MS - now));
-  return silent.length > 0;
+  return !browser?.responds || (await silentTabs(browser)).length > 0;
 }
 
 /**

@@ -15,6 +15,8 @@ import { waitFor } from '../../helpers/waitFor.js';
  */
 // Far below the minutes a call waiting on a dialog would take, and enough for a loaded 2-core machine's slow steps.
 const CALL_TIMEOUT_MS = 30_000;
+/** Longer than a page is usually given to answer (`RESPONDS_WITHIN_MS`), within what a starting page is given. */
+const SLOW_START_MS = 3000;
 
 function useProbe(rig: () => HostileRig): () => PageProbe {
   let probe: PageProbe | undefined;
@@ -79,6 +81,23 @@ describe.each(TOPOLOGIES)('a popup that opens with an alert, in tab isolation, o
     expect(pagesOf(adopted).ids).toHaveLength(2);
     expect(await opener.text('take_snapshot')).toContain('Open');
     expect(await neighbour.text('list_pages')).not.toContain(popupUrl);
+  });
+
+  it('that is only slow to start neither holds its opener’s calls nor is told of as not responding', async () => {
+    const { server } = rig();
+    const { first: opener } = await rig().sameWorker();
+    const popupUrl = server.page('<p>slow popup</p>', 'Slow popup', 'slow-popup');
+    const openerUrl = server.page('<p>slow opener</p>', 'Slow opener', 'slow-opener');
+    await opener.text('new_page', { url: openerUrl });
+    // The opener opens a same-site popup, then keeps the renderer they share busy for longer than a page is usually
+    // given to answer: the popup cannot answer the daemon meanwhile, as a page that starts on a loaded machine.
+    await probe().run(openerUrl, `window.open('${popupUrl}'); setTimeout(() => { const end = Date.now() + ${SLOW_START_MS}; while (Date.now() < end); }, 0); 1`);
+    await waitFor(() => rig().t.logged().find((line) => line.includes(`opened by a page of session ${opener.id} is now`)), 'the daemon to follow the popup');
+    // The opener's call waits for their renderer instead of being refused (`text` fails on any error).
+    const snapshot = await opener.text('take_snapshot');
+    expect(snapshot).toContain('slow opener');
+    expect(snapshot).not.toContain('does not respond');
+    expect(await probe().responds(popupUrl)).toBe(true);
   });
 
   it('whose alert opened before the daemon could see it holds nobody either, and its opener closes it with handle_dialog', async () => {

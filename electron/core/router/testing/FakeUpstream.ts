@@ -98,15 +98,15 @@ export class FakeBrowser extends EventEmitter<BrowserTabsEvents> {
 
   /**
    * Whether the tab's page runs a constant within `withinMs`: a page blocked by a dialog of its own or of its opener
-   * family (taken to share its renderer) does not, and one still starting does once it has started. A page that will
-   * not answer in time is said so at once.
+   * family (taken to share its renderer) does not, and one whose renderer is still starting a page of the family does
+   * once that page has started. A page that will not answer in time is said so at once.
    */
   responds(tabId: string, withinMs = Infinity): Promise<boolean> {
-    const tab = this.tabs.find((candidate) => candidate.tabId === tabId);
-    const blockers = new Set(this.tabs.filter((candidate) => candidate.dialog !== null || candidate.unseenDialog).map((candidate) => candidate.tabId));
-    const blocked = openerFamily(this.list(), tabId).some((member) => blockers.has(member.tabId));
-    const startsIn = tab ? tab.startsAt - Date.now() : 0;
-    if (!tab || blocked || startsIn > withinMs) {
+    const family = new Set(openerFamily(this.list(), tabId).map((member) => member.tabId));
+    const members = this.tabs.filter((candidate) => family.has(candidate.tabId));
+    const blocked = members.some((member) => member.dialog !== null || member.unseenDialog);
+    const startsIn = Math.max(0, ...members.map((member) => member.startsAt - Date.now()));
+    if (members.length === 0 || blocked || startsIn > withinMs) {
       return Promise.resolve(false);
     }
     return startsIn > 0 ? new Promise((resolve) => setTimeout(() => resolve(true), startsIn)) : Promise.resolve(true);
