@@ -24,8 +24,8 @@ export interface BrowserTab {
   answers: boolean;
   /**
    * When the daemon's connection attached to the tab's current page (ms since the epoch). A page that opened a moment
-   * ago has not answered yet because it is still starting: the browser holds a new page until every client that
-   * attaches to new pages has set it up, and a busy upstream takes a while to.
+   * ago may not have answered yet only because it is still starting: on a loaded machine its renderer (its own, or
+   * its opener's, busy with script) can take seconds to get to it.
    */
   watchedSince: number;
 }

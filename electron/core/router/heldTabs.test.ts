@@ -98,7 +98,7 @@ describe('startWouldWait', () => {
     it('gives a page that opened a moment ago until STARTS_WITHIN_MS after it attached to run script, and counts it when it does not', async () => {
       vi.useFakeTimers({ now: 1_000_000 });
       const { browser, deadlines } = probed();
-      // An upstream busy with calls sets a new page up late: the page runs nothing until it has.
+      // A page whose renderer gets to it late, as on a loaded machine: it runs nothing until then.
       const starting = browser.open('https://starting.example/');
       browser.markFresh(starting.tabId, 3 * RESPONDS_WITHIN_MS);
       const answer = startWouldWait(browser);

@@ -32,8 +32,8 @@ export const RESPONDS_WITHIN_MS = 500;
 
 /**
  * How long after the daemon's connection attached to a page that page may take to run its first constant before it
- * counts as blocked: a new page runs nothing until every client that attaches to new pages (each upstream worker
- * does) has set it up, which a worker busy with calls, on a loaded machine, takes seconds to do.
+ * counts as blocked: on a loaded machine a new page's renderer (its own, or one it shares with a busy opener) can take
+ * seconds to get to it.
  */
 export const STARTS_WITHIN_MS = 5000;
 

@@ -83,8 +83,8 @@ function setAsideHeld(session: Session, tabs: TabIdentity): void {
 /**
  * Moves a session's pages from worker `from` to worker `to`, which must be in its queue slot: `to`'s ids for the
  * same tabs replace the old ones, `from` forgets them, and the agent is told why (`since`, see `MOVED_SINCE`). Runs
- * before the session's worker changes. A session with a
- * page a dialog may hold stays (throws `dialog_open`): `to` could not be asked which of its pages that tab is.
+ * before the session's worker changes. A session with a page a dialog may hold stays (throws `dialog_open`): `to`
+ * could not be asked which of its pages that tab is.
  */
 export async function movePages(session: Session, from: Worker, to: Worker, tabs: TabIdentity, since: string): Promise<void> {
   if (session.ended || session.pages.size === 0) {
