@@ -43,15 +43,25 @@ export function SessionRowView(props: SessionRowProps) {
             </span>
           )}
         </div>
-        <div className="cell-sub mono">
-          {row.shortId}
+        {/* Its parts may go onto lines of their own, so a narrow table keeps its room for the session's tab. */}
+        <div className="cell-sub mono session-facts">
+          <span>{row.shortId}</span>
           {props.showWorker && (
-            <span className="muted" data-testid={`session-worker-${row.id}`} title={`Upstream worker ${row.worker} (a chrome-devtools-mcp process) runs this session's calls`}>
+            <>
               {' '}
-              · worker {row.worker}
-            </span>
+              <span className="muted" data-testid={`session-worker-${row.id}`} title={`Upstream worker ${row.worker} (a chrome-devtools-mcp process) runs this session's calls`}>
+                · worker {row.worker}
+              </span>
+            </>
           )}
-          {!row.owned && <span className="muted" title="No client connection is bound to this session right now"> · detached</span>}
+          {!row.owned && (
+            <>
+              {' '}
+              <span className="muted" title="No client connection is bound to this session right now">
+                · detached
+              </span>
+            </>
+          )}
         </div>
       </td>
       {!narrow && <td>{activity}</td>}

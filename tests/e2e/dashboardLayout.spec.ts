@@ -107,6 +107,26 @@ test('at 800x600 nothing is cut off: the header, the panels and every row action
   await expect(row).toHaveCount(0);
 });
 
+test('on a laptop-sized window every column of the session list shows, and the current tab keeps room for its title', async ({ page, stack }, testInfo) => {
+  const id = await newSession(stack, 'laptop-agent');
+  const opened = await stack.cli(['mcp', 'call', '--session', id, 'new_page', JSON.stringify({ url: page1('Order history') })]);
+  expect(opened.code, opened.stderr).toBe(0);
+  await page.setViewportSize({ width: 1400, height: 860 });
+  await openDashboard(page, stack.url);
+  await expect(page.getByTestId('sessions-table')).toHaveAttribute('data-layout', 'wide');
+  const title = page.getByTestId(`session-row-${id}`).locator('.cell-page .cell-main');
+  await expect(title).toHaveText('Order history');
+  // The title is not cut short: the cell is as wide as its text needs.
+  // A string: this code has no DOM types.
+  const cut: unknown = await page.evaluate(`(() => {
+    const element = document.querySelector('[data-testid="session-row-${id}"] .cell-page .cell-main');
+    return element === null ? null : element.scrollWidth > element.clientWidth;
+  })()`);
+  expect(cut).toBe(false);
+  await snap(page, testInfo, 'wide-1400x860');
+  expect((await stack.cli(['session', 'close', '--session', id])).code).toBe(0);
+});
+
 test('the session list shows what each session runs now, and else its last call and what became of it', async ({ page, stack }, testInfo) => {
   const id = await newSession(stack, 'caller');
   await openDashboard(page, stack.url);
