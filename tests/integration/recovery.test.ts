@@ -81,6 +81,10 @@ describe('crash recovery', () => {
     const after = await control.call('tabmux/status');
     expect(after.chrome.pid).not.toBe(chromePid);
     expect(after.sessions.map((s) => s.id)).toEqual(expect.arrayContaining([a.id, b.id]));
+    // Only workers that serve someone wait to restart; the rest of the pool is stopped, as before the crash.
+    const spare = after.workers.filter((worker) => worker.index !== 0 && worker.sessions === 0);
+    expect(spare.length).toBeGreaterThan(0);
+    expect(spare.map((worker) => worker.state)).toEqual(spare.map(() => 'stopped'));
 
     const snapshot = await b.text('take_snapshot');
     expect(snapshot).toContain('were lost');

@@ -197,13 +197,20 @@ export class Worker {
     return new TabmuxError('daemon_stopping', `upstream worker ${this.index} has stopped with the daemon`);
   }
 
-  /** Stops the upstream on purpose (Chrome went away); running calls fail with `reason`. */
+  /**
+   * Stops the upstream on purpose (Chrome went away); running calls fail with `reason`. A worker whose upstream never
+   * started, or was stopped before, keeps its state: there was nothing to restart.
+   */
   async stopUpstream(reason: string, options: { immediately?: boolean } = {}): Promise<void> {
     const upstream = this.upstream;
+    const running = upstream !== null || this.#starting !== undefined;
     this.upstream = null;
     this.tabIds.clear();
     this.trace.owner = null;
     this.trace.recording = false;
+    if (!running) {
+      return;
+    }
     this.state = 'restarting';
     await upstream?.close(reason, options);
   }

@@ -361,4 +361,25 @@ describe('WorkerPool', () => {
     expect(pool.infos()[0]?.state).toBe('restarting');
     expect(workerEvents()).toBeGreaterThan(before);
   });
+
+  it('after the browser is lost, only workers that ran an upstream for someone say they are restarting', async () => {
+    const { pool } = setup();
+    const [first, serving, spare] = [pool.first, pool.at(1), pool.at(2)];
+    if (!serving || !spare) {
+      throw new Error('the pool has three workers');
+    }
+    await first.ensureStarted();
+    await serving.ensureStarted();
+    serving.sessions = 1;
+    expect(spare.state).toBe('stopped');
+    await pool.browserLost('Chrome exited');
+    // The first worker and one serving a session restart on their next call; one never started stays as it was.
+    expect(pool.infos().map((info) => info.state)).toEqual(['restarting', 'restarting', 'stopped']);
+
+    // A started extra worker with no sessions is stopped, as an idle one is, rather than left "restarting".
+    serving.sessions = 0;
+    await serving.ensureStarted();
+    await pool.browserLost('Chrome exited again');
+    expect(pool.infos().map((info) => info.state)).toEqual(['restarting', 'stopped', 'stopped']);
+  });
 });

@@ -278,13 +278,19 @@ export class WorkerPool {
     }
   }
 
-  /** Chrome went away, and every tab with it: running calls fail at once, and workers restart on their next call. */
+  /**
+   * Chrome went away, and every tab with it: running calls fail at once, and workers restart on their next call. An
+   * extra worker with no sessions and nothing queued is stopped instead, as an idle one is: it starts on demand.
+   */
   async browserLost(reason: string): Promise<void> {
     await Promise.all(
       this.#workers.map(async (worker) => {
         worker.owners.clear();
         worker.selectedPageId = null;
         await worker.stopUpstream(`Chrome exited while the call ran (${reason}); this session's pages were lost. Retry: a fresh tab will be opened once Chrome is back`);
+        if (worker.index !== 0 && worker.state === 'restarting' && worker.sessions === 0 && worker.queue.size === 0 && worker.queue.inFlight === 0) {
+          worker.state = 'stopped';
+        }
       }),
     );
     this.options.onWorkersChange();
