@@ -34,7 +34,8 @@ describe('checkToken', () => {
     const { session, current, oldEpoch, otherEpoch, epoch } = setup();
     const check = (token: string) => refusal(() => checkToken(session, current, token, 'uid'));
     expect(check('1_1')).toMatchObject({ code: 'bad_token', message: expect.stringMatching(/raw upstream uid/) as unknown });
-    expect(check('hello')?.code).toBe('bad_token');
+    expect(check('hello')).toEqual({ code: 'bad_token', message: 'uid: "hello" is not a uid token. Use the u:… uids from your latest take_snapshot' });
+    expect(check('1_1')?.message).toBe('uid: "1_1" is not a uid token. It looks like a raw upstream uid; use the u:… uids from your latest take_snapshot');
     expect(check(formatToken('ffff0000', epoch, '1_1'))?.code).toBe('foreign_token');
     expect(check(formatToken('abcd1234', oldEpoch, '1_0'))?.code).toBe('stale_token');
     expect(check(formatToken('abcd1234', otherEpoch, '2_0'))).toMatchObject({ code: 'stale_token', message: expect.stringMatching(/select_page 2 first/) as unknown });

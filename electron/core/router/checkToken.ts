@@ -12,8 +12,8 @@ import { RAW_UID } from '../upstream/upstreamReply.js';
 export function checkToken(session: Session, current: OwnedPage | undefined, token: string, field: string, isLiveShort: (short: string) => boolean = () => true): string {
   const parsed = parseToken(token);
   if (!parsed) {
-    const hint = RAW_UID.test(token) ? ' It looks like a raw upstream uid;' : '';
-    throw new TabmuxError('bad_token', `${field}: ${JSON.stringify(token)} is not a uid token.${hint} use the u:… uids from your latest take_snapshot`);
+    const advice = RAW_UID.test(token) ? 'It looks like a raw upstream uid; use' : 'Use';
+    throw new TabmuxError('bad_token', `${field}: ${JSON.stringify(token)} is not a uid token. ${advice} the u:… uids from your latest take_snapshot`);
   }
   if (parsed.short !== session.short && !isLiveShort(parsed.short)) {
     throw new TabmuxError('stale_token', `${field}: uid token ${token} is stale or unknown: no session has tokens starting u:${parsed.short}; call take_snapshot in this session and use its uids`);
