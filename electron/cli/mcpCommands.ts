@@ -42,7 +42,7 @@ async function bound(context: CommandContext, use: (client: DaemonClient) => Pro
 
 /**
  * Binds the session, and says on stderr when it is paused: its calls then wait, with no output, until the person who
- * took over its tab resumes it (or the call's timeout), and whoever runs the command should know why.
+ * paused it (from the CLI or the dashboard) resumes it (or the call's timeout), and whoever runs the command should know why.
  */
 async function bindAndTell(context: CommandContext, client: DaemonClient, session: string): Promise<void> {
   const bound = await client.request('tabmux/session.bind', { session });
@@ -52,7 +52,7 @@ async function bindAndTell(context: CommandContext, client: DaemonClient, sessio
     return;
   }
   if (bound['paused'] === true) {
-    context.stderr(`session ${session} is paused (someone took over its tab); this call waits until they resume it (tabmux session resume --session ${session}, or Resume in the dashboard)`);
+    context.stderr(`session ${session} is paused: a person holds its calls to use its tab. This call waits until it is resumed (tabmux session resume --session ${session}, or Resume in the dashboard)`);
   }
 }
 

@@ -150,7 +150,7 @@ describe('what a person reads', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     try {
       await waitUntil(() => stderr.includes('is paused'), 'the paused hint', 60_000);
-      expect(stderr).toContain(`tabmux session resume --session ${session}`);
+      expect(stderr).toContain(`session ${session} is paused: a person holds its calls to use its tab. This call waits until it is resumed (tabmux session resume --session ${session}`);
       expect(await ok(['session', 'resume', '--session', session])).toBe(`resumed session ${session}: its calls run again\n`);
       expect(await exited).toBe(0);
       expect(stdout).toMatch(/Pages/);
