@@ -9,6 +9,7 @@ import { labelOption, startOptions } from './sessionOptions.js';
 import { resultText } from './format.js';
 import type { StepOutcome } from './batchScript.js';
 import { mcpServe } from './mcpServe.js';
+import { tellWhenItWaits } from './waitingHint.js';
 
 function parseJsonArgs(text: string | undefined): Record<string, unknown> {
   if (text === undefined || text.trim() === '') {
@@ -26,7 +27,7 @@ function parseJsonArgs(text: string | undefined): Record<string, unknown> {
   return json;
 }
 
-async function bound(context: CommandContext, use: (client: DaemonClient) => Promise<number>): Promise<number> {
+async function bound(context: CommandContext, use: (client: DaemonClient, session: string) => Promise<number>): Promise<number> {
   const session = stringOption(context.values, 'session');
   if (!session) {
     throw new TabmuxError('invalid_params', 'missing --session ID; create one with: tabmux session create');
@@ -34,7 +35,7 @@ async function bound(context: CommandContext, use: (client: DaemonClient) => Pro
   const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli');
   try {
     await bindAndTell(context, client, session);
-    return await use(client);
+    return await use(client, session);
   } finally {
     client.close();
   }
@@ -65,7 +66,7 @@ async function callTool(client: DaemonClient, name: string, args: Record<string,
  * session stays open after the call (its id goes to stderr) for later calls with --session, until it is closed or
  * the reaper ends it.
  */
-async function inNewSession(context: CommandContext, use: (client: DaemonClient) => Promise<number>): Promise<number> {
+async function inNewSession(context: CommandContext, use: (client: DaemonClient, session: string) => Promise<number>): Promise<number> {
   if (stringOption(context.values, 'session') !== undefined) {
     throw new TabmuxError('invalid_params', 'give either --session ID or --new-session, not both');
   }
@@ -75,7 +76,7 @@ async function inNewSession(context: CommandContext, use: (client: DaemonClient)
     const session = await client.createSession(label);
     await client.bindSession(session.id);
     context.stderr(`session ${session.id} (pass --session ${session.id} to keep using its tab; tabmux session close ends it)`);
-    return await use(client);
+    return await use(client, session.id);
   } finally {
     client.close();
   }
@@ -107,8 +108,8 @@ const mcpCall: Command = {
   run: (context) => {
     const [tool = '', argsText] = context.positionals;
     const args = parseJsonArgs(argsText);
-    const call = async (client: DaemonClient): Promise<number> => {
-      const result = await callTool(client, tool, args);
+    const call = async (client: DaemonClient, session: string): Promise<number> => {
+      const result = await tellWhenItWaits(context, session, callTool(client, tool, args));
       if (context.json) {
         context.stdout(JSON.stringify(result, null, 2));
       } else if (result.isError) {
@@ -149,7 +150,7 @@ const mcpBatch: Command = {
     const { parseBatchScript, resolveReferences } = await import('./batchScript.js');
     const steps = parseBatchScript(json);
     const failFast = boolOption(context.values, 'fail-fast');
-    return bound(context, async (client) => {
+    return bound(context, async (client, session) => {
       const outcomes: StepOutcome[] = [];
       const report: { index: number; id?: string; tool: string; args: Record<string, unknown>; result: ToolResult }[] = [];
       let failed = false;
@@ -158,7 +159,7 @@ const mcpBatch: Command = {
         let result: ToolResult;
         try {
           args = resolveReferences(step.args, outcomes);
-          result = await callTool(client, step.tool, args);
+          result = await tellWhenItWaits(context, session, callTool(client, step.tool, args));
         } catch (error) {
           const failure = TabmuxError.from(error);
           args = step.args;

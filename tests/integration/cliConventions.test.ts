@@ -159,6 +159,45 @@ describe('what a person reads', () => {
     }
   });
 
+  it('mcp call says on stderr when its call waits for a person, and what answers it: a confirm policy, then ask_human', async () => {
+    const session = (await ok(['session', 'create'])).trim();
+    const policy = JSON.parse(await ok(['policy', 'add', '--tool', 'evaluate_script', '--url', '*', '--action', 'confirm', '--json'])) as { id: string };
+    const run = (tool: string, args: unknown) => {
+      const child = spawn(process.execPath, [cliPath(), 'mcp', 'call', '--session', session, tool, JSON.stringify(args)], { env: { ...process.env, TABMUX_HOME: home, TABMUX_HEADLESS: '1' } });
+      const out = { stdout: '', stderr: '' };
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out.stderr += chunk));
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out.stdout += chunk));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      return { child, out, exited };
+    };
+    const held = run('evaluate_script', { function: '() => 6 * 7' });
+    try {
+      await waitUntil(() => held.out.stderr.includes("waits for a person's yes"), 'the confirm hint', 60_000);
+      const id = /tabmux approve (req-[\w-]+)/.exec(held.out.stderr)?.[1];
+      expect(held.out.stderr).toContain(`session ${session}'s evaluate_script on about:blank waits for a person's yes: tabmux approve ${id ?? ''}, or tabmux deny ${id ?? ''} --reason TEXT`);
+      expect(await ok(['approve', id ?? ''])).toContain(id ?? '');
+      expect(await held.exited).toBe(0);
+      expect(held.out.stdout).toContain('42');
+      // Said once, however long it waited.
+      expect(held.out.stderr.split("waits for a person's yes").length).toBe(2);
+    } finally {
+      held.child.kill('SIGKILL');
+      await ok(['policy', 'remove', policy.id]);
+    }
+
+    const asking = run('ask_human', { question: 'Which account?' });
+    try {
+      await waitUntil(() => asking.out.stderr.includes("waits for a person's answer"), 'the question hint', 60_000);
+      const id = /tabmux answer (req-[\w-]+)/.exec(asking.out.stderr)?.[1];
+      expect(asking.out.stderr).toContain(`session ${session} waits for a person's answer to: Which account? (tabmux answer ${id ?? ''} --text TEXT`);
+      await ok(['answer', id ?? '', '--text', 'the work one']);
+      expect(await asking.exited).toBe(0);
+      expect(asking.out.stdout).toContain('the work one');
+    } finally {
+      asking.child.kill('SIGKILL');
+    }
+  });
+
   it('dashboard --json prints its link as JSON', async () => {
     const child = spawn(process.execPath, [cliPath(), 'dashboard', '--json'], { env: { ...process.env, TABMUX_HOME: home, TABMUX_HEADLESS: '1' } });
     let stdout = '';
