@@ -103,6 +103,14 @@ describe('tabRows', () => {
     expect(new Set(groups.map((group) => group.key)).size).toBe(3);
   });
 
+  it("names the worker that runs an owned tab's calls, the owner's, and none for an unowned tab", () => {
+    const rows = tabRows([makeTab({ pageId: 3, worker: 0, owner: B, ownerWorker: 1 }), makeTab({ pageId: 4, worker: 0 })], sessions);
+    expect(rows.map((row) => [row.pageId, row.worker, row.ownerWorker])).toEqual([
+      [3, 0, 1],
+      [4, 0, null],
+    ]);
+  });
+
   it('carries the id the owner knows the tab by, for release', () => {
     const rows = tabRows([makeTab({ pageId: 3, worker: 0, owner: B, ownerPageId: 7 })], sessions);
     expect(rows[0]).toMatchObject({ pageId: 3, ownerPageId: 7 });

@@ -14,6 +14,8 @@ export interface TabRow {
   worker: number;
   /** The id the owning session knows this tab by (on its own worker); release takes it. */
   ownerPageId: number | null;
+  /** The worker that runs the tab's calls: the owning session's; null when no session owns it. */
+  ownerWorker: number | null;
   title: string;
   url: string;
   owner: SessionOption | null;
@@ -42,6 +44,7 @@ export function tabRows(tabs: readonly TabInfo[] | undefined, sessions: Record<s
         pageId: tab.pageId,
         worker: tab.worker,
         ownerPageId: tab.ownerPageId,
+        ownerWorker: tab.owner === null ? null : (tab.ownerWorker ?? null),
         title: tab.title,
         url: tab.url,
         // An owner the daemon names but has not reported yet still shows, by id.

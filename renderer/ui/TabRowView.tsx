@@ -27,9 +27,10 @@ export function TabRowView(props: { profile: string; row: TabRow; showWorker: bo
         </div>
       </div>
       <div className="tab-meta">
-        {props.showWorker && (
-          <span className="muted small" data-testid={`tab-worker-${id}`} title={`Upstream worker ${row.worker} (a chrome-devtools-mcp process) runs this tab's calls`}>
-            worker {row.worker}
+        {/* The worker of the session that owns the tab, as the session list says: page ids are the first worker's. */}
+        {props.showWorker && row.ownerWorker !== null && (
+          <span className="muted small" data-testid={`tab-worker-${id}`} title={`Upstream worker ${row.ownerWorker} (a chrome-devtools-mcp process) runs this tab's calls, for the session that owns it`}>
+            worker {row.ownerWorker}
           </span>
         )}
         <span className="muted small" data-testid={`tab-page-${id}`} title={`Upstream page id ${row.pageId}, in worker ${row.worker}'s numbering`}>

@@ -254,6 +254,11 @@ test('worker and page are labelled in words, and a worker started after the dash
     await expect(secondRow).not.toContainText(/\bw\d\b/);
     const tabRow = page.locator('[data-testid^="tab-row-"]').filter({ hasText: `Page of ${second.slice(5, 9)}` });
     await expect(tabRow).toContainText(/worker \d+/);
+    // The tab's worker is its session's, the one that runs its calls, as the session list says.
+    const sessionWorker = /worker (\d+)/.exec((await page.getByTestId(`session-worker-${second}`).textContent()) ?? '')?.[1];
+    expect(sessionWorker).toBe('1');
+    await expect(tabRow.locator('[data-testid^="tab-worker-"]')).toHaveText(`worker ${sessionWorker ?? ''}`);
+    await expect(page.locator('[data-testid^="tab-row-"][data-owner=""] [data-testid^="tab-worker-"]')).toHaveCount(0);
     await expect(tabRow).toContainText(/page \d+/);
     await expect(tabRow.locator('[data-testid^="tab-page-"]')).toHaveAttribute('title', /Upstream page id \d+, in worker \d+'s numbering/);
     await expect(tabRow).not.toContainText(/#\d/);
