@@ -63,7 +63,7 @@ export function DebugPanel(props: { profile: string }) {
           </div>
         ))}
       </div>
-      {spare > 0 && <p className="muted small">{spare} more worker(s) start as sessions need them.</p>}
+      {spare > 0 && <p className="muted small debug-spare">{spare} more worker(s) start as sessions need them.</p>}
     </Panel>
   );
 }
