@@ -115,6 +115,28 @@ describe('ask_human', () => {
     expect(entry?.summary).toBe('answered from the cli: The Amex, please');
   });
 
+  it('an agent whose client gives up after a few seconds without news still gets the answer: its bridge says the call still runs', async () => {
+    const agent = await startAgent('patient');
+    await agent.call('list_pages', {});
+    const session = await sessionLabelled('patient');
+    let told = 0;
+    // As an SDK client that asks for progress and resets its own 12 s limit on it (the SDK's default limit is 60 s).
+    const asked = agent.client.callTool({ name: 'ask_human', arguments: { question: 'Shall I sign in with the work account?' } }, undefined, {
+      timeout: 12_000,
+      resetTimeoutOnProgress: true,
+      onprogress: () => {
+        told++;
+      },
+    });
+    const request = await requestFor(session.id);
+    // The person answers after the client's own limit has passed since the call began.
+    await new Promise((resolve) => setTimeout(resolve, 14_000));
+    const answered = await cli('answer', request.id, '--text', 'Yes, the work one');
+    expect(answered.code, answered.stderr).toBe(0);
+    expect((await asked).content).toEqual([{ type: 'text', text: 'Yes, the work one' }]);
+    expect(told).toBeGreaterThanOrEqual(1);
+  });
+
   it('an empty question is an argument error, and nothing waits', async () => {
     const agent = await startAgent('empty-asker');
     const result = await agent.call('ask_human', { question: '  ' });

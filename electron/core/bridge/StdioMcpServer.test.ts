@@ -72,7 +72,7 @@ class TestBridge implements ToolBridge {
   }
 }
 
-function setUp(options: { sessionArg?: boolean; afterFirstCall?: () => void } = {}): {
+function setUp(options: { sessionArg?: boolean; afterFirstCall?: () => void; progressEveryMs?: number } = {}): {
   bridge: TestBridge;
   server: StdioMcpServer;
   send: (message: object | string) => void;
@@ -91,6 +91,7 @@ function setUp(options: { sessionArg?: boolean; afterFirstCall?: () => void } = 
     input,
     output,
     afterFirstCall: options.afterFirstCall,
+    progressEveryMs: options.progressEveryMs,
   });
   server.start();
   const lines: string[] = [];
@@ -195,6 +196,34 @@ describe('StdioMcpServer', () => {
     send({ jsonrpc: '2.0', id: 11, method: 'ping' });
     expect(await next()).toMatchObject({ id: 11 });
     expect(bridge.aborted).toEqual(['slow']);
+  });
+
+  it('tells a client that gave a call a progress token that it still runs, on the lane or not, until it ends', async () => {
+    const { bridge, send, next } = setUp({ progressEveryMs: 20 });
+    const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 70));
+    // Through the bridge: the call runs until it is cancelled, and nothing more is said after that.
+    send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', _meta: { progressToken: 'p1' } } });
+    expect(await next()).toMatchObject({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p1', progress: 1, message: expect.stringMatching(/^still running after \d+ s$/) as unknown } });
+    expect(await next()).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'p1', progress: 2 } });
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+    await pause();
+    send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    expect(await next()).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+
+    // On the lane: told until the answer, then the answer, then nothing.
+    const lane = new TestLane();
+    bridge.laneNow = lane;
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ask_human', arguments: {}, _meta: { progressToken: 7 } } });
+    expect(await next()).toMatchObject({ method: 'notifications/progress', params: { progressToken: 7, progress: 1 } });
+    lane.sent[0]?.done({ content: [{ type: 'text', text: 'yes' }] });
+    expect(await next()).toMatchObject({ id: 3, result: { content: [{ type: 'text', text: 'yes' }] } });
+    // A call without a token is never told of.
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'ask_human', arguments: {} } });
+    await pause();
+    send({ jsonrpc: '2.0', id: 5, method: 'ping' });
+    expect(await next()).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
+    lane.sent[1]?.done({ content: [] });
+    expect(await next()).toMatchObject({ id: 4 });
   });
 
   it('sends plain tool calls down the lane as the client wrote them, and writes each reply line as it came', async () => {

@@ -45,6 +45,13 @@ const SERVER_NOTIFICATIONS: ReadonlySet<string> = new Set([
   'notifications/prompts/list_changed',
 ]);
 
+/**
+ * How often a tool call still running tells a client that asked for progress (a `progressToken`) so: a client that
+ * resets its own time limit on progress then waits for a call as long as it runs (a question to a person, a call a
+ * policy holds for a yes), and one that gives up after a minute (the MCP SDK's default) hears from it well before.
+ */
+export const PROGRESS_EVERY_MS = 10_000;
+
 export interface StdioMcpServerOptions {
   bridge: ToolBridge;
   version: string;
@@ -55,6 +62,8 @@ export interface StdioMcpServerOptions {
   output: Writable;
   /** Runs once the first tool call's reply is written, off that reply's path (the client is attached and served). */
   afterFirstCall?: (() => void) | undefined;
+  /** PROGRESS_EVERY_MS unless given. */
+  progressEveryMs?: number | undefined;
 }
 
 /**
@@ -168,7 +177,9 @@ export class StdioMcpServer {
     }
     const args = params['arguments'] ?? {};
     const signal = new CancelSignal();
+    let stopProgress = (): void => undefined;
     const done = (reply: Buffer | ToolResult | TabmuxError): void => {
+      stopProgress();
       if (this.#running.get(id) === signal) {
         this.#running.delete(id);
       }
@@ -191,7 +202,31 @@ export class StdioMcpServer {
     }
     this.#running.set(id, signal);
     signal.onCancel(() => lane.cancel(id));
+    stopProgress = this.#tellProgress(params, signal);
     return true;
+  }
+
+  /**
+   * While a tool call runs, a client that gave it a progress token hears every PROGRESS_EVERY_MS that it still does;
+   * returns what stops that (the call's answer; a cancel stops it too).
+   */
+  #tellProgress(params: unknown, signal: CancelSignal): () => void {
+    const meta = isRecord(params) ? params['_meta'] : undefined;
+    const progressToken = isRecord(meta) ? meta['progressToken'] : undefined;
+    if (typeof progressToken !== 'string' && typeof progressToken !== 'number') {
+      return () => undefined;
+    }
+    const every = this.#options.progressEveryMs ?? PROGRESS_EVERY_MS;
+    let progress = 0;
+    const timer = setInterval(() => {
+      progress++;
+      this.#write({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, message: `still running after ${Math.round((progress * every) / 1000)} s` } });
+    }, every);
+    // The call itself keeps the bridge alive while it runs; this timer never does.
+    timer.unref();
+    const stop = (): void => clearInterval(timer);
+    signal.onCancel(stop);
+    return stop;
   }
 
   #onNotification(request: JsonRpcRequest): void {
@@ -210,6 +245,7 @@ export class StdioMcpServer {
   async #answer(request: JsonRpcRequest, id: JsonRpcId): Promise<void> {
     const signal = new CancelSignal();
     this.#running.set(id, signal);
+    const stopProgress = request.method === 'tools/call' ? this.#tellProgress(request.params, signal) : (): void => undefined;
     try {
       const result = await this.#dispatch(request, signal);
       // A cancelled request gets no answer at all: the client has already forgotten it.
@@ -227,6 +263,7 @@ export class StdioMcpServer {
         this.#writeError(id, code, message);
       }
     } finally {
+      stopProgress();
       if (this.#running.get(id) === signal) {
         this.#running.delete(id);
       }
