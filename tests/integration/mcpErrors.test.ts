@@ -55,6 +55,12 @@ describe('mcp serve errors', () => {
     );
     expect(refused).toBe('MCP error -32602: Tool nope not found');
     expect(refused?.match(/MCP error/g)).toHaveLength(1);
+    // A typo is answered with the tool it most likely meant.
+    const typo = await client.callTool({ name: 'take_snapshots', arguments: {} }).then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    expect(typo).toBe('MCP error -32602: Tool take_snapshots not found; did you mean take_snapshot?');
   });
 
   it('a profile whose browser cannot start lists its tools, and each call says what is wrong and what to do', async () => {

@@ -1,4 +1,5 @@
 import { TabmuxError } from '../../../shared/errors.js';
+import { closestName } from '../../../shared/closestName.js';
 import type { SessionLastCall } from '../../../shared/model.js';
 import { outcomeOf } from '../../../shared/outcomeOf.js';
 import type { ToolResult } from '../../../shared/protocol.js';
@@ -154,9 +155,11 @@ export class AgentTools {
       // other session) goes on while it waits, and the call timeout does not apply.
       return askHuman(session, args, this.#humans, this.options.questionTimeoutMs ?? DEFAULT_SETTINGS.questionTimeoutMs, callOptions.owner, callOptions.onQueued);
     }
-    const kind = this.options.catalog().kind(name);
+    const catalog = this.options.catalog();
+    const kind = catalog.kind(name);
     if (!kind) {
-      throw new TabmuxError('unknown_tool', `Tool ${name} not found`);
+      const meant = closestName(name, [...catalog.names(), ASK_HUMAN]);
+      throw new TabmuxError('unknown_tool', `Tool ${name} not found${meant === undefined ? '' : `; did you mean ${meant}?`}`);
     }
     // Before the call takes a place in the queue: a refused call never reaches the browser, and one waiting for a
     // person's approval holds up nobody, not even its own session's other calls.

@@ -44,6 +44,11 @@ export class ToolCatalog {
     return HIDDEN.has(name) ? undefined : this.#kinds.get(name);
   }
 
+  /** The names of the upstream tools agents see. */
+  names(): string[] {
+    return [...this.#kinds.keys()].filter((name) => !HIDDEN.has(name));
+  }
+
   /** Whether upstream offers a tool, hidden ones included. */
   upstreamHas(name: string): boolean {
     return this.#kinds.has(name);
