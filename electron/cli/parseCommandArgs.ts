@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { closestName } from '../../shared/closestName.js';
 import { TabmuxError } from '../../shared/errors.js';
 import type { OptionSpec, OptionValues } from './Command.js';
 
@@ -26,7 +27,9 @@ export function parseCommandArgs(args: readonly string[], options: OptionSpec, u
     const name = token.rawName.startsWith('--') ? token.name : (byShort.get(token.name) ?? token.name);
     const spec = options[name];
     if (spec === undefined) {
-      throw new TabmuxError('invalid_params', `unknown option ${token.rawName}; usage: ${usage} (a value that starts with "-" goes after --)`);
+      const meant = token.rawName.startsWith('--') ? closestName(token.name, Object.keys(options)) : undefined;
+      const guess = meant === undefined ? '' : ` (did you mean --${meant}?)`;
+      throw new TabmuxError('invalid_params', `unknown option ${token.rawName}${guess}; usage: ${usage} (a value that starts with "-" goes after --)`);
     }
     if (spec.type === 'string' && (token.value === undefined || (!token.inlineValue && token.value.startsWith('-') && token.value !== '-'))) {
       const got = token.value === undefined ? '' : ` (got ${token.value}; write ${token.rawName}=${token.value} if that is the value)`;

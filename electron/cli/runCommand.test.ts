@@ -87,6 +87,25 @@ describe('usage errors', () => {
     expect(flag.err).toContain('option --json takes no value');
     const short = await runWith(['say', '-x']);
     expect(short.err).toContain('unknown option -x');
+    expect(short.err).not.toContain('did you mean');
+    expect(unknown.err).toContain('unknown option --sesion (did you mean --session?); usage: tabmux say --session ID');
+    expect((await runWith(['say', '--jsn'])).err).toContain('unknown option --jsn (did you mean --json?)');
+    expect((await runWith(['say', '--verbose'])).err).not.toContain('did you mean');
+  });
+
+  it('name the command a typo most likely meant, when one alone is close', async () => {
+    const commands: Command[] = [{ ...echo, words: ['things', 'show'] }, { ...echo, words: ['things', 'hide'] }, { ...echo, words: ['pages'] }];
+    const runWith = async (argv: string[]) => {
+      const err: string[] = [];
+      const code = await runCommand(argv, commands, NONE, { stdout: () => undefined, stderr: (text) => err.push(text) });
+      return { code, err: err.join('\n') };
+    };
+    expect(await runWith(['thngs', 'show'])).toEqual({ code: 2, err: expect.stringContaining('unknown command "thngs show" (did you mean tabmux things show?)') as unknown });
+    expect((await runWith(['things', 'shwo'])).err).toContain('unknown command "things shwo" (did you mean tabmux things show?)');
+    expect((await runWith(['pags'])).err).toContain('unknown command "pags" (did you mean tabmux pages?)');
+    expect((await runWith(['thing'])).err).toContain('(did you mean tabmux things?)');
+    expect((await runWith(['frobnicate'])).err).toContain('unknown command "frobnicate"; run tabmux --help');
+    expect((await runWith(['things', 'eat'])).err).not.toContain('did you mean');
   });
 
   it('lists a group for its name alone (exit 2) and for --help (exit 0)', async () => {

@@ -1,3 +1,4 @@
+import { closestName } from '../../shared/closestName.js';
 import { TabmuxError, type ErrorCode } from '../../shared/errors.js';
 import { terminalSafe } from '../../shared/terminalText.js';
 import { resolvePaths } from '../core/platform/paths.js';
@@ -71,6 +72,23 @@ function findCommand(args: readonly string[], commands: readonly Command[]): { c
 }
 
 /**
+ * The command a mistyped first word (or first two) most likely meant: a group's name with the next word (`sesion list`),
+ * else a command of one word (`pags`), else a group alone (`sesion`).
+ */
+function closestCommand(argv: readonly string[], commands: readonly Command[]): string | undefined {
+  const words = argv.filter((arg) => !arg.startsWith('-'));
+  const [first = '', second] = words;
+  const names = commands.map((command) => command.words.join(' '));
+  if (second !== undefined) {
+    const both = closestName(`${first} ${second}`, names.filter((name) => name.includes(' ')));
+    if (both !== undefined) {
+      return both;
+    }
+  }
+  return closestName(first, [...names.filter((name) => !name.includes(' ')), ...groupsOf(commands)]);
+}
+
+/**
  * Finds the command named by `argv` in `commands`, parses its options and runs it; returns the exit code (see EXIT).
  * The table is a parameter so that an entry point that serves one command can load that command alone. A group's
  * name alone (`tabmux session`), or with --help, lists the group's commands.
@@ -88,7 +106,10 @@ export async function runCommand(argv: readonly string[], commands: readonly Com
         io.stdout(groupHelp(first, commands));
         return EXIT.ok;
       }
-      const what = argv[1] === undefined || argv[1].startsWith('-') ? `tabmux ${first} needs a command` : `unknown command "${first} ${argv[1]}"`;
+      const second = argv[1];
+      const meant = second === undefined ? undefined : closestName(second, commands.flatMap((command) => (command.words[0] === first && command.words[1] !== undefined ? [command.words[1]] : [])));
+      const what =
+        second === undefined || second.startsWith('-') ? `tabmux ${first} needs a command` : `unknown command "${first} ${second}"${meant === undefined ? '' : ` (did you mean tabmux ${first} ${meant}?)`}`;
       if (wantsJson) {
         return reportError(io, true, new TabmuxError('invalid_params', `${what}; run tabmux ${first} --help`));
       }
@@ -96,7 +117,9 @@ export async function runCommand(argv: readonly string[], commands: readonly Com
       return EXIT.usage;
     }
     const named = argv.filter((arg) => !arg.startsWith('-')).slice(0, 2).join(' ');
-    return reportError(io, wantsJson, new TabmuxError('invalid_params', `unknown command "${named}"; run tabmux --help for the list`));
+    const meant = closestCommand(argv, commands);
+    const guess = meant === undefined ? '' : ` (did you mean tabmux ${meant}?)`;
+    return reportError(io, wantsJson, new TabmuxError('invalid_params', `unknown command "${named}"${guess}; run tabmux --help for the list`));
   }
   const { command, rest } = found;
   try {
