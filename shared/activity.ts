@@ -54,6 +54,8 @@ export type ActivityEntry = z.output<typeof activityEntrySchema>;
 export const activityQuerySchema = z.lazy(() => z.object({
   session: z.optional(z.string().check(z.maxLength(64))).check(z.describe('Only this session')),
   since: z.optional(z.number()).check(z.describe('Only calls that started at or after this time (epoch ms)')),
+  tools: z.optional(z.array(z.string().check(z.maxLength(128))).check(z.maxLength(200))).check(z.describe('Only calls of these tools')),
+  outcomes: z.optional(z.array(activityOutcomeSchema)).check(z.describe('Only calls that ended so')),
   limit: z._default(z.int().check(z.positive(), z.maximum(100_000)), 1000).check(z.describe('At most this many, the newest')),
 }));
 export type ActivityQuery = z.input<typeof activityQuerySchema>;

@@ -1,14 +1,14 @@
 import { promises as fs } from 'node:fs';
-import type { ActivityEntry, ActivityQueryResult } from '../../shared/activity.js';
+import { ACTIVITY_OUTCOMES, type ActivityEntry, type ActivityOutcome, type ActivityQueryResult } from '../../shared/activity.js';
 import { activityExport, renderActivityReport, reportPictureNames } from '../../shared/activityReport.js';
 import { TabmuxError } from '../../shared/errors.js';
 import { ActivityPictures } from '../core/activity/ActivityPictures.js';
 import { DEFAULT_RETENTION } from '../core/activity/RetentionSettings.js';
-import { readActivityLog, type ActivityFilter } from '../core/activity/readActivityLog.js';
+import { matches, readActivityLog, type ActivityFilter } from '../core/activity/readActivityLog.js';
 import { tryConnect } from '../core/lifecycle/daemonProcess.js';
 import { profileActivityDir } from '../core/platform/paths.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
-import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
+import { boolOption, stringOption, stringsOption, type Command, type CommandContext } from './Command.js';
 import { formatActivityLine } from './formatActivity.js';
 import { parseSince } from './parseSince.js';
 
@@ -22,13 +22,41 @@ function filterOf(context: CommandContext, limit: number): ActivityFilter {
   if (!Number.isInteger(parsedLimit) || parsedLimit < 1 || parsedLimit > EXPORT_LIMIT) {
     throw new TabmuxError('invalid_params', `--limit must be a whole number from 1 to ${EXPORT_LIMIT}`);
   }
-  return { session: stringOption(context.values, 'session'), since: since === undefined ? undefined : parseSince(since), limit: parsedLimit };
+  const tools = listOf(context, 'tool');
+  const outcomes = listOf(context, 'outcome')?.map((outcome) => {
+    if (!isOutcome(outcome)) {
+      throw new TabmuxError('invalid_params', `--outcome takes ${ACTIVITY_OUTCOMES.join(', ')}; got ${outcome}`);
+    }
+    return outcome;
+  });
+  return { session: stringOption(context.values, 'session'), since: since === undefined ? undefined : parseSince(since), tools, outcomes, limit: parsedLimit };
+}
+
+/** An option given comma-separated, repeated or both; undefined when not given. */
+function listOf(context: CommandContext, name: string): string[] | undefined {
+  const given = stringsOption(context.values, name)
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
+  return given.length === 0 ? undefined : given;
+}
+
+function isOutcome(value: string): value is ActivityOutcome {
+  return ACTIVITY_OUTCOMES.some((outcome) => outcome === value);
 }
 
 /** From the running daemon (it writes what it still holds first), else straight from the profile's files. */
 async function query(context: CommandContext, client: DaemonClient | undefined, filter: ActivityFilter): Promise<ActivityQueryResult> {
   if (client) {
-    return client.call('tabmux/log.query', { ...(filter.session === undefined ? {} : { session: filter.session }), ...(filter.since === undefined ? {} : { since: filter.since }), limit: filter.limit });
+    const result = await client.call('tabmux/log.query', {
+      ...(filter.session === undefined ? {} : { session: filter.session }),
+      ...(filter.since === undefined ? {} : { since: filter.since }),
+      ...(filter.tools === undefined ? {} : { tools: [...filter.tools] }),
+      ...(filter.outcomes === undefined ? {} : { outcomes: [...filter.outcomes] }),
+      limit: filter.limit,
+    });
+    // A daemon older than these filters answers without them: what it sent is filtered here too.
+    return { ...result, entries: result.entries.filter((entry) => matches(entry, filter)) };
   }
   return readActivityLog(profileActivityDir(context.paths, context.profile), filter);
 }
@@ -70,7 +98,7 @@ async function follow(context: CommandContext, client: DaemonClient, filter: Act
   const seen = new Set<string>();
   const closed = new Promise<void>((resolve) => client.onClose(resolve));
   client.onEvent((event) => {
-    if (event.type !== 'activity' || event.profile !== context.profile || (filter.session !== undefined && event.entry.session !== filter.session)) {
+    if (event.type !== 'activity' || event.profile !== context.profile || !matches(event.entry, { ...filter, since: undefined })) {
       return;
     }
     if (live) {
@@ -99,18 +127,29 @@ async function follow(context: CommandContext, client: DaemonClient, filter: Act
 export const logCommands: Command[] = [
   {
     words: ['log'],
-    usage: 'tabmux log [--session ID] [--since TIME] [--limit N] [--follow] [--json] | log --session ID --export html|json [--out FILE]',
+    usage: 'tabmux log [--session ID] [--since TIME] [--tool NAMES] [--outcome OUTCOMES] [--limit N] [--follow] [--json] | log --session ID --export html|json [--out FILE]',
     summary: "What agents did: each call's tool, arguments (typed values redacted), outcome and pages; TIME is ISO or 10m, 2h, 7d",
-    options: { session: { type: 'string', short: 's' }, since: { type: 'string' }, limit: { type: 'string' }, follow: { type: 'boolean', short: 'f' }, export: { type: 'string' }, out: { type: 'string' } },
+    options: {
+      session: { type: 'string', short: 's' },
+      since: { type: 'string' },
+      tool: { type: 'string', multiple: true },
+      outcome: { type: 'string', multiple: true },
+      limit: { type: 'string' },
+      follow: { type: 'boolean', short: 'f' },
+      export: { type: 'string' },
+      out: { type: 'string' },
+    },
     optionHelp: {
       session: { text: "only this session's calls", value: 'ID', default: 'every session' },
       since: { text: 'only calls from this time on: an ISO time, or an age like 10m, 2h, 7d', value: 'TIME', default: 'all the log keeps' },
+      tool: { text: 'only calls of these tools, comma-separated or repeated', value: 'NAMES', default: 'every tool' },
+      outcome: { text: `only calls that ended so, comma-separated or repeated: ${ACTIVITY_OUTCOMES.join(', ')}`, value: 'OUTCOMES', default: 'any outcome' },
       limit: { text: `at most this many calls, the newest (1 to ${EXPORT_LIMIT})`, value: 'N', default: `${DEFAULT_LIMIT}; ${EXPORT_LIMIT} with --export` },
       follow: { text: 'keep printing new calls as agents make them, until the daemon stops (needs it running)' },
       export: { text: "write one session's calls as a report: html (with pictures) or json", value: 'html|json' },
       out: { text: 'write the --export report to this file', value: 'FILE', default: 'stdout' },
     },
-    examples: ['tabmux log --since 10m', 'tabmux log --session "$S" --follow', 'tabmux log --session "$S" --export html --out report.html'],
+    examples: ['tabmux log --since 10m', 'tabmux log --outcome rejected,tool_error --since 1h', 'tabmux log --tool navigate_page,new_page', 'tabmux log --session "$S" --follow', 'tabmux log --session "$S" --export html --out report.html'],
     run: async (context) => {
       const format = stringOption(context.values, 'export');
       if (format !== undefined && format !== 'html' && format !== 'json') {

@@ -132,6 +132,16 @@ describe('activity log on real flows', () => {
       expect(statSync(file).mode & 0o777).toBe(0o600);
     }
     expect((await s.client.call('tabmux/log.picture', { name: 'never-taken.jpg' })).data).toBeNull();
+
+    // The daemon filters by tool and outcome before it counts to the limit.
+    const { entries: clicks } = await s.client.call('tabmux/log.query', { session: s.id, tools: ['click', 'fill'], outcomes: ['ok'], limit: 2 });
+    expect(clicks.map((entry) => [entry.tool, entry.outcome])).toEqual([
+      ['click', 'ok'],
+      ['click', 'ok'],
+    ]);
+    const cli = await runCli(['log', '--session', s.id, '--outcome', 'rejected', '--outcome', 'worker_crashed', '--json'], { TABMUX_HOME: t.home });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect((JSON.parse(cli.stdout) as ActivityEntry[]).map((entry) => entry.error?.code)).toEqual(['stale_token', 'url_denied', 'upstream_unavailable']);
   });
 
   it('follows new calls with tabmux log --follow', async () => {
@@ -174,6 +184,16 @@ describe('activity log on real flows', () => {
     expect(listed.map((entry) => entry.id)).toEqual(entries.map((entry) => entry.id));
     const text = await runCli(['log', '--session', sessionId], { TABMUX_HOME: t.home });
     expect(text.stdout).toContain('rejected:stale_token');
+    // Read from the files, filtered the same way.
+    const navigations = await runCli(['log', '--session', sessionId, '--tool', 'navigate_page,new_page', '--json'], { TABMUX_HOME: t.home });
+    expect((JSON.parse(navigations.stdout) as ActivityEntry[]).map((entry) => [entry.tool, entry.outcome])).toEqual([
+      ['new_page', 'ok'],
+      ['navigate_page', 'rejected'],
+      ['navigate_page', 'ok'],
+    ]);
+    const wrong = await runCli(['log', '--outcome', 'okay'], { TABMUX_HOME: t.home });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--outcome takes ok, tool_error, rejected, cancelled, timed_out, worker_crashed, failed; got okay');
     const follow = await runCli(['log', '--follow'], { TABMUX_HOME: t.home });
     expect(follow.code).toBe(3);
     expect(follow.stderr).toContain('tabmux daemon start');

@@ -1,11 +1,15 @@
 import { promises as fs } from 'node:fs';
-import { activityEntrySchema, type ActivityEntry, type ActivityQueryResult } from '../../../shared/activity.js';
+import { activityEntrySchema, type ActivityEntry, type ActivityOutcome, type ActivityQueryResult } from '../../../shared/activity.js';
 import { isNodeError } from '../platform/secureFs.js';
 import { listSegments } from './activitySegments.js';
 
 export interface ActivityFilter {
   session?: string | undefined;
   since?: number | undefined;
+  /** Only calls of these tools (any tool when absent). */
+  tools?: readonly string[] | undefined;
+  /** Only calls that ended so (any outcome when absent). */
+  outcomes?: readonly ActivityOutcome[] | undefined;
   limit: number;
 }
 
@@ -51,8 +55,13 @@ export function parseSegment(text: string): ActivityEntry[] {
   return entries;
 }
 
-function matches(entry: ActivityEntry, filter: ActivityFilter): boolean {
-  return (filter.session === undefined || entry.session === filter.session) && (filter.since === undefined || entry.at >= filter.since);
+export function matches(entry: ActivityEntry, filter: Omit<ActivityFilter, 'limit'>): boolean {
+  return (
+    (filter.session === undefined || entry.session === filter.session) &&
+    (filter.since === undefined || entry.at >= filter.since) &&
+    (filter.tools === undefined || filter.tools.includes(entry.tool)) &&
+    (filter.outcomes === undefined || filter.outcomes.includes(entry.outcome))
+  );
 }
 
 async function readOrEmpty(path: string): Promise<string> {

@@ -309,7 +309,8 @@ export class ControlService implements PeerService {
       // The request id lets notifications/cancelled reach the queued call, as for tools/call.
       'tabmux/call': (params, peer, state, requestId) => this.#callTool(params.session, params.name, params.arguments, peer, state, requestId),
       'tabmux/queue.cancel': (params) => ({ cancelled: router.cancel(params.callId) }),
-      'tabmux/log.query': (params) => this.deps.queryLog({ session: params?.session, since: params?.since, limit: params?.limit ?? DEFAULT_LOG_LIMIT }),
+      'tabmux/log.query': (params) =>
+        this.deps.queryLog({ session: params?.session, since: params?.since, tools: params?.tools, outcomes: params?.outcomes, limit: params?.limit ?? DEFAULT_LOG_LIMIT }),
       'tabmux/log.picture': async (params) => ({ data: await this.deps.logPicture(params.name) }),
       'tabmux/browser.connect': async () => ({ browser: await this.deps.connectBrowser() }),
       'tabmux/dashboards.refresh': async () => ({ ports: await this.deps.refreshDashboards() }),
