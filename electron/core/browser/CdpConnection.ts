@@ -72,6 +72,7 @@ export async function openCdpConnection(url: string, options: OpenCdpOptions = {
       maxPayload: MAX_PAYLOAD_BYTES,
       handshakeTimeout: timeoutMs,
       headers: { ...options.headers },
+      ...(isLoopback(url) ? { generateMask: unmasked } : {}),
     });
     socket.once('open', () => resolve(new NodeWebSocketTransport(socket)));
     socket.once('error', (error) => {
@@ -80,6 +81,25 @@ export async function openCdpConnection(url: string, options: OpenCdpOptions = {
     });
   });
   return new Connection(url, transport, 0, PROTOCOL_TIMEOUT_MS, false);
+}
+
+/**
+ * A client masks its frames so that one who controls their bytes cannot poison the cache of a proxy on the way; a
+ * connection to this machine's loopback passes no proxy, so its frames go with an all-zero mask, which `ws` does not
+ * apply: every CDP message is sent without a copy and a pass over its bytes. Any other address keeps a random mask.
+ */
+export function isLoopback(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function unmasked(mask: Buffer): void {
+  mask.fill(0);
 }
 
 /** What a failed handshake means for the user; `ws`'s messages name the HTTP status, never the URL or headers. */
