@@ -13,6 +13,15 @@ export function ago(ms: number, now = Date.now()): string {
   return `${Math.round(seconds / 3600)}h ago`;
 }
 
+/** How long until `ms`, as `ago` says how long since: "in 4s", "in 2m"; "now" once it has come. */
+export function untilThen(ms: number, now = Date.now()): string {
+  const seconds = Math.round((ms - now) / 1000);
+  if (seconds <= 0) {
+    return 'now';
+  }
+  return seconds < 60 ? `in ${seconds}s` : seconds < 3600 ? `in ${Math.round(seconds / 60)}m` : `in ${Math.round(seconds / 3600)}h`;
+}
+
 export function table(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
   for (const row of rows) {
@@ -93,7 +102,7 @@ export function formatBrowserShort(browser: BrowserInfo): string {
 }
 
 /** The status line about the browser; an external one says whether it is reachable and, if not, why and when next. */
-export function formatBrowser(status: DaemonStatus): string {
+export function formatBrowser(status: DaemonStatus, now = Date.now()): string {
   const { browser, chrome } = status;
   if (browser.kind === 'launched') {
     return `chrome pid ${String(chrome.pid)}, port ${String(chrome.port)}, ${chrome.headless === true ? 'headless' : 'headed'}, ${chrome.executable ?? ''}`;
@@ -101,7 +110,7 @@ export function formatBrowser(status: DaemonStatus): string {
   const details = [
     browser.lastError === null ? undefined : `last error: ${browser.lastError}`,
     browser.attempts > 0 ? `${browser.attempts} failed attempt(s)` : undefined,
-    browser.nextRetryAt === null ? undefined : `next retry ${new Date(browser.nextRetryAt).toISOString()}`,
+    browser.nextRetryAt === null ? undefined : `next retry ${untilThen(browser.nextRetryAt, now)}`,
   ].filter((detail) => detail !== undefined);
   return `external browser ${browser.endpoint}: ${browser.state}${details.length > 0 ? ` (${details.join('; ')})` : ''}`;
 }
