@@ -202,15 +202,20 @@ export function formatStatus(status: DaemonStatus): string {
 }
 
 /** The text content of a tool result, as `mcp call` prints it; non-text items are summarised. */
-export function resultText(result: ToolResult): string {
+/**
+ * A result as text: its text parts, and a line for each other part (an image) that says what it is and, when `saved`
+ * names a file for its index, where it was written.
+ */
+export function resultText(result: ToolResult, saved: ReadonlyMap<number, string> = new Map()): string {
   const parts: string[] = [];
-  for (const item of result.content) {
+  for (const [index, item] of result.content.entries()) {
     if (item.type === 'text' && typeof item.text === 'string') {
       parts.push(item.text);
     } else {
       const mime = typeof item['mimeType'] === 'string' ? item['mimeType'] : item.type;
       const size = typeof item['data'] === 'string' ? ` (${Math.round((item['data'].length * 3) / 4)} bytes)` : '';
-      parts.push(`[${mime}${size}]`);
+      const file = saved.get(index);
+      parts.push(`[${mime}${size}${file === undefined ? '' : ` saved to ${file}`}]`);
     }
   }
   return parts.join('\n');

@@ -57,6 +57,28 @@ async function bindAndTell(context: CommandContext, client: DaemonClient, sessio
   }
 }
 
+const IMAGE_EXTENSIONS: Readonly<Record<string, string>> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
+
+/** Writes each image of `result` into `dir` (made if need be) as TOOL-TIME-N.EXT; returns the paths by content index. */
+async function saveImages(result: ToolResult, dir: string, tool: string): Promise<Map<number, string>> {
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  const path = await import('node:path');
+  const saved = new Map<number, string>();
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  for (const [index, item] of result.content.entries()) {
+    const data = item['data'];
+    const mime = item['mimeType'];
+    if (item.type !== 'image' || typeof data !== 'string' || typeof mime !== 'string') {
+      continue;
+    }
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const file = path.join(dir, `${tool}-${stamp}-${index}.${IMAGE_EXTENSIONS[mime] ?? 'bin'}`);
+    await writeFile(file, Buffer.from(data, 'base64'), { mode: 0o600 });
+    saved.set(index, file);
+  }
+  return saved;
+}
+
 async function callTool(client: DaemonClient, name: string, args: Record<string, unknown>): Promise<ToolResult> {
   return asToolResult(await client.request('tools/call', { name, arguments: args }));
 }
@@ -84,7 +106,7 @@ async function inNewSession(context: CommandContext, use: (client: DaemonClient,
 
 const mcpCall: Command = {
   words: ['mcp', 'call'],
-  usage: "tabmux mcp call (--session ID | --new-session [--label TEXT] [--chrome PATH] [--headless]) TOOL ['<json args>']",
+  usage: "tabmux mcp call (--session ID | --new-session [--label TEXT] [--chrome PATH] [--headless]) TOOL ['<json args>'] [--images DIR]",
   summary:
     "Call one tool in a session's tab; prints the result text, exit 1 on a tool error. --new-session creates the session " +
     '(and starts the daemon if needed) in the same process and prints its id on stderr',
@@ -94,8 +116,10 @@ const mcpCall: Command = {
     label: { type: 'string' },
     chrome: { type: 'string' },
     headless: { type: 'boolean' },
+    images: { type: 'string' },
   },
   optionHelp: {
+    images: { text: 'write the images of the result (a screenshot) into this folder and print their paths', value: 'DIR', default: 'print what each image is, its data only with --json' },
     'new-session': { text: 'create a session for this call (starting the daemon if none runs) and print its id on stderr; it stays open for later --session calls' },
     label: { text: 'a name for the session --new-session creates', value: 'TEXT' },
   },
@@ -103,6 +127,7 @@ const mcpCall: Command = {
     'tabmux mcp call --session "$S" new_page \'{"url": "https://example.com"}\'',
     'tabmux mcp call --session "$S" take_snapshot',
     'tabmux mcp call --new-session --headless list_pages',
+    'tabmux mcp call --session "$S" take_screenshot --images ./shots',
   ],
   positionals: [1, 2],
   run: (context) => {
@@ -110,12 +135,14 @@ const mcpCall: Command = {
     const args = parseJsonArgs(argsText);
     const call = async (client: DaemonClient, session: string): Promise<number> => {
       const result = await tellWhenItWaits(context, session, callTool(client, tool, args));
+      const imagesDir = stringOption(context.values, 'images');
+      const saved = imagesDir === undefined ? new Map<number, string>() : await saveImages(result, imagesDir, tool);
       if (context.json) {
         context.stdout(JSON.stringify(result, null, 2));
       } else if (result.isError) {
-        context.stderr(resultText(result));
+        context.stderr(resultText(result, saved));
       } else {
-        context.stdout(resultText(result));
+        context.stdout(resultText(result, saved));
       }
       return result.isError ? 1 : 0;
     };

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliDriver } from '../helpers/cliDriver.js';
 import { cliPath } from '../helpers/runCli.js';
@@ -157,6 +159,21 @@ describe('what a person reads', () => {
     } finally {
       child.kill('SIGKILL');
     }
+  });
+
+  it('mcp call --images writes a result\'s images to files and prints their paths', async () => {
+    const session = (await ok(['session', 'create'])).trim();
+    const dir = join(home, 'shots');
+    const text = await ok(['mcp', 'call', '--session', session, 'take_screenshot', '--images', dir]);
+    const file = /\[image\/png \(\d+ bytes\) saved to (.+\.png)\]/.exec(text)?.[1];
+    expect(file, text).toBeDefined();
+    expect(file?.startsWith(join(dir, 'take_screenshot-'))).toBe(true);
+    const bytes = readFileSync(file ?? '');
+    expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    expect(statSync(file ?? '').mode & 0o777).toBe(0o600);
+    // Without it, the line says what the image is and nothing is written.
+    expect(await ok(['mcp', 'call', '--session', session, 'take_screenshot'])).toMatch(/\[image\/png \(\d+ bytes\)\]/);
+    expect(readdirSync(dir)).toHaveLength(1);
   });
 
   it('mcp call says on stderr when its call waits for a person, and what answers it: a confirm policy, then ask_human', async () => {
