@@ -18,6 +18,10 @@ class TestLane implements ToolLane {
     if (args['decline'] === true) {
       return false;
     }
+    if (args['answerAtOnce'] === true) {
+      done({ content: [{ type: 'text', text: 'at once' }] });
+      return true;
+    }
     this.sent.push({ id, line: line.toString('utf8'), done });
     return true;
   }
@@ -224,6 +228,12 @@ describe('StdioMcpServer', () => {
     expect(await next()).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
     lane.sent[1]?.done({ content: [] });
     expect(await next()).toMatchObject({ id: 4 });
+    // A lane that answers before it returns leaves nothing to tell of afterwards.
+    send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'list_pages', arguments: { answerAtOnce: true }, _meta: { progressToken: 'p6' } } });
+    expect(await next()).toMatchObject({ id: 6, result: { content: [{ type: 'text', text: 'at once' }] } });
+    await pause();
+    send({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    expect(await next()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
   });
 
   it('sends plain tool calls down the lane as the client wrote them, and writes each reply line as it came', async () => {

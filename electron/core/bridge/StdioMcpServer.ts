@@ -178,7 +178,9 @@ export class StdioMcpServer {
     const args = params['arguments'] ?? {};
     const signal = new CancelSignal();
     let stopProgress = (): void => undefined;
+    let answered = false;
     const done = (reply: Buffer | ToolResult | TabmuxError): void => {
+      answered = true;
       stopProgress();
       if (this.#running.get(id) === signal) {
         this.#running.delete(id);
@@ -202,7 +204,10 @@ export class StdioMcpServer {
     }
     this.#running.set(id, signal);
     signal.onCancel(() => lane.cancel(id));
-    stopProgress = this.#tellProgress(params, signal);
+    // A lane may answer before it returns; then there is nothing left to tell of.
+    if (!answered) {
+      stopProgress = this.#tellProgress(params, signal);
+    }
     return true;
   }
 
