@@ -7,6 +7,7 @@ import type { ToolResult } from '../../../shared/protocol.js';
 import type { Logger } from '../platform/Logger.js';
 import { LineDecoder, type DroppedLine } from '../transport/LineDecoder.js';
 import { CancelSignal } from './CancelSignal.js';
+import { PROGRESS_EVERY_MS, tellProgress } from './callProgress.js';
 import { RelayedResult } from './RelayedResult.js';
 import { BRIDGE_INSTRUCTIONS } from './bridgeInstructions.js';
 import type { ToolBridge } from './ToolBridge.js';
@@ -45,13 +46,6 @@ const SERVER_NOTIFICATIONS: ReadonlySet<string> = new Set([
   'notifications/prompts/list_changed',
 ]);
 
-/**
- * How often a tool call still running tells a client that asked for progress (a `progressToken`) so: a client that
- * resets its own time limit on progress then waits for a call as long as it runs (a question to a person, a call a
- * policy holds for a yes), and one that gives up after a minute (the MCP SDK's default) hears from it well before.
- */
-export const PROGRESS_EVERY_MS = 10_000;
-
 export interface StdioMcpServerOptions {
   bridge: ToolBridge;
   version: string;
@@ -62,7 +56,7 @@ export interface StdioMcpServerOptions {
   output: Writable;
   /** Runs once the first tool call's reply is written, off that reply's path (the client is attached and served). */
   afterFirstCall?: (() => void) | undefined;
-  /** PROGRESS_EVERY_MS unless given. */
+  /** How often a running call tells of its progress (callProgress.ts); PROGRESS_EVERY_MS unless given. */
   progressEveryMs?: number | undefined;
 }
 
@@ -211,27 +205,9 @@ export class StdioMcpServer {
     return true;
   }
 
-  /**
-   * While a tool call runs, a client that gave it a progress token hears every PROGRESS_EVERY_MS that it still does;
-   * returns what stops that (the call's answer; a cancel stops it too).
-   */
+  /** Progress notes for a running tool call whose client asked for them (see callProgress.ts); returns their stop. */
   #tellProgress(params: unknown, signal: CancelSignal): () => void {
-    const meta = isRecord(params) ? params['_meta'] : undefined;
-    const progressToken = isRecord(meta) ? meta['progressToken'] : undefined;
-    if (typeof progressToken !== 'string' && typeof progressToken !== 'number') {
-      return () => undefined;
-    }
-    const every = this.#options.progressEveryMs ?? PROGRESS_EVERY_MS;
-    let progress = 0;
-    const timer = setInterval(() => {
-      progress++;
-      this.#write({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, message: `still running after ${Math.round((progress * every) / 1000)} s` } });
-    }, every);
-    // The call itself keeps the bridge alive while it runs; this timer never does.
-    timer.unref();
-    const stop = (): void => clearInterval(timer);
-    signal.onCancel(stop);
-    return stop;
+    return tellProgress(params, signal, this.#options.progressEveryMs ?? PROGRESS_EVERY_MS, (progress) => this.#write({ jsonrpc: '2.0', method: 'notifications/progress', params: progress }));
   }
 
   #onNotification(request: JsonRpcRequest): void {

@@ -27,6 +27,11 @@ async function engine(reply: string | null): Promise<string> {
       }
     });
   });
+  return `ws://127.0.0.1:${await listenOnLoopback(server)}/chromium?token=s3cret`;
+}
+
+/** Starts `server` on a free loopback port (closed after the test) and gives the port. */
+async function listenOnLoopback(server: Server): Promise<number> {
   servers.push(server);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -34,7 +39,7 @@ async function engine(reply: string | null): Promise<string> {
   if (address === null || typeof address === 'string') {
     throw new Error('no port');
   }
-  return `ws://127.0.0.1:${address.port}/chromium?token=s3cret`;
+  return address.port;
 }
 
 async function failure(url: string, handshakeTimeoutMs = 5000): Promise<TabmuxError> {
@@ -85,14 +90,7 @@ describe('frames to a loopback browser', () => {
         socket.on('data', (frame: Buffer) => frames.push(frame));
       });
     });
-    servers.push(server);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const address = server.address();
-    if (address === null || typeof address === 'string') {
-      throw new Error('no port');
-    }
-    const connection = await openCdpConnection(`ws://127.0.0.1:${address.port}/devtools/browser/x`);
+    const connection = await openCdpConnection(`ws://127.0.0.1:${await listenOnLoopback(server)}/devtools/browser/x`);
     void connection.send('Browser.getVersion').catch(() => undefined);
     await expect.poll(() => frames.length).toBeGreaterThan(0);
     const [frame] = frames;

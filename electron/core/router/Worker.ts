@@ -93,6 +93,11 @@ export class Worker {
     this.#onStateChange = options.onStateChange ?? (() => undefined);
   }
 
+  /** An extra worker (not the first) with no sessions and no call queued or running: stopping it loses nothing. */
+  get isSpare(): boolean {
+    return this.index !== 0 && this.sessions === 0 && this.queue.size === 0 && this.queue.inFlight === 0;
+  }
+
   get state(): WorkerState {
     return this.#state;
   }

@@ -265,7 +265,7 @@ export class WorkerPool {
   /** Extra workers cost ~190 MB each: one with no sessions for a while is stopped (it restarts on demand). */
   stopIdle(now: number): void {
     for (const worker of this.#workers) {
-      if (worker.index === 0 || worker.sessions > 0 || worker.queue.size > 0 || worker.queue.inFlight > 0 || !worker.upstream) {
+      if (!worker.isSpare || !worker.upstream) {
         continue;
       }
       if (now - worker.idleSince >= this.options.workerIdleMs) {
@@ -288,7 +288,7 @@ export class WorkerPool {
         worker.owners.clear();
         worker.selectedPageId = null;
         await worker.stopUpstream(`Chrome exited while the call ran (${reason}); this session's pages were lost. Retry: a fresh tab will be opened once Chrome is back`);
-        if (worker.index !== 0 && worker.state === 'restarting' && worker.sessions === 0 && worker.queue.size === 0 && worker.queue.inFlight === 0) {
+        if (worker.isSpare && worker.state === 'restarting') {
           worker.state = 'stopped';
         }
       }),
