@@ -1,8 +1,11 @@
+import { readdir, rm } from 'node:fs/promises';
 import { TabmuxError } from '../../shared/errors.js';
 import { parseWsHeader, validateBrowserUrl, validateWsEndpoint } from '../core/profile/browserUrl.js';
 import { validateIsolation } from '../core/profile/addExternalProfile.js';
 import { isDaemonRunning, tryConnect } from '../core/lifecycle/daemonProcess.js';
-import { ProfileStore } from '../core/profile/ProfileStore.js';
+import { DEFAULT_PROFILE, ProfileStore, validateProfileName } from '../core/profile/ProfileStore.js';
+import { chromeHolding } from '../core/process/chromeHolding.js';
+import { profileDataDir, profileUserDataDir } from '../core/platform/paths.js';
 import { shownProfileConfig } from '../core/profile/shownProfileConfig.js';
 import { boolOption, printResult as print, stringOption, stringsOption, type Command } from './Command.js';
 import { chromeOptions } from './daemonRun.js';
@@ -133,13 +136,31 @@ export const profileCommands: Command[] = [
   },
   {
     words: ['profile', 'remove'],
-    usage: 'tabmux profile remove NAME',
-    summary: "Forget a profile (its Chrome data stays on disk; the daemon must be stopped)",
+    usage: 'tabmux profile remove NAME [--delete-data]',
+    summary: "Forget a profile (its data, logins included, stays on disk unless --delete-data; the daemon must be stopped)",
     positionals: [1, 1],
-    examples: ['tabmux daemon stop --profile work && tabmux profile remove work'],
+    options: { 'delete-data': { type: 'boolean' } },
+    optionHelp: {
+      'delete-data': {
+        text:
+          "also delete the profile's folder: the Chrome tabmux launches for it keeps its logins, cookies and history there, beside its downloads, " +
+          'screenshots and activity log (a browser you run yourself keeps its own data, which this never touches); for the default profile, ' +
+          'which always exists, this deletes its data and resets its settings',
+        default: 'the folder is kept, and profile add NAME takes it up again',
+      },
+    },
+    examples: ['tabmux daemon stop --profile work && tabmux profile remove work', 'tabmux profile remove default --delete-data'],
     anyProfile: true,
     run: async (context) => {
       const name = context.positionals[0] ?? '';
+      const deleteData = boolOption(context.values, 'delete-data');
+      validateProfileName(name);
+      if (name === DEFAULT_PROFILE && !deleteData) {
+        throw new TabmuxError(
+          'invalid_params',
+          'the default profile always exists, so it cannot be removed; tabmux profile remove default --delete-data deletes its data (logins, downloads, activity log) and resets its settings',
+        );
+      }
       const running = await isDaemonRunning(context.paths, name).catch((error: unknown) => {
         // Not knowing whether a daemon runs is a refusal to remove (exit 1), not "not running" (exit 3).
         throw new TabmuxError('daemon_running', TabmuxError.from(error).message, { cause: error });
@@ -147,9 +168,38 @@ export const profileCommands: Command[] = [
       if (running) {
         throw new TabmuxError('daemon_running', `profile ${name} is running; stop it first with: tabmux daemon stop --profile ${name}`);
       }
-      await new ProfileStore(context.paths).remove(name);
-      print(context, { removed: name }, `removed profile ${name}`);
+      const store = new ProfileStore(context.paths);
+      // A missing profile is refused before anything is deleted.
+      await store.get(name).catch((error: unknown) => {
+        throw TabmuxError.from(error).code === 'invalid_profile' ? new TabmuxError('invalid_profile', `no profile named ${JSON.stringify(name)}`) : error;
+      });
+      const dataDir = profileDataDir(context.paths, name);
+      if (deleteData) {
+        // A Chrome still on the folder (one a dead daemon left, or one started by hand) would write into it as it goes.
+        const holder = await chromeHolding(profileUserDataDir(context.paths, name));
+        if (holder !== undefined) {
+          throw new TabmuxError('profile_locked', `a Chrome (pid ${holder}) still runs on ${profileUserDataDir(context.paths, name)}; quit it, then remove the profile again`);
+        }
+      }
+      await store.remove(name);
+      const onDisk = await hasEntries(dataDir);
+      if (deleteData) {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+      const what = name === DEFAULT_PROFILE ? 'reset the default profile' : `removed profile ${name}`;
+      const text = !onDisk
+        ? what
+        : deleteData
+          ? `${what} and deleted its data in ${dataDir}`
+          : `${what}; its data (its Chrome's logins, downloads, activity log) stays in ${dataDir}: tabmux profile add ${name} takes it up again, --delete-data deletes it`;
+      print(context, { removed: name, dataDir: onDisk ? dataDir : null, dataDeleted: onDisk && deleteData }, text);
       return 0;
     },
   },
 ];
+
+/** Whether a folder exists and holds anything. */
+async function hasEntries(dir: string): Promise<boolean> {
+  const entries = await readdir(dir).catch(() => []);
+  return entries.length > 0;
+}

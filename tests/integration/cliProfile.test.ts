@@ -3,7 +3,7 @@ import { existsSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolvePaths, socketPath } from '../../electron/core/platform/paths.js';
+import { profileDataDir, resolvePaths, socketPath } from '../../electron/core/platform/paths.js';
 import { cliDriver } from '../helpers/cliDriver.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitUntil as until } from '../helpers/waitFor.js';
@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const profile of ['default', 'locked', 'nochrome']) {
+  for (const profile of ['default', 'kept', 'locked', 'nochrome']) {
     await tabmux(['daemon', 'stop', '--profile', profile]);
   }
   cleanup();
@@ -55,10 +55,37 @@ describe('tabmux profile', () => {
     expect(gone.stderr).toMatch(/no profile named "work"/);
   });
 
-  it('refuses to remove a profile whose daemon runs', async () => {
-    const run = await tabmux(['profile', 'remove', 'default']);
-    expect(run.code).not.toBe(0);
+  it('refuses to remove a profile whose daemon runs, and explains that the default profile stays', async () => {
+    const run = await tabmux(['profile', 'remove', 'default', '--delete-data']);
+    expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/running; stop it first/);
+    expect(existsSync(join(home, 'data', 'profiles', 'default', 'chrome'))).toBe(true);
+    const always = await tabmux(['profile', 'remove', 'default']);
+    expect(always.code).toBe(2);
+    expect(always.stderr).toMatch(/the default profile always exists, so it cannot be removed; tabmux profile remove default --delete-data deletes its data/);
+  });
+
+  it("keeps a removed profile's data unless told to delete it, and deletes only that profile's folder", async () => {
+    const paths = resolvePaths({ TABMUX_HOME: home });
+    await ok(['profile', 'add', 'kept', '--headless']);
+    await ok(['daemon', 'start', '--profile', 'kept']);
+    await ok(['mcp', 'call', '--new-session', '--profile', 'kept', 'list_pages']);
+    await ok(['daemon', 'stop', '--profile', 'kept']);
+    const dataDir = profileDataDir(paths, 'kept');
+    expect(existsSync(join(dataDir, 'chrome'))).toBe(true);
+
+    const kept = await ok(['profile', 'remove', 'kept']);
+    expect(kept).toBe(`removed profile kept; its data (its Chrome's logins, downloads, activity log) stays in ${dataDir}: tabmux profile add kept takes it up again, --delete-data deletes it\n`);
+    expect(existsSync(join(dataDir, 'chrome'))).toBe(true);
+
+    await ok(['profile', 'add', 'kept']);
+    const deleted = await json<{ removed: string; dataDir: string | null; dataDeleted: boolean }>(['profile', 'remove', 'kept', '--delete-data']);
+    expect(deleted).toEqual({ removed: 'kept', dataDir, dataDeleted: true });
+    expect(existsSync(dataDir)).toBe(false);
+    expect(existsSync(join(home, 'data', 'profiles', 'default', 'chrome'))).toBe(true);
+    const gone = await tabmux(['profile', 'remove', 'kept', '--delete-data']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/no profile named "kept"/);
   });
 
   it('removes a profile only when its socket says no daemon is there, and reports anything unclear', async () => {
@@ -142,6 +169,15 @@ describe('tabmux profile', () => {
       const asJson = await tabmux(['daemon', 'start', '--profile', 'locked', '--json']);
       expect(asJson.code).toBe(1);
       expect(JSON.parse(asJson.stdout)).toMatchObject({ error: { code: 'profile_locked', message: expect.stringMatching(/already in use/) as unknown } });
+    });
+
+    it('keeps the profile and its data when asked to delete them under that Chrome', async () => {
+      const userDataDir = join(home, 'data', 'profiles', 'locked', 'chrome');
+      const run = await tabmux(['profile', 'remove', 'locked', '--delete-data']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(new RegExp(`a Chrome \\(pid ${String(other?.pid)}\\) still runs on ${userDataDir}; quit it, then remove the profile again`));
+      expect(readlinkSync(join(userDataDir, 'SingletonLock'))).toMatch(new RegExp(`-${String(other?.pid)}$`));
+      expect((await json<{ name: string }[]>(['profile', 'list'])).map((row) => row.name)).toContain('locked');
     });
   });
 });

@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { Logger } from '../platform/Logger.js';
 import type { CdpConnection } from './CdpConnection.js';
-import { isNodeError } from '../platform/secureFs.js';
 import { startWatchdog } from './ChromeWatchdog.js';
+import { chromeHolding } from '../process/chromeHolding.js';
 import { isProcessAlive, killProcessGroup } from '../process/processes.js';
 
 export interface ChromeLaunchOptions {
@@ -231,21 +230,9 @@ export async function readActivePort(portFile: string): Promise<ActivePort | und
   }
 }
 
-/** Chrome keeps a `SingletonLock` symlink (`<host>-<pid>`) in a user-data-dir it holds. */
 async function assertProfileNotLocked(userDataDir: string): Promise<void> {
-  let target: string;
-  try {
-    target = await fs.readlink(join(userDataDir, 'SingletonLock'));
-  } catch (error) {
-    if (isNodeError(error) && (error.code === 'ENOENT' || error.code === 'EINVAL')) {
-      return;
-    }
-    throw error;
-  }
-  const dash = target.lastIndexOf('-');
-  const host = target.slice(0, dash);
-  const pid = Number.parseInt(target.slice(dash + 1), 10);
-  if (host === hostname() && Number.isInteger(pid) && isProcessAlive(pid)) {
+  const pid = await chromeHolding(userDataDir);
+  if (pid !== undefined) {
     throw new TabmuxError(
       'profile_locked',
       `Chrome's user-data-dir ${userDataDir} is already in use by another Chrome (pid ${pid}); quit that Chrome or use another tabmux profile`,

@@ -1,8 +1,7 @@
 import { promises as fs } from 'node:fs';
-import { hostname } from 'node:os';
-import { join } from 'node:path';
 import type { Logger } from '../platform/Logger.js';
 import { isProcessAlive, killProcessGroup } from '../process/processes.js';
+import { chromeHolding } from '../process/chromeHolding.js';
 
 /**
  * Stops a Chrome left behind by a daemon that died (its pid from the dead daemon's pid file), so a daemon killed
@@ -40,13 +39,8 @@ async function waitGone(pid: number, timeoutMs = 5000): Promise<void> {
  * starting had not recorded that Chrome yet; without this, it would hold the profile until its watchdog closed it.
  */
 export async function lockingChrome(userDataDir: string): Promise<number | undefined> {
-  const target = await fs.readlink(join(userDataDir, 'SingletonLock')).catch(() => undefined);
-  if (target === undefined) {
-    return undefined;
-  }
-  const dash = target.lastIndexOf('-');
-  const pid = Number.parseInt(target.slice(dash + 1), 10);
-  if (target.slice(0, dash) !== hostname() || !Number.isInteger(pid) || !isProcessAlive(pid) || !(await isChromeFor(pid, userDataDir))) {
+  const pid = await chromeHolding(userDataDir).catch(() => undefined);
+  if (pid === undefined || !(await isChromeFor(pid, userDataDir))) {
     return undefined;
   }
   const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');

@@ -133,10 +133,14 @@ export class ProfileStore {
     return { name, config: profiles[name] };
   }
 
+  /** Forgets a profile; the `default` profile, which always exists, goes back to its settings from no set-up. */
   async remove(name: string): Promise<void> {
     validateProfileName(name);
     const profiles = await this.#read();
     if (!profiles[name]) {
+      if (name === DEFAULT_PROFILE) {
+        return;
+      }
       throw new TabmuxError('invalid_profile', `no profile named ${JSON.stringify(name)}`);
     }
     await this.#write(Object.fromEntries(Object.entries(profiles).filter(([key]) => key !== name)));
