@@ -43,8 +43,12 @@ describe('checkToken', () => {
   });
 
   it('names the field in the refusal', () => {
-    const { session, current } = setup();
+    const { session, current, epoch } = setup();
     expect(refusal(() => checkToken(session, current, 'x', 'elements[0].uid'))?.message).toMatch(/^elements\[0\]\.uid: /);
+    const missing = formatToken('abcd1234', epoch, '1_9');
+    expect(refusal(() => checkToken(session, current, missing, 'to_uid'))?.message).toBe(`to_uid: uid token ${missing} is not in your latest snapshot; call take_snapshot again`);
+    // The usual argument is not named twice ("uid: uid token …").
+    expect(refusal(() => checkToken(session, current, missing, 'uid'))?.message).toBe(`uid token ${missing} is not in your latest snapshot; call take_snapshot again`);
   });
 
   it("calls a token of no live session stale or unknown, and only a live one's another session's", () => {

@@ -15,21 +15,23 @@ export function checkToken(session: Session, current: OwnedPage | undefined, tok
     const advice = RAW_UID.test(token) ? 'It looks like a raw upstream uid; use' : 'Use';
     throw new TabmuxError('bad_token', `${field}: ${JSON.stringify(token)} is not a uid token. ${advice} the u:… uids from your latest take_snapshot`);
   }
+  // "uid token u:… …" for the usual argument, "from_uid: uid token u:… …" for the others.
+  const named = field === 'uid' ? `uid token ${token}` : `${field}: uid token ${token}`;
   if (parsed.short !== session.short && !isLiveShort(parsed.short)) {
-    throw new TabmuxError('stale_token', `${field}: uid token ${token} is stale or unknown: no session has tokens starting u:${parsed.short}; call take_snapshot in this session and use its uids`);
+    throw new TabmuxError('stale_token', `${named} is stale or unknown: no session has tokens starting u:${parsed.short}; call take_snapshot in this session and use its uids`);
   }
   if (parsed.short !== session.short) {
-    throw new TabmuxError('foreign_token', `${field}: uid token ${token} belongs to another session; call take_snapshot in this session and use its uids`);
+    throw new TabmuxError('foreign_token', `${named} belongs to another session; call take_snapshot in this session and use its uids`);
   }
   const page = session.pageForEpoch(parsed.epoch);
   if (!page) {
-    throw new TabmuxError('stale_token', `${field}: uid token ${token} is from an older snapshot or the page has navigated since; call take_snapshot again and use the new uids`);
+    throw new TabmuxError('stale_token', `${named} is from an older snapshot or the page has navigated since; call take_snapshot again and use the new uids`);
   }
   if (page !== current) {
-    throw new TabmuxError('stale_token', `${field}: uid token ${token} belongs to page ${page.pageId}, not your current page ${String(current?.pageId ?? 'none')}; select_page ${page.pageId} first or take_snapshot here`);
+    throw new TabmuxError('stale_token', `${named} belongs to page ${page.pageId}, not your current page ${String(current?.pageId ?? 'none')}; select_page ${page.pageId} first or take_snapshot here`);
   }
   if (!page.snapshotUids.has(parsed.raw)) {
-    throw new TabmuxError('bad_token', `${field}: uid token ${token} is not in your latest snapshot; call take_snapshot again`);
+    throw new TabmuxError('bad_token', `${named} is not in your latest snapshot; call take_snapshot again`);
   }
   return parsed.raw;
 }
