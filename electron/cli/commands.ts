@@ -11,6 +11,7 @@ import { logCommands } from './logCommands.js';
 import { requestCommands } from './requestCommands.js';
 import { policyCommands } from './policyCommands.js';
 import { doctorCommand } from './doctorCommand.js';
+import { completionCommand } from './completionCommand.js';
 import { chromeOptions, daemonRun } from './daemonRun.js';
 import { sessionCreate } from './sessionCreate.js';
 import { daemonStart } from './daemonStart.js';
@@ -270,5 +271,5 @@ const sessionCommands: Command[] = [
   },
 ];
 
-export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...requestCommands, ...policyCommands, ...logCommands, ...dashboardCommands, doctorCommand];
+export const COMMANDS: readonly Command[] = [...daemonCommands, ...profileCommands, ...sessionCommands, ...mcpCommands, ...requestCommands, ...policyCommands, ...logCommands, ...dashboardCommands, doctorCommand, completionCommand];
 

@@ -1,6 +1,7 @@
 import { tabmuxVersion } from '../core/platform/version.js';
 import { ProfileStore } from '../core/profile/ProfileStore.js';
 import { COMMANDS } from './commands.js';
+import { runComplete } from './completionCommand.js';
 import type { EntryPoints } from './EntryPoints.js';
 import { overallHelp } from './helpText.js';
 import { defaultIo, EXIT, runCommand, type CliIo } from './runCommand.js';
@@ -22,6 +23,9 @@ export async function runCli(argv: readonly string[], entryPoints: EntryPoints, 
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
     io.stdout(helpText());
     return EXIT.ok;
+  }
+  if (argv[0] === '__complete') {
+    return runComplete(argv.slice(1), COMMANDS, io);
   }
   if (argv[0] === '--version' || argv[0] === 'version') {
     io.stdout(tabmuxVersion());
