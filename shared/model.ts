@@ -303,7 +303,8 @@ export type SessionCloseReason = 'closed' | 'expired' | 'daemon_stopped';
 
 /** Pushed to subscribers; the UI folds them into its store with a pure `applyEvent`. */
 export type DaemonEvent =
-  | { type: 'daemon'; profile: string; state: DaemonState; lastError: string | null; activityLog?: ActivityLogHealth | undefined }
+  /** `restarting`: the daemon stops for `daemon restart`, so another takes its place at once. */
+  | { type: 'daemon'; profile: string; state: DaemonState; lastError: string | null; activityLog?: ActivityLogHealth | undefined; restarting?: boolean | undefined }
   | { type: 'session.updated'; profile: string; session: SessionInfo }
   | { type: 'session.closed'; profile: string; sessionId: string; reason: SessionCloseReason }
   | { type: 'queue'; profile: string; queue: QueueEntry[] }

@@ -220,7 +220,7 @@ export const daemonStatusSchema: z.ZodMiniType<DaemonStatus> = z.lazy(() => z.ob
 }));
 
 export const daemonEventSchema: z.ZodMiniType<DaemonEvent> = z.lazy(() => z.discriminatedUnion('type', [
-  z.object({ type: z.literal('daemon'), profile: z.string(), state: daemonState, lastError: z.nullable(z.string()), activityLog: z.optional(activityLogHealthSchema) }),
+  z.object({ type: z.literal('daemon'), profile: z.string(), state: daemonState, lastError: z.nullable(z.string()), activityLog: z.optional(activityLogHealthSchema), restarting: z.optional(z.boolean()) }),
   z.object({ type: z.literal('session.updated'), profile: z.string(), session: sessionInfoSchema }),
   z.object({ type: z.literal('session.closed'), profile: z.string(), sessionId: z.string(), reason: closeReason }),
   z.object({ type: z.literal('queue'), profile: z.string(), queue: z.array(queueEntrySchema) }),

@@ -91,37 +91,117 @@ async function exportLog(context: CommandContext, client: DaemonClient | undefin
   return 0;
 }
 
-/** Prints what the log holds, then every new entry as the daemon reports it, until the daemon goes away. */
-async function follow(context: CommandContext, client: DaemonClient, filter: ActivityFilter, print: (entry: ActivityEntry) => void): Promise<number> {
+/** How long `log --follow` waits for the daemon to be back after a restart, or after it went away without stopping. */
+export const RESUME_WITHIN_MS = 10_000;
+/** How far back a resumed follow looks for calls logged while it was away: an entry is dated by when its call began. */
+const RESUME_LOOKBACK_MS = 15 * 60_000;
+/** How often it looks for the daemon meanwhile. */
+const LOOK_EVERY_MS = 200;
+
+/**
+ * Prints what the log holds, then every new entry as the daemon reports it. A daemon that restarts (`daemon restart`,
+ * an upgrade) or goes away without stopping (a crash an agent's bridge recovers from) is followed on once it is back,
+ * with the calls logged meanwhile, each entry printed once; the follow ends when the daemon stops, or does not come
+ * back within RESUME_WITHIN_MS.
+ */
+async function follow(context: CommandContext, first: DaemonClient, filter: ActivityFilter, print: (entry: ActivityEntry) => void): Promise<number> {
+  const printed = new Map<string, number>();
+  let newest = Date.now();
+  const show = (entry: ActivityEntry): void => {
+    if (!printed.has(entry.id)) {
+      printed.set(entry.id, entry.at);
+      newest = Math.max(newest, entry.at);
+      print(entry);
+    }
+  };
+  let client = first;
+  let round = filter;
+  for (;;) {
+    const ended = await followOne(context, client, round, show);
+    client.close();
+    if (ended === 'stopped') {
+      return 0;
+    }
+    context.stderr(
+      ended === 'restarting'
+        ? `tabmux: the daemon for profile ${context.profile} is restarting; following on once it is back`
+        : `tabmux: lost the daemon for profile ${context.profile}; following on if it is back within ${RESUME_WITHIN_MS / 1000} s`,
+    );
+    const next = await daemonBack(context);
+    if (next === undefined) {
+      context.stderr(`tabmux: the daemon for profile ${context.profile} is not back; stopped following`);
+      return 0;
+    }
+    const since = Math.max(filter.since ?? 0, newest - RESUME_LOOKBACK_MS);
+    for (const [id, at] of printed) {
+      // Only entries the next query can return again are kept to tell them apart.
+      if (at < since) {
+        printed.delete(id);
+      }
+    }
+    round = { ...filter, since, limit: EXPORT_LIMIT };
+    client = next;
+  }
+}
+
+/** Follows one daemon until it goes away: `stopped` for good, `restarting`, or `lost` without a word. */
+async function followOne(context: CommandContext, client: DaemonClient, filter: ActivityFilter, show: (entry: ActivityEntry) => void): Promise<'stopped' | 'restarting' | 'lost'> {
+  let stopping: 'stopped' | 'restarting' | undefined;
   const early: ActivityEntry[] = [];
   let live = false;
-  const seen = new Set<string>();
-  const closed = new Promise<void>((resolve) => client.onClose(resolve));
+  let gone = false;
+  const closed = new Promise<void>((resolve) =>
+    client.onClose(() => {
+      gone = true;
+      resolve();
+    }),
+  );
   client.onEvent((event) => {
+    if (event.type === 'daemon' && event.profile === context.profile && event.state === 'stopping') {
+      stopping = event.restarting === true ? 'restarting' : 'stopped';
+      return;
+    }
     if (event.type !== 'activity' || event.profile !== context.profile || !matches(event.entry, { ...filter, since: undefined })) {
       return;
     }
     if (live) {
-      print(event.entry);
+      show(event.entry);
     } else {
       early.push(event.entry);
     }
   });
-  // Subscribed before the query, so nothing answered in between is missed; what both carry is printed once.
-  await client.call('tabmux/subscribe');
-  const result = await query(context, client, filter);
-  for (const entry of result.entries) {
-    seen.add(entry.id);
-    print(entry);
+  try {
+    // Subscribed before the query, so nothing answered in between is missed; what both carry is printed once.
+    await client.call('tabmux/subscribe');
+    const result = await query(context, client, filter);
+    for (const entry of result.entries) {
+      show(entry);
+    }
+  } catch (error) {
+    // A daemon that goes away meanwhile is followed on like one that goes away later.
+    if (!gone) {
+      throw error;
+    }
   }
   for (const entry of early) {
-    if (!seen.has(entry.id)) {
-      print(entry);
-    }
+    show(entry);
   }
   live = true;
   await closed;
-  return 0;
+  return stopping ?? 'lost';
+}
+
+/** The profile's daemon once it answers again, within RESUME_WITHIN_MS; never one started for this. */
+async function daemonBack(context: CommandContext): Promise<DaemonClient | undefined> {
+  const deadline = Date.now() + RESUME_WITHIN_MS;
+  while (Date.now() < deadline) {
+    const client = await tryConnect(context.paths, context.profile, 'tabmux-cli', { looksOnly: true }).catch(() => undefined);
+    if (client !== undefined) {
+      return client;
+    }
+    await new Promise((resolve) => setTimeout(resolve, LOOK_EVERY_MS));
+  }
+  return undefined;
 }
 
 export const logCommands: Command[] = [
@@ -145,7 +225,7 @@ export const logCommands: Command[] = [
       tool: { text: 'only calls of these tools, comma-separated or repeated', value: 'NAMES', default: 'every tool' },
       outcome: { text: `only calls that ended so, comma-separated or repeated: ${ACTIVITY_OUTCOMES.join(', ')}`, value: 'OUTCOMES', default: 'any outcome' },
       limit: { text: `at most this many calls, the newest (1 to ${EXPORT_LIMIT})`, value: 'N', default: `${DEFAULT_LIMIT}; ${EXPORT_LIMIT} with --export` },
-      follow: { text: 'keep printing new calls as agents make them, until the daemon stops (needs it running)' },
+      follow: { text: 'keep printing new calls as agents make them, until the daemon stops (needs it running); across a daemon restart or a crash it is back from within 10 s, it follows on, with the calls logged meanwhile' },
       export: { text: "write one session's calls as a report: html (with pictures) or json", value: 'html|json' },
       out: { text: 'write the --export report to this file', value: 'FILE', default: 'stdout' },
     },

@@ -281,11 +281,12 @@ export class Daemon {
     }
   }
 
-  #setState(state: DaemonState, lastError: string | null): void {
+  #setState(state: DaemonState, lastError: string | null, restarting = false): void {
     this.state = state;
     this.lastError = lastError;
     const activityLog = this.#activity.health;
-    this.router.publish({ type: 'daemon', profile: this.profile, state, lastError, ...(activityLog ? { activityLog } : {}) });
+    // Subscribers that stay for the next daemon (`log --follow`) tell a restart from a stop by it.
+    this.router.publish({ type: 'daemon', profile: this.profile, state, lastError, ...(activityLog ? { activityLog } : {}), ...(restarting ? { restarting } : {}) });
   }
 
   status(): DaemonStatus {
@@ -332,13 +333,13 @@ export class Daemon {
    */
   stop(options: { keepBrowser?: boolean } = {}): Promise<void> {
     const browser = this.#browser instanceof LaunchedBrowser && options.keepBrowser === true ? this.#browser : undefined;
-    this.#stopping ??= this.#stop(browser);
+    this.#stopping ??= this.#stop(browser, options.keepBrowser === true);
     return this.#stopping;
   }
 
-  async #stop(kept: LaunchedBrowser | undefined): Promise<void> {
+  async #stop(kept: LaunchedBrowser | undefined, restarting: boolean): Promise<void> {
     const { logger } = this.#options;
-    this.#setState('stopping', null);
+    this.#setState('stopping', null, restarting);
     this.#lifetime.close();
     logger.info(kept ? 'stopping, leaving Chrome and the sessions to the next daemon' : 'stopping');
     // The socket goes first (only the one this daemon published), so a client that comes now finds no daemon rather
