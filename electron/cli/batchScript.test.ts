@@ -37,9 +37,9 @@ describe('parseBatchScript', () => {
   it('rejects a script that is not a list of steps, naming the bad field', () => {
     expect(failure(() => parseBatchScript({ tool: 'x' })).code).toBe('invalid_params');
     const missingTool = failure(() => parseBatchScript([{ tool: 'ok' }, { args: {} }]));
-    expect(missingTool.message).toMatch(/^batch script: 1\.tool /);
+    expect(missingTool.message).toMatch(/^batch script: step 2 "tool": /);
     expect(missingTool.message).toContain('expected a JSON list');
-    expect(failure(() => parseBatchScript([{ tool: 'x', args: [] }])).message).toContain('0.args');
+    expect(failure(() => parseBatchScript([{ tool: 'x', args: [] }])).message).toContain('step 1 "args": ');
   });
 });
 
@@ -103,10 +103,10 @@ describe('resolveReferences', () => {
 
   it('explains references that cannot be resolved', () => {
     expect(failure(() => resolveReferences({ uid: { $uid: { role: 'checkbox' } } }, outcomes)).message).toBe(
-      'no element with role checkbox in the snapshot of the latest snapshot step',
+      'no element with role checkbox in the snapshot of step 2 "snap"; it has no checkbox',
     );
     expect(failure(() => resolveReferences({ uid: { $uid: { role: 'button', name: 'Stop', from: 'snap' } } }, outcomes)).message).toBe(
-      'no element with role button, name "Stop" in the snapshot of step "snap"',
+      'no element with role button, name "Stop" in the snapshot of step 2 "snap"; its button names: "Go", "Go to cart"',
     );
     expect(failure(() => resolveReferences({ uid: { $uid: { role: 'button', from: 'later' } } }, outcomes)).message).toContain('step "later", which has not run');
     expect(failure(() => resolveReferences({ uid: { $uid: { role: 'button' } } }, [{ id: undefined, text: 'no snapshot here' }])).message).toContain('run take_snapshot first');

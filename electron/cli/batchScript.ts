@@ -31,7 +31,10 @@ export function parseBatchScript(json: unknown): BatchStep[] {
   const parsed = batchScriptSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new TabmuxError('invalid_params', `batch script: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'malformed'}; expected a JSON list of {"tool": ..., "args": {...}}`);
+    const [step, ...field] = issue?.path ?? [];
+    // Steps are counted from 1, as the batch prints them ("[2/5]").
+    const where = typeof step === 'number' ? `step ${step + 1}${field.length > 0 ? ` "${field.join('.')}"` : ''}: ` : '';
+    throw new TabmuxError('invalid_params', `batch script: ${where}${issue?.message ?? 'malformed'}; expected a JSON list of {"tool": ..., "args": {...}}`);
   }
   return parsed.data;
 }
@@ -112,7 +115,24 @@ function resolveUid(spec: unknown, earlier: readonly StepOutcome[]): string {
     return match[1];
   }
   const what = [role && `role ${role}`, name !== undefined && `name "${name}"`, nameContains !== undefined && `name containing "${nameContains}"`].filter(Boolean).join(', ');
-  throw new TabmuxError('invalid_params', `no element with ${what || 'any role'} in the snapshot of ${from ? `step "${from}"` : 'the latest snapshot step'}`);
+  const index = earlier.indexOf(outcome);
+  const step = `step ${index + 1}${outcome.id === undefined ? '' : ` "${outcome.id}"`}`;
+  // What the snapshot has of that role, so a name that changed is seen at once.
+  const names = role === undefined ? [] : namesOfRole(outcome.text, role);
+  const there = role === undefined ? '' : names.length === 0 ? `; it has no ${role}` : `; its ${role} names: ${names.slice(0, 8).join(', ')}${names.length > 8 ? `, and ${names.length - 8} more` : ''}`;
+  throw new TabmuxError('invalid_params', `no element with ${what || 'any role'} in the snapshot of ${step}${there}`);
+}
+
+/** The accessible names of a snapshot's elements of one role, quoted, each once. */
+function namesOfRole(text: string, role: string): string[] {
+  const names = new Set<string>();
+  for (const line of text.split('\n')) {
+    const match = SNAPSHOT_LINE.exec(line);
+    if (match?.[1] && match[2] === role) {
+      names.add(JSON.stringify((match[3] ?? '').replace(/\\(.)/g, '$1')));
+    }
+  }
+  return [...names];
 }
 
 function resolveMatch(spec: unknown, earlier: readonly StepOutcome[]): string {

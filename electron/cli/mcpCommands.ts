@@ -165,13 +165,20 @@ const mcpBatch: Command = {
     if (!file) {
       throw new TabmuxError('invalid_params', 'missing --script FILE (a JSON list of {"tool": ..., "args": {...}})');
     }
-    let json: unknown;
+    const named = file === '-' ? 'from stdin' : file;
+    let text: string;
     try {
       // Node's promise-based file module loads here, not with every `mcp serve` and `mcp call`.
       const { readFile } = await import('node:fs/promises');
-      json = JSON.parse(await readFile(file === '-' ? '/dev/stdin' : file, 'utf8'));
+      text = await readFile(file === '-' ? '/dev/stdin' : file, 'utf8');
     } catch (error) {
-      throw new TabmuxError('invalid_params', `cannot read batch script ${file}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new TabmuxError('invalid_params', `cannot read batch script ${named}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new TabmuxError('invalid_params', `batch script ${named} is not valid JSON (${error instanceof Error ? error.message : String(error)}); it is a JSON list of {"tool": ..., "args": {...}}`);
     }
     // The script's schema is the only one an agent's command needs, so it loads here, not with every `mcp call`.
     const { parseBatchScript, resolveReferences } = await import('./batchScript.js');

@@ -284,6 +284,11 @@ describe('tabmux session and mcp', () => {
       const absent = await tabmux(['mcp', 'batch', '-s', b, '--script', join(scripts, 'absent.json')]);
       expect(absent.code).not.toBe(0);
       expect(absent.stderr).toMatch(/cannot read batch script/);
+      const notJson = join(home, 'not-json.json');
+      writeFileSync(notJson, '[{"tool": "take_snapshot"},]');
+      const broken = await tabmux(['mcp', 'batch', '-s', b, '--script', notJson]);
+      expect(broken.code).toBe(2);
+      expect(broken.stderr).toContain(`batch script ${notJson} is not valid JSON (`);
     });
   });
 
