@@ -211,6 +211,21 @@ test('History is a view of its own: newest first, following new calls, filtered 
   await snap(page, testInfo, 'history-800x600');
   await page.setViewportSize({ width: 1360, height: 860 });
 
+  // With a call's details beside the list, each row's time still takes one line of its fixed-height row.
+  await rows.first().click();
+  await expect(page.getByTestId('timeline-detail')).toBeVisible();
+  // A string: this code has no DOM types. The lines a cell's text takes, by the tops of its line boxes.
+  const lines: unknown = await page.evaluate(`[...document.querySelectorAll('[data-testid="timeline-row"] .timeline-time')].map((cell) => {
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+  })`);
+  if (!Array.isArray(lines) || lines.length === 0) {
+    throw new Error(`no time cells read: ${JSON.stringify(lines)}`);
+  }
+  expect(lines.every((count) => count === 1), `lines per time cell: ${lines.join(', ')}`).toBe(true);
+  await snap(page, testInfo, 'history-detail');
+
   // A session's History button opens the view on that session.
   await page.getByTestId('view-overview').click();
   await page.getByTestId(`session-history-${writer}`).click();
