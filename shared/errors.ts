@@ -43,6 +43,7 @@ const CODES = {
   daemon_crashed: false,
   daemon_running: true,
   daemon_busy: true,
+  daemon_unresponsive: true,
   daemon_start_failed: true,
   port_in_use: true,
   dashboard_unreachable: true,

@@ -78,7 +78,8 @@ async function look(paths: TabmuxPaths, profile: string, ask: (client: DaemonCli
     timer.unref();
   });
   const asked = (async () => {
-    client = await tryConnect(paths, profile, 'tabmux-complete', { looksOnly: true });
+    // A daemon that does not answer is given up on within the same deadline, so the process ends with it.
+    client = await tryConnect(paths, profile, 'tabmux-complete', { looksOnly: true, helloTimeoutMs: LOOK_WITHIN_MS });
     return client === undefined ? [] : ask(client);
   })().catch(() => []);
   try {

@@ -7,6 +7,9 @@ import { daemonEnv } from './daemonEnv.js';
 import { daemonLogTail, readDaemonLog } from './daemonLog.js';
 import { pidFilePath, profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from '../platform/paths.js';
 import { runningHolder } from '../process/ClaimFile.js';
+import { stopLeftoverChrome } from '../browser/stopLeftoverChrome.js';
+import { Logger } from '../platform/Logger.js';
+import { readDaemonPidFile } from './DaemonPidFile.js';
 import { isProcessAlive } from '../process/processes.js';
 import { ensureSecureDir } from '../platform/secureFs.js';
 import { DaemonClient } from '../transport/DaemonClient.js';
@@ -46,6 +49,8 @@ const REFUSED_RETRY_MAX_MS = 250;
 export interface ConnectOptions {
   /** The connection only looks (status, lists, the log): it does not keep a daemon started on demand from idling out. */
   looksOnly?: boolean;
+  /** How long the daemon's hello is waited for (DaemonClient's default: 10 s). */
+  helloTimeoutMs?: number;
 }
 
 /**
@@ -101,7 +106,12 @@ async function connectUnlessDown(paths: TabmuxPaths, profile: string, clientName
   const deadline = Date.now() + REFUSED_RETRY_MS;
   for (let delay = REFUSED_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, REFUSED_RETRY_MAX_MS)) {
     try {
-      return { client: await DaemonClient.connect(socketPath(paths, profile), clientName, options.looksOnly === true ? { looksOnly: true } : {}) };
+      return {
+        client: await DaemonClient.connect(socketPath(paths, profile), clientName, {
+          ...(options.looksOnly === true ? { looksOnly: true } : {}),
+          ...(options.helloTimeoutMs === undefined ? {} : { helloTimeoutMs: options.helloTimeoutMs }),
+        }),
+      };
     } catch (error) {
       if (!(error instanceof TabmuxError)) {
         throw error;
@@ -311,7 +321,15 @@ export function watchForSocket(socket: string, pollMs = { watched: WATCHED_POLL_
 
 /** Asks a daemon to stop and waits until its process is gone. Returns false when none was running. */
 export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs = 20_000, options: { keepBrowser?: boolean } = {}): Promise<boolean> {
-  const client = await tryConnect(paths, profile);
+  let client: DaemonClient | undefined;
+  try {
+    client = await tryConnect(paths, profile);
+  } catch (error) {
+    if (TabmuxError.from(error).code === 'daemon_unresponsive') {
+      return stopUnresponsive(paths, profile, timeoutMs);
+    }
+    throw error;
+  }
   if (!client) {
     return false;
   }
@@ -321,6 +339,51 @@ export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs 
   await closed;
   const deadline = Date.now() + timeoutMs;
   while (isProcessAlive(pid) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+/** How long a daemon that answers nothing is given to act on SIGTERM before it is killed. */
+const UNRESPONSIVE_TERM_MS = 5_000;
+
+/**
+ * Ends a daemon that takes connections but answers none (a stopped or stuck process), which cannot be asked to stop:
+ * by the pid in its pid file (checked to be the same process), continued and sent SIGTERM, so one that only was
+ * stopped closes as usual, then SIGKILL; the Chrome it ran, which it can no longer close, is stopped too.
+ */
+async function stopUnresponsive(paths: TabmuxPaths, profile: string, timeoutMs: number): Promise<boolean> {
+  const file = pidFilePath(paths, profile);
+  const [holder, record] = await Promise.all([runningHolder(file), readDaemonPidFile(file).catch(() => undefined)]);
+  if (holder === undefined) {
+    return false;
+  }
+  signal(holder.pid, 'SIGCONT');
+  signal(holder.pid, 'SIGTERM');
+  if (!(await exitedWithin(holder.pid, Math.min(UNRESPONSIVE_TERM_MS, timeoutMs)))) {
+    signal(holder.pid, 'SIGKILL');
+    await exitedWithin(holder.pid, timeoutMs);
+    if (record?.pid === holder.pid && record.chromePid !== null) {
+      await stopLeftoverChrome(record.chromePid, record.userDataDir, Logger.silent());
+    }
+  }
+  return true;
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Gone already.
+  }
+}
+
+async function exitedWithin(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isProcessAlive(pid)) {
+    if (Date.now() >= deadline) {
+      return false;
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return true;

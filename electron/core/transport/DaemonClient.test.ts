@@ -247,3 +247,24 @@ describe.skipIf(process.platform === 'win32')('DaemonClient.connect to a busy so
     flood.forEach((socket) => socket.destroy());
   });
 });
+
+describe('DaemonClient.connect to a daemon that takes the connection but never answers', () => {
+  it('gives up on the hello after its deadline with daemon_unresponsive, and hangs up', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tmx-dc-'));
+    const path = join(dir, 'd.sock');
+    let hungUp!: () => void;
+    const closed = new Promise<void>((resolve) => (hungUp = resolve));
+    // Reads the hello and says nothing, as a stopped or stuck daemon whose socket the kernel still accepts on.
+    const server = createServer((socket) => {
+      socket.resume();
+      socket.on('close', () => hungUp());
+    });
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    daemons.push({ server, dir });
+    await expect(DaemonClient.connect(path, 'test', { helloTimeoutMs: 200 })).rejects.toMatchObject({
+      code: 'daemon_unresponsive',
+      message: expect.stringMatching(/took this connection but did not answer within 0\.2 s: its process is stopped or stuck; tabmux daemon stop ends it/) as unknown,
+    });
+    await closed;
+  });
+});

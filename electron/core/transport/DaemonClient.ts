@@ -19,6 +19,8 @@ export interface DaemonClientOptions {
   busyTimeoutMs?: number;
   /** Says in the hello that this connection only looks, so it does not keep an idle daemon (see `tabmux/hello`). */
   looksOnly?: boolean;
+  /** How long the hello's answer is waited for before `daemon_unresponsive`; see HELLO_TIMEOUT_MS. */
+  helloTimeoutMs?: number;
 }
 
 /**
@@ -27,6 +29,11 @@ export interface DaemonClientOptions {
  * longer each time, for this long.
  */
 const BUSY_TIMEOUT_MS = 10_000;
+/**
+ * How long a connected client waits for the daemon's hello: a daemon answers it at once from its event loop, so one
+ * that does not within this is stopped (SIGSTOP) or stuck, and the caller is told so rather than left waiting.
+ */
+const HELLO_TIMEOUT_MS = 10_000;
 const BUSY_RETRY_FIRST_MS = 5;
 const BUSY_RETRY_MAX_MS = 200;
 
@@ -72,15 +79,34 @@ export class DaemonClient {
   static async connect(path: string, clientName = 'tabmux-cli', options: Omit<DaemonClientOptions, 'clientName'> = {}): Promise<DaemonClient> {
     const socket = await openSocket(path, options.busyTimeoutMs ?? BUSY_TIMEOUT_MS);
     const client = new DaemonClient(socket, path, options.maxResponseBytes ?? maxResponseBytes());
+    const helloTimeoutMs = options.helloTimeoutMs ?? HELLO_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const unanswered = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new TabmuxError(
+              'daemon_unresponsive',
+              `the daemon on ${path} took this connection but did not answer within ${helloTimeoutMs / 1000} s: its process is stopped or stuck; tabmux daemon stop ends it`,
+            ),
+          ),
+        helloTimeoutMs,
+      );
+    });
     try {
       // Checked by hand rather than by schema: the hello is all a short-lived client may need before its first call.
       const hello = asHelloResult(
-        await client.request('tabmux/hello', { protocolVersion: PROTOCOL_VERSION, client: { name: clientName }, ...(options.looksOnly === true ? { looksOnly: true } : {}) }),
+        await Promise.race([
+          client.request('tabmux/hello', { protocolVersion: PROTOCOL_VERSION, client: { name: clientName }, ...(options.looksOnly === true ? { looksOnly: true } : {}) }),
+          unanswered,
+        ]),
       );
       Object.assign(client, { hello });
     } catch (error) {
       client.close();
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
     return client;
   }
