@@ -9,9 +9,8 @@ import { pidFilePath, profileDataDir, profileLogFile, socketPath, type TabmuxPat
 import { runningHolder } from '../process/ClaimFile.js';
 import { stopLeftoverChrome } from '../browser/stopLeftoverChrome.js';
 import { Logger } from '../platform/Logger.js';
-import { readDaemonPidFile } from './DaemonPidFile.js';
 import { isProcessAlive } from '../process/processes.js';
-import { ensureSecureDir } from '../platform/secureFs.js';
+import { ensureSecureDir, readFileNoFollow } from '../platform/secureFs.js';
 import { DaemonClient } from '../transport/DaemonClient.js';
 import { loadProtocolSchemas } from '../transport/protocolSchemas.js';
 import { cliEntryPoint } from '../platform/version.js';
@@ -354,7 +353,7 @@ const UNRESPONSIVE_TERM_MS = 5_000;
  */
 async function stopUnresponsive(paths: TabmuxPaths, profile: string, timeoutMs: number): Promise<boolean> {
   const file = pidFilePath(paths, profile);
-  const [holder, record] = await Promise.all([runningHolder(file), readDaemonPidFile(file).catch(() => undefined)]);
+  const [holder, record] = await Promise.all([runningHolder(file), recordedChrome(file)]);
   if (holder === undefined) {
     return false;
   }
@@ -363,11 +362,27 @@ async function stopUnresponsive(paths: TabmuxPaths, profile: string, timeoutMs: 
   if (!(await exitedWithin(holder.pid, Math.min(UNRESPONSIVE_TERM_MS, timeoutMs)))) {
     signal(holder.pid, 'SIGKILL');
     await exitedWithin(holder.pid, timeoutMs);
-    if (record?.pid === holder.pid && record.chromePid !== null) {
+    if (record?.pid === holder.pid) {
       await stopLeftoverChrome(record.chromePid, record.userDataDir, Logger.silent());
     }
   }
   return true;
+}
+
+/**
+ * The daemon and the Chrome its pid file records, read by hand: the commands agents run stop daemons too, and load
+ * no schema library for it.
+ */
+async function recordedChrome(file: string): Promise<{ pid: number; chromePid: number; userDataDir: string } | undefined> {
+  try {
+    const json: unknown = JSON.parse((await readFileNoFollow(file)) ?? '');
+    if (isRecord(json) && typeof json['pid'] === 'number' && typeof json['chromePid'] === 'number' && typeof json['userDataDir'] === 'string') {
+      return { pid: json['pid'], chromePid: json['chromePid'], userDataDir: json['userDataDir'] };
+    }
+  } catch {
+    // No pid file, or not one a daemon wrote: no Chrome to stop.
+  }
+  return undefined;
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {
