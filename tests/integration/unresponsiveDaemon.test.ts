@@ -36,7 +36,10 @@ describe('a daemon that takes connections but answers none', () => {
     const status = await tabmux(['daemon', 'status', '--json']);
     expect(status.code).toBe(1);
     expect(JSON.parse(status.stdout)).toMatchObject({
-      error: { code: 'daemon_unresponsive', message: expect.stringMatching(/took this connection but did not answer within 10 s: its process is stopped or stuck; tabmux daemon stop ends it/) as unknown },
+      error: {
+        code: 'daemon_unresponsive',
+        message: `the daemon for profile default (pid ${daemonPid}) took this connection but did not answer within 10 s: its process is stopped or stuck; tabmux daemon stop --profile default ends it`,
+      },
     });
   });
 

@@ -11,7 +11,7 @@ import { stopLeftoverChrome } from '../browser/stopLeftoverChrome.js';
 import { Logger } from '../platform/Logger.js';
 import { isProcessAlive } from '../process/processes.js';
 import { ensureSecureDir, readFileNoFollow } from '../platform/secureFs.js';
-import { DaemonClient } from '../transport/DaemonClient.js';
+import { DaemonClient, HELLO_TIMEOUT_MS } from '../transport/DaemonClient.js';
 import { loadProtocolSchemas } from '../transport/protocolSchemas.js';
 import { cliEntryPoint } from '../platform/version.js';
 
@@ -64,6 +64,15 @@ export async function tryConnect(paths: TabmuxPaths, profile: string, clientName
   }
   if (result.down.code === 'daemon_not_running') {
     return undefined;
+  }
+  if (result.down.code === 'daemon_unresponsive') {
+    // Named by its profile and process, which the socket alone does not tell.
+    const holder = await runningHolder(pidFilePath(paths, profile)).catch(() => undefined);
+    throw new TabmuxError(
+      'daemon_unresponsive',
+      `the daemon for profile ${profile}${holder === undefined ? '' : ` (pid ${holder.pid})`} took this connection but did not answer within ${(options.helloTimeoutMs ?? HELLO_TIMEOUT_MS) / 1000} s: its process is stopped or stuck; tabmux daemon stop --profile ${profile} ends it`,
+      { cause: result.down },
+    );
   }
   throw result.down;
 }

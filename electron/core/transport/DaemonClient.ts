@@ -33,7 +33,7 @@ const BUSY_TIMEOUT_MS = 10_000;
  * How long a connected client waits for the daemon's hello: a daemon answers it at once from its event loop, so one
  * that does not within this is stopped (SIGSTOP) or stuck, and the caller is told so rather than left waiting.
  */
-const HELLO_TIMEOUT_MS = 10_000;
+export const HELLO_TIMEOUT_MS = 10_000;
 const BUSY_RETRY_FIRST_MS = 5;
 const BUSY_RETRY_MAX_MS = 200;
 
