@@ -32,7 +32,7 @@ beforeAll(async () => {
   process.env['TABMUX_HEADLESS'] = '1';
   const started = await runCli(['daemon', 'start'], env);
   expect(started.code, started.stderr).toBe(0);
-  supervisor = new Supervisor({ paths, pollIntervalMs: 300, restart: { baseDelayMs: 200 } });
+  supervisor = new Supervisor({ paths, pollIntervalMs: 300, answerWithinMs: 1000, restart: { baseDelayMs: 200 } });
   supervisor.onEvent((event) => events.push(event));
   await supervisor.start();
 });
@@ -112,6 +112,24 @@ describe('supervisor', () => {
     await expect(service.dispatch('supervisor/daemon', { profile: 'default', method: 'tabmux/stop' })).rejects.toMatchObject({ code: 'invalid_params' });
     await expect(service.dispatch('supervisor/profile.start', { profile: '../etc' })).rejects.toMatchObject({ code: 'invalid_params' });
     await expect(service.dispatch('supervisor/nope', {})).rejects.toMatchObject({ code: 'unknown_method' });
+  });
+
+  it('says when a watched daemon stops answering, and when it answers again', async () => {
+    const pid = supervisor.view('default').status?.pid ?? 0;
+    expect(pid).toBeGreaterThan(0);
+    // Stopped, the daemon keeps its connection open and pushes nothing, as a quiet one does.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const stuck = await until(() => {
+        const view = supervisor.view('default');
+        return view.lastError?.includes('does not answer') === true ? view : undefined;
+      }, 'the profile to say its daemon does not answer');
+      expect(stuck.lastError).toBe(`the daemon (pid ${pid}) does not answer: its process is stopped or stuck; Stop ends it`);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    await until(() => (supervisor.view('default').lastError === null ? true : undefined), 'the profile to clear it once the daemon answers');
+    expect(supervisor.view('default')).toMatchObject({ state: 'ready', status: { pid } });
   });
 
   it('hands live pictures only to the window that watches, and takes input only from its live view while the session is paused', async () => {

@@ -29,6 +29,9 @@ export class DaemonWatch {
   #lastQueueKey = '';
   #statusRefresh: Promise<void> | null = null;
   #statusAgain = false;
+  #answering: Promise<boolean> | null = null;
+  /** The daemon left the last look (`answersWithin`) unanswered: its process is stopped or stuck. */
+  unanswered = false;
   readonly #tabsDebounceMs: number;
   readonly #onEvent: (event: DaemonEvent) => void;
   readonly #onStatus: () => void;
@@ -88,6 +91,28 @@ export class DaemonWatch {
   }
 
   /** Fetches the status again, after something that changed the browser's connection (Connect). */
+  /**
+   * Whether the daemon answers a request within `ms`. A stopped or stuck daemon keeps this connection open and pushes
+   * nothing, which looks like a quiet one; only a question it must answer tells them apart. Any reply will do, and a
+   * closed connection is told of by onClose, not here.
+   */
+  answersWithin(ms: number): Promise<boolean> {
+    this.#answering ??= new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      timer.unref();
+      void this.client.request('tabmux/policies.list').then(
+        () => undefined,
+        () => undefined,
+      ).finally(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    }).finally(() => {
+      this.#answering = null;
+    });
+    return this.#answering;
+  }
+
   refreshStatusSoon(): void {
     void this.#refreshStatus();
   }

@@ -9,6 +9,7 @@ import { ProfileStore, validateProfileName, type ProfileConfig } from '../profil
 import { daemonLogTail } from '../lifecycle/daemonLog.js';
 import { classifyDaemonExit } from './daemonExit.js';
 import { DaemonWatch } from './DaemonWatch.js';
+import { HELLO_TIMEOUT_MS } from '../transport/DaemonClient.js';
 import { pictureDaemon, PictureRelay } from './PictureRelay.js';
 import { ProfileSlots } from './ProfileSlots.js';
 import { profileStateOf } from './profileStateOf.js';
@@ -17,6 +18,9 @@ import { SupervisorListeners } from './SupervisorListeners.js';
 import { view, type Slot } from './Slot.js';
 import type { RestartPolicyOptions } from './RestartPolicy.js';
 
+/** How long a watched daemon may leave a look unanswered: as long as a new connection gives its hello. */
+const ANSWER_WITHIN_MS = HELLO_TIMEOUT_MS;
+
 export interface SupervisorOptions {
   paths: TabmuxPaths;
   /** The program that runs daemons; the tray app passes its own binary, which runs as Node with ELECTRON_RUN_AS_NODE. */
@@ -24,6 +28,8 @@ export interface SupervisorOptions {
   /** How often to look for daemons started elsewhere (the CLI, an agent's `tabmux mcp serve`). */
   pollIntervalMs?: number;
   tabsDebounceMs?: number;
+  /** How long a watched daemon may leave a look unanswered before its profile says it does not answer. */
+  answerWithinMs?: number;
   restart?: RestartPolicyOptions;
   logger?: Logger;
 }
@@ -227,6 +233,25 @@ export class Supervisor {
     }
     const idle = this.#slots.all().filter((slot) => !slot.watch && !slot.busy && !slot.restartTimer);
     await Promise.all(idle.map((slot) => this.#attach(slot, false)));
+    for (const slot of this.#slots.all()) {
+      if (slot.watch && !slot.busy) {
+        void this.#checkAnswers(slot, slot.watch);
+      }
+    }
+  }
+
+  /** Says on the profile when its daemon stops answering (a stopped or stuck process), and when it answers again. */
+  async #checkAnswers(slot: Slot, watch: DaemonWatch): Promise<void> {
+    const answered = await watch.answersWithin(this.#options.answerWithinMs ?? ANSWER_WITHIN_MS);
+    if (slot.watch !== watch || slot.busy || this.#disposed || answered !== watch.unanswered) {
+      return;
+    }
+    watch.unanswered = !answered;
+    if (answered) {
+      this.#set(slot, profileStateOf(watch.status.state), watch.status.lastError);
+    } else {
+      this.#set(slot, slot.state, `the daemon (pid ${watch.status.pid}) does not answer: its process is stopped or stuck; Stop ends it`);
+    }
   }
 
   /** Connects to the profile's daemon if one answers; returns whether it did. */
