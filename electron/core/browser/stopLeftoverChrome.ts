@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import type { Logger } from '../platform/Logger.js';
-import { isProcessAlive, killProcessGroup } from '../process/processes.js';
+import { exitedWithin, isProcessAlive, killProcessGroup } from '../process/processes.js';
 import { chromeHolding } from '../process/chromeHolding.js';
 
 /**
@@ -14,7 +14,7 @@ export async function stopLeftoverChrome(pid: number, userDataDir: string, logge
   }
   logger.warn(`stopping Chrome pid ${pid} left behind by a daemon that died`);
   killProcessGroup(pid, 'SIGKILL');
-  await waitGone(pid);
+  await exitedWithin(pid, 5000);
 }
 
 async function isChromeFor(pid: number, userDataDir: string): Promise<boolean> {
@@ -26,12 +26,6 @@ async function isChromeFor(pid: number, userDataDir: string): Promise<boolean> {
   }
 }
 
-async function waitGone(pid: number, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (isProcessAlive(pid) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /**
  * The Chrome that holds a user-data-dir, by its `SingletonLock` (`<host>-<pid>`), when it is one tabmux launched there

@@ -7,11 +7,10 @@ import { daemonEnv } from './daemonEnv.js';
 import { daemonLogTail, readDaemonLog } from './daemonLog.js';
 import { pidFilePath, profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from '../platform/paths.js';
 import { runningHolder } from '../process/ClaimFile.js';
-import { stopLeftoverChrome } from '../browser/stopLeftoverChrome.js';
-import { Logger } from '../platform/Logger.js';
-import { isProcessAlive } from '../process/processes.js';
-import { ensureSecureDir, readFileNoFollow } from '../platform/secureFs.js';
-import { DaemonClient, HELLO_TIMEOUT_MS } from '../transport/DaemonClient.js';
+import { exitedWithin } from '../process/processes.js';
+import { stopUnresponsive, unresponsiveError } from './unresponsiveDaemon.js';
+import { ensureSecureDir } from '../platform/secureFs.js';
+import { DaemonClient, HELLO_TIMEOUT_MS, type DaemonClientOptions } from '../transport/DaemonClient.js';
 import { loadProtocolSchemas } from '../transport/protocolSchemas.js';
 import { cliEntryPoint } from '../platform/version.js';
 
@@ -45,12 +44,8 @@ const REFUSED_RETRY_MS = 10_000;
 const REFUSED_RETRY_FIRST_MS = 10;
 const REFUSED_RETRY_MAX_MS = 250;
 
-export interface ConnectOptions {
-  /** The connection only looks (status, lists, the log): it does not keep a daemon started on demand from idling out. */
-  looksOnly?: boolean;
-  /** How long the daemon's hello is waited for (DaemonClient's default: 10 s). */
-  helloTimeoutMs?: number;
-}
+/** `looksOnly`: the connection only looks (status, lists, the log), so it keeps no on-demand daemon from idling out. */
+export type ConnectOptions = Pick<DaemonClientOptions, 'looksOnly' | 'helloTimeoutMs'>;
 
 /**
  * A connection to the profile's daemon, or undefined when none runs. A busy socket is waited for (DaemonClient), and
@@ -66,13 +61,7 @@ export async function tryConnect(paths: TabmuxPaths, profile: string, clientName
     return undefined;
   }
   if (result.down.code === 'daemon_unresponsive') {
-    // Named by its profile and process, which the socket alone does not tell.
-    const holder = await runningHolder(pidFilePath(paths, profile)).catch(() => undefined);
-    throw new TabmuxError(
-      'daemon_unresponsive',
-      `the daemon for profile ${profile}${holder === undefined ? '' : ` (pid ${holder.pid})`} took this connection but did not answer within ${(options.helloTimeoutMs ?? HELLO_TIMEOUT_MS) / 1000} s: its process is stopped or stuck; tabmux daemon stop --profile ${profile} ends it`,
-      { cause: result.down },
-    );
+    throw await unresponsiveError(paths, profile, options.helloTimeoutMs ?? HELLO_TIMEOUT_MS, result.down);
   }
   throw result.down;
 }
@@ -114,12 +103,7 @@ async function connectUnlessDown(paths: TabmuxPaths, profile: string, clientName
   const deadline = Date.now() + REFUSED_RETRY_MS;
   for (let delay = REFUSED_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, REFUSED_RETRY_MAX_MS)) {
     try {
-      return {
-        client: await DaemonClient.connect(socketPath(paths, profile), clientName, {
-          ...(options.looksOnly === true ? { looksOnly: true } : {}),
-          ...(options.helloTimeoutMs === undefined ? {} : { helloTimeoutMs: options.helloTimeoutMs }),
-        }),
-      };
+      return { client: await DaemonClient.connect(socketPath(paths, profile), clientName, options) };
     } catch (error) {
       if (!(error instanceof TabmuxError)) {
         throw error;
@@ -329,14 +313,14 @@ export function watchForSocket(socket: string, pollMs = { watched: WATCHED_POLL_
 
 /** Asks a daemon to stop and waits until its process is gone. Returns false when none was running. */
 export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs = 20_000, options: { keepBrowser?: boolean } = {}): Promise<boolean> {
-  let client: DaemonClient | undefined;
-  try {
-    client = await tryConnect(paths, profile);
-  } catch (error) {
-    if (TabmuxError.from(error).code === 'daemon_unresponsive') {
-      return stopUnresponsive(paths, profile, timeoutMs);
+  const client = await tryConnect(paths, profile).catch((error: unknown) => {
+    if (TabmuxError.from(error).code !== 'daemon_unresponsive') {
+      throw error;
     }
-    throw error;
+    return 'unresponsive' as const;
+  });
+  if (client === 'unresponsive') {
+    return stopUnresponsive(paths, profile, timeoutMs);
   }
   if (!client) {
     return false;
@@ -345,71 +329,7 @@ export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs 
   const closed = new Promise<void>((resolve) => client.onClose(resolve));
   await client.call('tabmux/stop', options.keepBrowser === true ? { keepBrowser: true } : {}).catch(() => undefined);
   await closed;
-  const deadline = Date.now() + timeoutMs;
-  while (isProcessAlive(pid) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
-}
-
-/** How long a daemon that answers nothing is given to act on SIGTERM before it is killed. */
-const UNRESPONSIVE_TERM_MS = 5_000;
-
-/**
- * Ends a daemon that takes connections but answers none (a stopped or stuck process), which cannot be asked to stop:
- * by the pid in its pid file (checked to be the same process), continued and sent SIGTERM, so one that only was
- * stopped closes as usual, then SIGKILL; the Chrome it ran, which it can no longer close, is stopped too.
- */
-async function stopUnresponsive(paths: TabmuxPaths, profile: string, timeoutMs: number): Promise<boolean> {
-  const file = pidFilePath(paths, profile);
-  const [holder, record] = await Promise.all([runningHolder(file), recordedChrome(file)]);
-  if (holder === undefined) {
-    return false;
-  }
-  signal(holder.pid, 'SIGCONT');
-  signal(holder.pid, 'SIGTERM');
-  if (!(await exitedWithin(holder.pid, Math.min(UNRESPONSIVE_TERM_MS, timeoutMs)))) {
-    signal(holder.pid, 'SIGKILL');
-    await exitedWithin(holder.pid, timeoutMs);
-    if (record?.pid === holder.pid) {
-      await stopLeftoverChrome(record.chromePid, record.userDataDir, Logger.silent());
-    }
-  }
-  return true;
-}
-
-/**
- * The daemon and the Chrome its pid file records, read by hand: the commands agents run stop daemons too, and load
- * no schema library for it.
- */
-async function recordedChrome(file: string): Promise<{ pid: number; chromePid: number; userDataDir: string } | undefined> {
-  try {
-    const json: unknown = JSON.parse((await readFileNoFollow(file)) ?? '');
-    if (isRecord(json) && typeof json['pid'] === 'number' && typeof json['chromePid'] === 'number' && typeof json['userDataDir'] === 'string') {
-      return { pid: json['pid'], chromePid: json['chromePid'], userDataDir: json['userDataDir'] };
-    }
-  } catch {
-    // No pid file, or not one a daemon wrote: no Chrome to stop.
-  }
-  return undefined;
-}
-
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // Gone already.
-  }
-}
-
-async function exitedWithin(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (isProcessAlive(pid)) {
-    if (Date.now() >= deadline) {
-      return false;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await exitedWithin(pid, timeoutMs);
   return true;
 }
 

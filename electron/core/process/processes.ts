@@ -25,3 +25,24 @@ export function killProcessGroup(pid: number | undefined, signal: NodeJS.Signals
     }
   }
 }
+
+/** Signals one process, if it is still there. */
+export function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Whether a process is gone within `timeoutMs`, looked at every 50 ms. */
+export async function exitedWithin(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isProcessAlive(pid)) {
+    if (Date.now() >= deadline) {
+      return false;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}

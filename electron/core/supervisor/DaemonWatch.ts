@@ -1,6 +1,6 @@
 import { SYSTEM_LANE_ID, type DaemonEvent, type DaemonStatus, type QueueEntry, type TabInfo } from '../../../shared/model.js';
 import { socketPath, type TabmuxPaths } from '../platform/paths.js';
-import { DaemonClient } from '../transport/DaemonClient.js';
+import { DaemonClient, HELLO_TIMEOUT_MS } from '../transport/DaemonClient.js';
 import { foldDaemonEvent, type DaemonState } from './foldDaemonEvent.js';
 
 export interface DaemonWatchOptions {
@@ -13,6 +13,9 @@ export interface DaemonWatchOptions {
   onStatus?: () => void;
   onClose: () => void;
 }
+
+/** How long a watched daemon may leave a look unanswered: as long as a new connection gives its hello. */
+const ANSWER_WITHIN_MS = HELLO_TIMEOUT_MS;
 
 /**
  * One subscribed connection to a running daemon. It keeps a copy of the daemon's status and tab list current by
@@ -30,8 +33,7 @@ export class DaemonWatch {
   #statusRefresh: Promise<void> | null = null;
   #statusAgain = false;
   #answering: Promise<boolean> | null = null;
-  /** The daemon left the last look (`answersWithin`) unanswered: its process is stopped or stuck. */
-  unanswered = false;
+  #unanswered = false;
   readonly #tabsDebounceMs: number;
   readonly #onEvent: (event: DaemonEvent) => void;
   readonly #onStatus: () => void;
@@ -96,7 +98,7 @@ export class DaemonWatch {
    * nothing, which looks like a quiet one; only a question it must answer tells them apart. Any reply will do, and a
    * closed connection is told of by onClose, not here.
    */
-  answersWithin(ms: number): Promise<boolean> {
+  #answersWithin(ms: number): Promise<boolean> {
     this.#answering ??= new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), ms);
       timer.unref();
@@ -111,6 +113,26 @@ export class DaemonWatch {
       this.#answering = null;
     });
     return this.#answering;
+  }
+
+  /** Looks whether the daemon answers (see #answersWithin); true when that changed since the last look. */
+  async answerChanged(withinMs = ANSWER_WITHIN_MS): Promise<boolean> {
+    const answered = await this.#answersWithin(withinMs);
+    if (answered !== this.#unanswered) {
+      return false;
+    }
+    this.#unanswered = !answered;
+    return true;
+  }
+
+  /** The daemon left the last look unanswered: its process is stopped or stuck. */
+  get unanswered(): boolean {
+    return this.#unanswered;
+  }
+
+  /** What the profile says while its daemon does not answer. */
+  get unansweredError(): string {
+    return `the daemon (pid ${this.status.pid}) does not answer: its process is stopped or stuck; Stop ends it`;
   }
 
   refreshStatusSoon(): void {

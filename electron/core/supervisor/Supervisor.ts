@@ -9,7 +9,6 @@ import { ProfileStore, validateProfileName, type ProfileConfig } from '../profil
 import { daemonLogTail } from '../lifecycle/daemonLog.js';
 import { classifyDaemonExit } from './daemonExit.js';
 import { DaemonWatch } from './DaemonWatch.js';
-import { HELLO_TIMEOUT_MS } from '../transport/DaemonClient.js';
 import { pictureDaemon, PictureRelay } from './PictureRelay.js';
 import { ProfileSlots } from './ProfileSlots.js';
 import { profileStateOf } from './profileStateOf.js';
@@ -17,9 +16,6 @@ import { refreshDashboards } from './refreshDashboards.js';
 import { SupervisorListeners } from './SupervisorListeners.js';
 import { view, type Slot } from './Slot.js';
 import type { RestartPolicyOptions } from './RestartPolicy.js';
-
-/** How long a watched daemon may leave a look unanswered: as long as a new connection gives its hello. */
-const ANSWER_WITHIN_MS = HELLO_TIMEOUT_MS;
 
 export interface SupervisorOptions {
   paths: TabmuxPaths;
@@ -242,17 +238,12 @@ export class Supervisor {
 
   /** Says on the profile when its daemon stops answering (a stopped or stuck process), and when it answers again. */
   async #checkAnswers(slot: Slot, watch: DaemonWatch): Promise<void> {
-    const answered = await watch.answersWithin(this.#options.answerWithinMs ?? ANSWER_WITHIN_MS);
-    if (slot.watch !== watch || slot.busy || this.#disposed || answered !== watch.unanswered) {
+    if (!(await watch.answerChanged(this.#options.answerWithinMs)) || slot.watch !== watch || slot.busy || this.#disposed) {
       return;
     }
-    watch.unanswered = !answered;
-    if (answered) {
-      this.#set(slot, profileStateOf(watch.status.state), watch.status.lastError);
-    } else {
-      this.#set(slot, slot.state, `the daemon (pid ${watch.status.pid}) does not answer: its process is stopped or stuck; Stop ends it`);
-    }
+    this.#set(slot, watch.unanswered ? slot.state : profileStateOf(watch.status.state), watch.unanswered ? watch.unansweredError : watch.status.lastError);
   }
+
 
   /** Connects to the profile's daemon if one answers; returns whether it did. */
   async #attach(slot: Slot, ours: boolean): Promise<boolean> {

@@ -1,0 +1,60 @@
+import { TabmuxError } from '../../../shared/errors.js';
+import { isRecord } from '../../../shared/isRecord.js';
+import { stopLeftoverChrome } from '../browser/stopLeftoverChrome.js';
+import { Logger } from '../platform/Logger.js';
+import { pidFilePath, type TabmuxPaths } from '../platform/paths.js';
+import { readFileNoFollow } from '../platform/secureFs.js';
+import { runningHolder } from '../process/ClaimFile.js';
+import { exitedWithin, signalProcess } from '../process/processes.js';
+
+/** A daemon that took a connection but did not answer its hello, named by its profile and process (the socket alone does not tell). */
+export async function unresponsiveError(paths: TabmuxPaths, profile: string, waitedMs: number, cause: TabmuxError): Promise<TabmuxError> {
+  const holder = await runningHolder(pidFilePath(paths, profile)).catch(() => undefined);
+  return new TabmuxError(
+    'daemon_unresponsive',
+    `the daemon for profile ${profile}${holder === undefined ? '' : ` (pid ${holder.pid})`} took this connection but did not answer within ${waitedMs / 1000} s: its process is stopped or stuck; tabmux daemon stop --profile ${profile} ends it`,
+    { cause },
+  );
+}
+
+/** How long a daemon that answers nothing is given to act on SIGTERM before it is killed. */
+const UNRESPONSIVE_TERM_MS = 5_000;
+
+/**
+ * Ends a daemon that takes connections but answers none (a stopped or stuck process), which cannot be asked to stop:
+ * by the pid in its pid file (checked to be the same process), continued and sent SIGTERM, so one that only was
+ * stopped closes as usual, then SIGKILL; the Chrome it ran, which it can no longer close, is stopped too.
+ */
+export async function stopUnresponsive(paths: TabmuxPaths, profile: string, timeoutMs: number): Promise<boolean> {
+  const file = pidFilePath(paths, profile);
+  const [holder, record] = await Promise.all([runningHolder(file), recordedChrome(file)]);
+  if (holder === undefined) {
+    return false;
+  }
+  signalProcess(holder.pid, 'SIGCONT');
+  signalProcess(holder.pid, 'SIGTERM');
+  if (!(await exitedWithin(holder.pid, Math.min(UNRESPONSIVE_TERM_MS, timeoutMs)))) {
+    signalProcess(holder.pid, 'SIGKILL');
+    await exitedWithin(holder.pid, timeoutMs);
+    if (record?.pid === holder.pid) {
+      await stopLeftoverChrome(record.chromePid, record.userDataDir, Logger.silent());
+    }
+  }
+  return true;
+}
+
+/**
+ * The daemon and the Chrome its pid file records, read by hand: the commands agents run stop daemons too, and load
+ * no schema library for it.
+ */
+async function recordedChrome(file: string): Promise<{ pid: number; chromePid: number; userDataDir: string } | undefined> {
+  try {
+    const json: unknown = JSON.parse((await readFileNoFollow(file)) ?? '');
+    if (isRecord(json) && typeof json['pid'] === 'number' && typeof json['chromePid'] === 'number' && typeof json['userDataDir'] === 'string') {
+      return { pid: json['pid'], chromePid: json['chromePid'], userDataDir: json['userDataDir'] };
+    }
+  } catch {
+    // No pid file, or not one a daemon wrote: no Chrome to stop.
+  }
+  return undefined;
+}
