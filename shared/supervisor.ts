@@ -24,6 +24,8 @@ const profileViewSchema = z.object({
   endpoint: z.nullable(z.string()),
   state: profileState,
   lastError: z.nullable(z.string()),
+  /** A daemon holds the profile but does not answer (stopped or stuck); `lastError` says so, and stopping the profile ends it. */
+  unanswered: z.boolean(),
   status: z.nullable(daemonStatusSchema),
   tabs: z.array(tabInfoSchema),
 });

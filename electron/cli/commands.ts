@@ -1,7 +1,8 @@
 import { TabmuxError } from '../../shared/errors.js';
 import { ProfileStore } from '../core/profile/ProfileStore.js';
 import { boolOption, printResult as print, stringOption, type Command, type CommandContext } from './Command.js';
-import { connectOrStart, restartDaemon, stopAllDaemons, stopDaemon, tryConnect } from '../core/lifecycle/daemonProcess.js';
+import { connectOrStart, tryConnect } from '../core/lifecycle/daemonProcess.js';
+import { restartDaemon, stopAllDaemons, stopDaemon } from '../core/lifecycle/stopDaemon.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';

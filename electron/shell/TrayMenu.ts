@@ -35,10 +35,10 @@ export class TrayMenu {
 
   update(profiles: readonly ProfileView[]): void {
     const profileItems: MenuItemConstructorOptions[] = profiles.map((profile) => {
-      const running = profile.state === 'ready' || profile.state === 'starting' || profile.state === 'restarting';
+      const running = profile.unanswered || profile.state === 'ready' || profile.state === 'starting' || profile.state === 'restarting';
       const external = profile.kind === 'external';
       const submenu: MenuItemConstructorOptions[] = [
-        { label: external ? 'Connect' : 'Start', enabled: profile.state === 'stopped' || profile.state === 'crashed', click: () => this.#actions.start(profile.name) },
+        { label: external ? 'Connect' : 'Start', enabled: !profile.unanswered && (profile.state === 'stopped' || profile.state === 'crashed'), click: () => this.#actions.start(profile.name) },
         { label: external ? 'Disconnect' : 'Stop', enabled: running || profile.state === 'crashed', click: () => this.#actions.stop(profile.name) },
         { label: external ? 'Reconnect' : 'Restart', enabled: profile.state === 'ready' || profile.state === 'crashed', click: () => this.#actions.restart(profile.name) },
       ];

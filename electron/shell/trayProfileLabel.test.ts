@@ -6,7 +6,7 @@ import { trayProfileLabel } from './trayProfileLabel.js';
 /** Only the fields the label reads matter; the status carries just the browser report. */
 function view(kind: ProfileView['kind'], state: ProfileView['state'], browser: ExternalBrowserInfo['state'] | null = null): ProfileView {
   const status = browser === null ? null : { ...STATUS, browser: { ...STATUS.browser, state: browser } };
-  return { name: kind === 'external' ? 'mine' : 'work', kind, endpoint: null, state, lastError: null, tabs: [], status };
+  return { name: kind === 'external' ? 'mine' : 'work', kind, endpoint: null, state, lastError: null, unanswered: false, tabs: [], status };
 }
 
 const STATUS: NonNullable<ProfileView['status']> & { browser: ExternalBrowserInfo } = {
@@ -31,6 +31,11 @@ describe('trayProfileLabel', () => {
   it('says running or stopped for a Chrome tabmux launches', () => {
     expect(trayProfileLabel(view('launched', 'ready'))).toBe('work: running');
     expect(trayProfileLabel(view('launched', 'stopped'))).toBe('work: stopped');
+  });
+
+  it('says a daemon that does not answer is not answering, whatever state it was last seen in', () => {
+    expect(trayProfileLabel({ ...view('launched', 'ready'), unanswered: true })).toBe('work: not answering');
+    expect(trayProfileLabel({ ...view('external', 'stopped'), unanswered: true })).toBe('mine: not answering');
   });
 
   it('says connected or disconnected for a browser the user runs', () => {

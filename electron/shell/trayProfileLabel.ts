@@ -19,6 +19,9 @@ export function trayProfileLabel(profile: ProfileView): string {
 }
 
 function stateLabel(profile: ProfileView): string {
+  if (profile.unanswered) {
+    return `${profile.name}: not answering`;
+  }
   if (profile.kind === 'launched') {
     return `${profile.name}: ${STATE_LABELS[profile.state]}`;
   }

@@ -111,7 +111,7 @@ describe('WebSocketHost', () => {
     const events: SupervisorEvent[] = [];
     host.subscribe((event) => events.push(event));
     lastSocket().open();
-    const view = { name: 'work', kind: 'launched', endpoint: null, state: 'stopped', lastError: null, status: null, tabs: [] };
+    const view = { name: 'work', kind: 'launched', endpoint: null, state: 'stopped', lastError: null, unanswered: false, status: null, tabs: [] };
     lastSocket().receive({ jsonrpc: '2.0', method: 'supervisor/event', params: { type: 'profile', profile: view } });
     lastSocket().receive({ jsonrpc: '2.0', method: 'supervisor/event', params: { type: 'profile', profile: { name: 1 } } });
     lastSocket().receive({ jsonrpc: '2.0', method: 'other/event', params: {} });

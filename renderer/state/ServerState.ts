@@ -12,6 +12,8 @@ export interface ProfileEntry {
   endpoint: string | null;
   state: ProfileState;
   lastError: string | null;
+  /** A daemon holds the profile but does not answer (its process stopped or stuck); `lastError` says so, Stop ends it. */
+  unanswered: boolean;
   /** Null while the daemon is not running or not yet reachable. */
   daemon: DaemonSummary | null;
   workers: WorkerInfo[];
@@ -37,11 +39,11 @@ export function emptyServerState(): ServerState {
 }
 
 export function profileEntryOf(view: ProfileView): ProfileEntry {
-  const { name, kind, endpoint, state, lastError } = view;
+  const { name, kind, endpoint, state, lastError, unanswered } = view;
   if (!view.status) {
-    return { name, kind, endpoint, state, lastError, daemon: null, workers: [] };
+    return { name, kind, endpoint, state, lastError, unanswered, daemon: null, workers: [] };
   }
-  return { name, kind, endpoint, state, lastError, daemon: summaryOf(view.status), workers: view.status.workers };
+  return { name, kind, endpoint, state, lastError, unanswered, daemon: summaryOf(view.status), workers: view.status.workers };
 }
 
 // Spelled out rather than spread-and-omit so a new status field is a compile error here, not a silent copy.

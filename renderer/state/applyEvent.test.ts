@@ -43,7 +43,7 @@ describe('fromSnapshot', () => {
 
   it('gives a stopped profile empty slices and no daemon', () => {
     const state = loaded();
-    expect(state.profiles['home']).toEqual({ name: 'home', kind: 'launched', endpoint: null, state: 'stopped', lastError: null, daemon: null, workers: [] });
+    expect(state.profiles['home']).toEqual({ name: 'home', kind: 'launched', endpoint: null, state: 'stopped', lastError: null, unanswered: false, daemon: null, workers: [] });
     expect(state.sessions['home']).toEqual({});
     expect(state.queue['home']).toEqual([]);
     expect(state.tabs['home']).toEqual([]);

@@ -138,6 +138,22 @@ describe('createActions', () => {
     expect(store.getState().toasts[0]?.message).toBe('Profile home crashed: Chrome is already running for this profile');
   });
 
+  it('stops a daemon that does not answer, and waits until nothing holds the profile', async () => {
+    const store = loadedStore();
+    const stuck = { ...stoppedView('home'), unanswered: true, lastError: 'the daemon (pid 7) does not answer: its process is stopped or stuck; Stop ends it' };
+    store.getState().receive({ type: 'profile', profile: stuck });
+    const host = new TestHost(() => stuck);
+    const key = actionKey('profile', 'home', 'stop');
+    const done = createActions(host, store).stopProfile('home');
+    await vi.waitFor(() => expect(host.calls).toEqual([{ method: 'supervisor/profile.stop', params: { profile: 'home' } }]));
+    await Promise.resolve();
+    expect(store.getState().pending[key]).toBe(true);
+    store.getState().receive({ type: 'profile', profile: stoppedView('home') });
+    await done;
+    expect(store.getState().pending).toEqual({});
+    expect(store.getState().toasts).toEqual([]);
+  });
+
   it('waits for a restarted daemon with a new pid', async () => {
     const store = loadedStore();
     const host = new TestHost(() => makeView('work', { state: 'restarting', status: null }));

@@ -166,7 +166,8 @@ export function createActions(host: Host, store: TabmuxStore, options: ActionOpt
     stopProfile: (profile) =>
       run(actionKey('profile', profile, 'stop'), lifecycleTimeoutMs, async () => {
         await host.call('supervisor/profile.stop', { profile });
-        return (state) => isOneOf(profileState(state, profile), ['stopped', 'crashed']);
+        // A daemon that did not answer may read stopped already: it is stopped once nothing holds the profile.
+        return (state) => isOneOf(profileState(state, profile), ['stopped', 'crashed']) && state.profiles[profile]?.unanswered !== true;
       }),
 
     restartProfile: (profile) =>

@@ -27,6 +27,16 @@ describe('profileBadge', () => {
   });
 });
 
+describe('profileBadge for a daemon that does not answer', () => {
+  it('says so over whatever state was last known, launched or external, with the reason as its title', () => {
+    const error = 'the daemon (pid 42) does not answer: its process is stopped or stuck; Stop ends it';
+    for (const view of [makeView('work'), stoppedView('work'), externalView('mine', 'ready', { state: 'connected' })]) {
+      const entry = profileEntryOf({ ...view, unanswered: true, lastError: error });
+      expect(profileBadge(entry)).toEqual({ state: 'unanswered', label: 'not answering', tone: 'error', title: error });
+    }
+  });
+});
+
 describe('profileVerbs', () => {
   it('connects and disconnects an external profile, starts and stops a launched one', () => {
     const external = profileVerbs({ kind: 'external', endpoint: EXTERNAL_ENDPOINT });

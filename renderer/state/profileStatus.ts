@@ -7,7 +7,7 @@ export type BadgeTone = 'ok' | 'progress' | 'idle' | 'pending' | 'warn' | 'error
 
 export interface ProfileBadge {
   /** A launched profile's lifecycle state, or an external profile's connection state (`data-state`). */
-  state: ProfileState | ExternalConnectionState;
+  state: ProfileState | ExternalConnectionState | 'unanswered';
   label: string;
   tone: BadgeTone;
   /** The tooltip: what the state means, or the error behind it. */
@@ -41,6 +41,9 @@ function externalBrowser(entry: ProfileEntry): ExternalBrowserInfo | null {
 
 /** What a profile's badge says: the daemon's state, or for an external profile the connection to the browser. */
 export function profileBadge(entry: ProfileEntry): ProfileBadge {
+  if (entry.unanswered) {
+    return { state: 'unanswered', label: 'not answering', tone: 'error', title: entry.lastError ?? 'The daemon does not answer: its process is stopped or stuck' };
+  }
   if (entry.kind === 'launched') {
     const launched = LAUNCHED[entry.state];
     return { state: entry.state, ...launched, title: entry.lastError ?? launched.title };

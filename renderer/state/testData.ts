@@ -55,11 +55,11 @@ export function makeStatus(profile: string, overrides: Partial<DaemonStatus> = {
 }
 
 export function makeView(name: string, overrides: Partial<ProfileView> = {}): ProfileView {
-  return { name, kind: 'launched', endpoint: null, state: 'ready', lastError: null, status: makeStatus(name), tabs: [], ...overrides };
+  return { name, kind: 'launched', endpoint: null, state: 'ready', lastError: null, unanswered: false, status: makeStatus(name), tabs: [], ...overrides };
 }
 
 export function stoppedView(name: string): ProfileView {
-  return { name, kind: 'launched', endpoint: null, state: 'stopped', lastError: null, status: null, tabs: [] };
+  return { name, kind: 'launched', endpoint: null, state: 'stopped', lastError: null, unanswered: false, status: null, tabs: [] };
 }
 
 export const EXTERNAL_ENDPOINT = 'http://127.0.0.1:9333';
@@ -69,5 +69,5 @@ export function externalView(name: string, state: ProfileView['state'], browser:
   const info: ExternalBrowserInfo = { kind: 'external', state: 'connected', endpoint: EXTERNAL_ENDPOINT, lastError: null, attempts: 0, nextRetryAt: null, ...browser };
   const chrome = { pid: null, port: null, browserUrl: null, userDataDir: null, headless: null, executable: null };
   const status = browser === null ? null : makeStatus(name, { browser: info, chrome });
-  return { name, kind: 'external', endpoint: EXTERNAL_ENDPOINT, state, lastError: null, status, tabs: [] };
+  return { name, kind: 'external', endpoint: EXTERNAL_ENDPOINT, state, lastError: null, unanswered: false, status, tabs: [] };
 }

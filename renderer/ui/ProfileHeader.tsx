@@ -73,6 +73,11 @@ export function ProfileHeader(props: { profile: ProfileEntry }) {
           <Fact label="Version" value={daemon.version} testId="fact-version" />
         </dl>
       )}
+      {profile.unanswered && daemon && (
+        <p className="notice notice-error" data-testid="profile-unanswered-note">
+          {profile.lastError}. What this page shows is from before it stopped answering.
+        </p>
+      )}
       {daemon?.lastError && !external && (
         <p className="notice notice-warn" data-testid="daemon-error">
           {daemon.lastError}

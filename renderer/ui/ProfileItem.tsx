@@ -14,7 +14,8 @@ export function ProfileItem(props: { profile: ProfileEntry; selected: boolean })
   const sessionCount = useTabmux((state) => Object.keys(state.sessions[profile.name] ?? {}).length);
   const badge = useMemo(() => profileBadge(profile), [profile]);
   const verbs = profileVerbs(profile);
-  const running = profile.state !== 'stopped' && profile.state !== 'crashed';
+  // A daemon that does not answer still runs: Stop is what ends it.
+  const running = profile.unanswered || (profile.state !== 'stopped' && profile.state !== 'crashed');
   // Test ids name the control by what it does, so a spec reads "connect", not "start", for an external profile.
   const external = profile.kind === 'external';
 

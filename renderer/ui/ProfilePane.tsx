@@ -41,7 +41,28 @@ export function ProfilePane(props: { profile: string }) {
   );
 
   let body;
-  if (entry.kind === 'external' && entry.state === 'stopped') {
+  if (entry.unanswered && !entry.daemon) {
+    body = (
+      <EmptyState testId="profile-unanswered" title="This profile's daemon does not answer">
+        {entry.lastError && (
+          <pre className="error-text" data-testid="profile-error">
+            {entry.lastError}
+          </pre>
+        )}
+        <p>Its process took the connection and said nothing: it was stopped (a suspended job, a debugger) or is stuck. Stop ends it and the Chrome it ran.</p>
+        <ActionButton
+          pendingKey={actionKey('profile', profile, 'stop')}
+          busyLabel={verbs.stopping}
+          testId="profile-stop-main"
+          variant="primary"
+          title={verbs.stopTitle}
+          onRun={() => actions.stopProfile(profile)}
+        >
+          {verbs.stop}
+        </ActionButton>
+      </EmptyState>
+    );
+  } else if (entry.kind === 'external' && entry.state === 'stopped') {
     body = (
       <EmptyState testId="profile-disconnected" title="Not connected to your browser">
         <p>

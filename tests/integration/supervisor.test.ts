@@ -8,6 +8,7 @@ import { DashboardServer } from '../../electron/core/dashboard/DashboardServer.j
 import { Supervisor } from '../../electron/core/supervisor/Supervisor.js';
 import { SupervisorService } from '../../electron/core/supervisor/SupervisorService.js';
 import { socketPath, type TabmuxPaths } from '../../electron/core/platform/paths.js';
+import { isProcessAlive } from '../../electron/core/process/processes.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import type { ProfileView, SupervisorEvent } from '../../shared/supervisor.js';
 import { isRecord } from '../../shared/isRecord.js';
@@ -32,7 +33,7 @@ beforeAll(async () => {
   process.env['TABMUX_HEADLESS'] = '1';
   const started = await runCli(['daemon', 'start'], env);
   expect(started.code, started.stderr).toBe(0);
-  supervisor = new Supervisor({ paths, pollIntervalMs: 300, answerWithinMs: 1000, restart: { baseDelayMs: 200 } });
+  supervisor = new Supervisor({ paths, pollIntervalMs: 300, answerWithinMs: 3000, restart: { baseDelayMs: 200 } });
   supervisor.onEvent((event) => events.push(event));
   await supervisor.start();
 });
@@ -176,6 +177,39 @@ describe('supervisor', () => {
       agent.close();
     }
     await service.dispatch('supervisor/daemon', { profile: 'default', method: 'tabmux/session.close', params: { session } });
+  });
+
+  it('sees a daemon that was stuck before it started without waiting on it, and Stop ends that daemon', async () => {
+    const pid = supervisor.view('default').status?.pid ?? 0;
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, 'SIGSTOP');
+    // A tray or dashboard opened now: the daemon takes its connection and says nothing.
+    const late = new Supervisor({ paths, pollIntervalMs: 300, answerWithinMs: 1000 });
+    try {
+      await late.start();
+      const stuck = await until(() => (late.view('default').unanswered ? late.view('default') : undefined), 'the profile to say its daemon does not answer');
+      expect(stuck.lastError).toBe(`the daemon (pid ${pid}) does not answer: its process is stopped or stuck; Stop ends it`);
+      expect(stuck.status).toBeNull();
+      // Other profiles and snapshots go on meanwhile; Start is no use, and Stop ends the stuck daemon and its Chrome.
+      expect((await late.snapshot()).profiles.find((profile) => profile.name === 'default')?.unanswered).toBe(true);
+      expect((await late.startProfile('default')).unanswered).toBe(true);
+      expect((await late.stopProfile('default')).state).toBe('stopping');
+      const stopped = await until(() => (late.view('default').state === 'stopped' ? late.view('default') : undefined), 'the stuck daemon stopped', 30_000);
+      expect(stopped).toMatchObject({ unanswered: false, lastError: null, status: null });
+      expect(isProcessAlive(pid)).toBe(false);
+      expect((await runCli(['daemon', 'status'], env)).code).toBe(3);
+    } finally {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Ended, as it should be.
+      }
+      await late.dispose();
+    }
+    // The watching supervisor saw its daemon stop; it starts again for what follows.
+    await until(() => (supervisor.view('default').state === 'stopped' ? true : undefined), 'the first supervisor to see it stopped');
+    await supervisor.startProfile('default');
+    await until(() => (supervisor.view('default').state === 'ready' ? true : undefined), 'ready again', 60_000);
   });
 });
 

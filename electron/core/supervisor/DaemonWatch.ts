@@ -1,5 +1,8 @@
 import { SYSTEM_LANE_ID, type DaemonEvent, type DaemonStatus, type QueueEntry, type TabInfo } from '../../../shared/model.js';
-import { socketPath, type TabmuxPaths } from '../platform/paths.js';
+import { TabmuxError } from '../../../shared/errors.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
+import { pidFilePath, socketPath, type TabmuxPaths } from '../platform/paths.js';
+import { runningHolder } from '../process/ClaimFile.js';
 import { DaemonClient, HELLO_TIMEOUT_MS } from '../transport/DaemonClient.js';
 import { foldDaemonEvent, type DaemonState } from './foldDaemonEvent.js';
 
@@ -12,6 +15,13 @@ export interface DaemonWatchOptions {
   /** The whole status was fetched again (see `#refreshStatus`). */
   onStatus?: () => void;
   onClose: () => void;
+  /** How long the daemon may take to answer as the watch opens; see ANSWER_WITHIN_MS. */
+  answerWithinMs?: number;
+}
+
+/** A daemon that took the watch's connection but left it unanswered: what its profile says. */
+export interface UnansweredDaemon {
+  unanswered: string;
 }
 
 /** How long a watched daemon may leave a look unanswered: as long as a new connection gives its hello. */
@@ -53,18 +63,39 @@ export class DaemonWatch {
     });
   }
 
-  /** Connects and subscribes; undefined when no daemon answers on the profile's socket. */
-  static async open(options: DaemonWatchOptions): Promise<DaemonWatch | undefined> {
+  /**
+   * Connects and subscribes; undefined when no daemon runs on the profile's socket. A daemon that takes the connection
+   * but does not answer within the deadline (its process stopped or stuck, before or after its hello) is reported as
+   * such, so its profile can say so instead of looking stopped, and nobody waits on it longer than that.
+   */
+  static async open(options: DaemonWatchOptions): Promise<DaemonWatch | UnansweredDaemon | undefined> {
+    const withinMs = options.answerWithinMs ?? ANSWER_WITHIN_MS;
     let client: DaemonClient;
     try {
-      client = await DaemonClient.connect(socketPath(options.paths, options.profile), 'tabmux-supervisor', { looksOnly: true });
-    } catch {
-      return undefined;
+      client = await DaemonClient.connect(socketPath(options.paths, options.profile), 'tabmux-supervisor', { looksOnly: true, helloTimeoutMs: withinMs });
+    } catch (error) {
+      if (TabmuxError.from(error).code !== 'daemon_unresponsive') {
+        return undefined;
+      }
+      const holder = await runningHolder(pidFilePath(options.paths, options.profile)).catch(() => undefined);
+      return { unanswered: unansweredError(holder?.pid) };
     }
+    const looked = withDeadline(
+      (async () => {
+        const status = await client.call('tabmux/subscribe');
+        const { tabs } = await client.call('tabmux/tabs.list').catch(() => ({ tabs: [] }));
+        return { status, tabs };
+      })(),
+      withinMs,
+      undefined,
+    );
     try {
-      const status = await client.call('tabmux/subscribe');
-      const { tabs } = await client.call('tabmux/tabs.list').catch(() => ({ tabs: [] }));
-      return new DaemonWatch(client, status, tabs, options);
+      const first = await looked;
+      if (first === undefined) {
+        client.close();
+        return { unanswered: unansweredError(client.hello.pid) };
+      }
+      return new DaemonWatch(client, first.status, first.tabs, options);
     } catch {
       client.close();
       return undefined;
@@ -132,7 +163,7 @@ export class DaemonWatch {
 
   /** What the profile says while its daemon does not answer. */
   get unansweredError(): string {
-    return `the daemon (pid ${this.status.pid}) does not answer: its process is stopped or stuck; Stop ends it`;
+    return unansweredError(this.status.pid);
   }
 
   refreshStatusSoon(): void {
@@ -264,4 +295,9 @@ function queueKey(queue: readonly QueueEntry[]): string {
     .filter((entry) => entry.sessionId !== SYSTEM_LANE_ID)
     .map((entry) => `${entry.callId}:${entry.state}`)
     .join(',');
+}
+
+/** What a profile says while its daemon does not answer. */
+function unansweredError(pid: number | undefined): string {
+  return `the daemon${pid === undefined ? '' : ` (pid ${pid})`} does not answer: its process is stopped or stuck; Stop ends it`;
 }

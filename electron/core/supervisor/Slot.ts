@@ -13,6 +13,13 @@ export interface Slot {
   state: ProfileState;
   lastError: string | null;
   watch: DaemonWatch | null;
+  /**
+   * A daemon holds the profile but does not answer (its process is stopped or stuck): whether it stopped answering
+   * while watched or already took the supervisor's connection without a word. `lastError` says so; Stop ends it.
+   */
+  unanswered: boolean;
+  /** A look for the profile's daemon under way (see `Supervisor.#lookFor`). */
+  looking: Promise<boolean> | null;
   /** Started by this supervisor: only those are restarted when they die. */
   ours: boolean;
   /** A start, stop or restart is under way; the poller leaves the profile alone meanwhile. */
@@ -24,12 +31,12 @@ export interface Slot {
 
 /** A profile just found: stopped, not watched, not started by this supervisor. */
 export function newSlot(name: string, source: ProfileSource, policy: RestartPolicy): Slot {
-  return { name, ...source, state: 'stopped', lastError: null, watch: null, ours: false, busy: false, readyAt: null, restartTimer: null, policy };
+  return { name, ...source, state: 'stopped', lastError: null, watch: null, unanswered: false, looking: null, ours: false, busy: false, readyAt: null, restartTimer: null, policy };
 }
 
 /** The profile as a UI sees it. */
 export function view(slot: Slot): ProfileView {
   const watch = slot.watch;
-  const { name, kind, endpoint, state, lastError } = slot;
-  return { name, kind, endpoint, state, lastError, status: watch ? watch.status : null, tabs: watch ? watch.tabs : [] };
+  const { name, kind, endpoint, state, lastError, unanswered } = slot;
+  return { name, kind, endpoint, state, lastError, unanswered, status: watch ? watch.status : null, tabs: watch ? watch.tabs : [] };
 }

@@ -1,13 +1,14 @@
 import { TabmuxError } from '../../../shared/errors.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
 import type { DaemonEvent, ProfileState } from '../../../shared/model.js';
 import type { ForwardedDaemonMethod, ProfileView, SupervisorEvent, SupervisorSnapshot } from '../../../shared/supervisor.js';
-import { startDaemon, stopDaemon } from '../lifecycle/daemonProcess.js';
+import { startDaemon } from '../lifecycle/daemonProcess.js';
+import { stopDaemon } from '../lifecycle/stopDaemon.js';
 import { Logger } from '../platform/Logger.js';
 import type { TabmuxPaths } from '../platform/paths.js';
 import { addExternalProfile, type ExternalProfileRequest } from '../profile/addExternalProfile.js';
 import { ProfileStore, validateProfileName, type ProfileConfig } from '../profile/ProfileStore.js';
-import { daemonLogTail } from '../lifecycle/daemonLog.js';
-import { classifyDaemonExit } from './daemonExit.js';
+import { CrashRestarts } from './CrashRestarts.js';
 import { DaemonWatch } from './DaemonWatch.js';
 import { pictureDaemon, PictureRelay } from './PictureRelay.js';
 import { ProfileSlots } from './ProfileSlots.js';
@@ -30,6 +31,9 @@ export interface SupervisorOptions {
   logger?: Logger;
 }
 
+/** How long a scan waits for its looks at daemons; a look still going after this goes on without holding it up. */
+const SCAN_WAIT_MS = 3_000;
+
 /**
  * Knows every profile, watches every running daemon and merges their state and events into one model for a UI.
  * Daemons outlive it: disposing the supervisor leaves them running unless asked to stop them.
@@ -41,6 +45,7 @@ export class Supervisor {
   readonly #logger: Logger;
   readonly #slots: ProfileSlots;
   readonly #listeners: SupervisorListeners;
+  readonly #restarts: CrashRestarts;
   #pollTimer: ReturnType<typeof setInterval> | null = null;
   #scanning: Promise<void> | null = null;
   #disposed = false;
@@ -54,6 +59,13 @@ export class Supervisor {
     this.#logger = options.logger ?? Logger.silent();
     this.#listeners = new SupervisorListeners(this.#logger);
     this.#slots = new ProfileSlots(options.restart, (slot) => this.#listeners.emit({ type: 'profile', profile: view(slot) }));
+    this.#restarts = new CrashRestarts({
+      paths: this.#paths,
+      logger: this.#logger,
+      disposed: () => this.#disposed,
+      set: (slot, state, lastError) => this.#set(slot, state, lastError),
+      relaunch: (slot) => void this.#launch(slot, 'restarting'),
+    });
   }
 
   /** Finds the profiles and connects to the daemons already running, then keeps looking every couple of seconds. */
@@ -79,10 +91,10 @@ export class Supervisor {
 
   async startProfile(name: string): Promise<ProfileView> {
     const slot = await this.#knownSlot(name);
-    if (slot.busy || slot.watch) {
+    if (slot.busy || slot.watch || slot.unanswered) {
       return view(slot);
     }
-    this.#cancelRestart(slot);
+    this.#restarts.cancel(slot);
     slot.policy.reset();
     void this.#launch(slot, 'starting').then(() => (slot.kind === 'external' && slot.watch ? this.#run(slot, () => this.#connect(slot)) : undefined));
     return view(slot);
@@ -110,12 +122,12 @@ export class Supervisor {
 
   async stopProfile(name: string): Promise<ProfileView> {
     const slot = await this.#knownSlot(name);
-    this.#cancelRestart(slot);
+    this.#restarts.cancel(slot);
     slot.policy.reset();
     if (slot.busy && slot.state === 'stopping') {
       return view(slot);
     }
-    if (!slot.watch && !slot.busy) {
+    if (!slot.watch && !slot.busy && !slot.unanswered) {
       this.#set(slot, 'stopped', null);
       return view(slot);
     }
@@ -129,7 +141,7 @@ export class Supervisor {
 
   async restartProfile(name: string): Promise<ProfileView> {
     const slot = await this.#knownSlot(name);
-    this.#cancelRestart(slot);
+    this.#restarts.cancel(slot);
     slot.policy.reset();
     void this.#run(slot, async () => {
       this.#set(slot, 'restarting', null);
@@ -189,10 +201,10 @@ export class Supervisor {
     }
     const slots = this.#slots.all();
     for (const slot of slots) {
-      this.#cancelRestart(slot);
+      this.#restarts.cancel(slot);
     }
     if (options.stopDaemons) {
-      await Promise.all(slots.filter((slot) => slot.watch).map((slot) => stopDaemon(this.#paths, slot.name).catch(() => false)));
+      await Promise.all(slots.filter((slot) => slot.watch || slot.unanswered).map((slot) => stopDaemon(this.#paths, slot.name).catch(() => false)));
     }
     for (const slot of slots) {
       slot.watch?.close();
@@ -228,7 +240,13 @@ export class Supervisor {
       this.#slots.sync(entries);
     }
     const idle = this.#slots.all().filter((slot) => !slot.watch && !slot.busy && !slot.restartTimer);
-    await Promise.all(idle.map((slot) => this.#attach(slot, false)));
+    // A daemon that answers is watched within milliseconds; one that does not (stopped or stuck) keeps its look going
+    // on alone, so no snapshot and no other profile waits on it.
+    const looks = idle.filter((slot) => !slot.unanswered).map((slot) => this.#lookFor(slot));
+    for (const slot of idle.filter((slot) => slot.unanswered)) {
+      void this.#lookFor(slot);
+    }
+    await withDeadline(Promise.all(looks), SCAN_WAIT_MS, undefined);
     for (const slot of this.#slots.all()) {
       if (slot.watch && !slot.busy) {
         void this.#checkAnswers(slot, slot.watch);
@@ -241,40 +259,64 @@ export class Supervisor {
     if (!(await watch.answerChanged(this.#options.answerWithinMs)) || slot.watch !== watch || slot.busy || this.#disposed) {
       return;
     }
+    slot.unanswered = watch.unanswered;
     this.#set(slot, watch.unanswered ? slot.state : profileStateOf(watch.status.state), watch.unanswered ? watch.unansweredError : watch.status.lastError);
   }
 
+  /** Looks for the profile's daemon (see `#attach`), one look at a time. */
+  #lookFor(slot: Slot): Promise<boolean> {
+    slot.looking ??= this.#attach(slot, false).finally(() => {
+      slot.looking = null;
+    });
+    return slot.looking;
+  }
 
   /** Connects to the profile's daemon if one answers; returns whether it did. */
   async #attach(slot: Slot, ours: boolean): Promise<boolean> {
     if (this.#disposed) {
       return false;
     }
-    const watch = await DaemonWatch.open({
+    const opened = await DaemonWatch.open({
       paths: this.#paths,
       profile: slot.name,
       ...(this.#options.tabsDebounceMs === undefined ? {} : { tabsDebounceMs: this.#options.tabsDebounceMs }),
+      ...(this.#options.answerWithinMs === undefined ? {} : { answerWithinMs: this.#options.answerWithinMs }),
       onEvent: (event) => this.#relay(slot, watch, event),
       onStatus: () => {
         if (slot.watch === watch && watch && !this.#disposed) {
           this.#listeners.emit({ type: 'profile', profile: view(slot) });
         }
       },
-      onClose: () => void this.#closed(slot, watch),
+      onClose: () => void this.#restarts.closed(slot, watch),
     });
-    if (!watch) {
+    if (!(opened instanceof DaemonWatch)) {
+      this.#unanswered(slot, opened?.unanswered);
       return false;
     }
+    const watch = opened;
     if (this.#disposed || slot.watch) {
       watch.close();
       return slot.watch !== null;
     }
     slot.watch = watch;
+    slot.unanswered = false;
     slot.ours = ours;
     slot.readyAt = Date.now();
     this.#set(slot, profileStateOf(watch.status.state), watch.status.lastError);
     void this.pictures.resync(slot.name).catch(() => undefined);
     return true;
+  }
+
+  /**
+   * A look found no watchable daemon: one that holds the profile without answering (`error` says so), or none. The
+   * profile says which, unless something else has it in hand meanwhile.
+   */
+  #unanswered(slot: Slot, error: string | undefined): void {
+    if (slot.watch || slot.busy || this.#disposed || slot.unanswered === (error !== undefined)) {
+      return;
+    }
+    slot.unanswered = error !== undefined;
+    this.#set(slot, error === undefined ? 'stopped' : slot.state, error ?? null);
   }
 
   #relay(slot: Slot, watch: DaemonWatch | undefined, event: DaemonEvent): void {
@@ -291,59 +333,6 @@ export class Supervisor {
     }
   }
 
-  async #closed(slot: Slot, watch: DaemonWatch | undefined): Promise<void> {
-    if (!watch || slot.watch !== watch || this.#disposed) {
-      return;
-    }
-    slot.watch = null;
-    if (slot.busy) {
-      // A stop or restart asked for this; it sets the state itself.
-      return;
-    }
-    slot.busy = true;
-    this.#set(slot, 'stopping', null);
-    const exit = await classifyDaemonExit(this.#paths, slot.name, watch.pid);
-    slot.busy = false;
-    if (this.#disposed) {
-      return;
-    }
-    if (exit === 'stopped') {
-      this.#set(slot, 'stopped', null);
-      return;
-    }
-    const log = await daemonLogTail(this.#paths, slot.name, { lines: 12 });
-    const reason = `The daemon (pid ${watch.pid}) exited unexpectedly. Last log lines:\n${log}`;
-    this.#logger.warn(`profile ${slot.name}: daemon pid ${watch.pid} died`);
-    this.#set(slot, 'crashed', reason);
-    if (slot.ours) {
-      this.#scheduleRestart(slot, slot.readyAt === null ? null : Date.now() - slot.readyAt);
-    }
-  }
-
-  #scheduleRestart(slot: Slot, upForMs: number | null): void {
-    const decision = slot.policy.recordFailure(upForMs);
-    if (!decision.restart) {
-      this.#set(
-        slot,
-        'crashed',
-        `${slot.lastError ?? 'The daemon failed.'}\nGave up after ${decision.quickFailures} quick failures in a row; fix the cause shown above, then start the profile again.`,
-      );
-      return;
-    }
-    this.#logger.info(`profile ${slot.name}: restarting in ${decision.delayMs} ms`);
-    slot.restartTimer = setTimeout(() => {
-      slot.restartTimer = null;
-      void this.#launch(slot, 'restarting');
-    }, decision.delayMs);
-  }
-
-  #cancelRestart(slot: Slot): void {
-    if (slot.restartTimer) {
-      clearTimeout(slot.restartTimer);
-      slot.restartTimer = null;
-    }
-  }
-
   #launch(slot: Slot, state: 'starting' | 'restarting'): Promise<void> {
     return this.#run(slot, async () => {
       this.#set(slot, state, state === 'restarting' ? slot.lastError : null);
@@ -352,7 +341,7 @@ export class Supervisor {
       } catch (error) {
         this.#set(slot, 'crashed', TabmuxError.from(error).message);
         if (state === 'restarting') {
-          this.#scheduleRestart(slot, null);
+          this.#restarts.schedule(slot, null);
         }
       }
     });
@@ -369,7 +358,9 @@ export class Supervisor {
   async #stop(slot: Slot, options: { keepBrowser?: boolean } = {}): Promise<void> {
     const watch = slot.watch;
     slot.watch = null;
-    await stopDaemon(this.#paths, slot.name, undefined, options);
+    const helloTimeoutMs = this.#options.answerWithinMs;
+    await stopDaemon(this.#paths, slot.name, undefined, helloTimeoutMs === undefined ? options : { ...options, helloTimeoutMs });
+    slot.unanswered = false;
     watch?.close();
   }
 

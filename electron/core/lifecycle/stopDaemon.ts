@@ -1,0 +1,72 @@
+import { TabmuxError } from '../../../shared/errors.js';
+import type { DaemonStatus } from '../../../shared/model.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
+import type { TabmuxPaths } from '../platform/paths.js';
+import { exitedWithin } from '../process/processes.js';
+import { startDaemon, tryConnect, type StartOptions } from './daemonProcess.js';
+import { stopUnresponsive } from './unresponsiveDaemon.js';
+
+/**
+ * Asks a daemon to stop and waits until its process is gone. Returns false when none was running. A daemon that does
+ * not answer (stopped or stuck, before its hello or after it) is ended by its pid instead: see `stopUnresponsive`.
+ * `helloTimeoutMs`: how long its hello is waited for (HELLO_TIMEOUT_MS unless given).
+ */
+export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs = 20_000, options: { keepBrowser?: boolean; helloTimeoutMs?: number } = {}): Promise<boolean> {
+  const connectOptions = options.helloTimeoutMs === undefined ? {} : { helloTimeoutMs: options.helloTimeoutMs };
+  const client = await tryConnect(paths, profile, undefined, connectOptions).catch((error: unknown) => {
+    if (TabmuxError.from(error).code !== 'daemon_unresponsive') {
+      throw error;
+    }
+    return 'unresponsive' as const;
+  });
+  if (client === 'unresponsive') {
+    return stopUnresponsive(paths, profile, timeoutMs);
+  }
+  if (!client) {
+    return false;
+  }
+  const pid = client.hello.pid;
+  const closed = new Promise<void>((resolve) => client.onClose(resolve));
+  void client.call('tabmux/stop', options.keepBrowser === true ? { keepBrowser: true } : {}).catch(() => undefined);
+  // A daemon stopping closes its connections as it goes; one still holding this one this long after being asked got
+  // stuck after its hello, and can only be ended as one that answers nothing.
+  if ((await withDeadline(closed, timeoutMs, 'late')) === 'late') {
+    client.close();
+    return stopUnresponsive(paths, profile, timeoutMs);
+  }
+  await exitedWithin(pid, timeoutMs);
+  return true;
+}
+
+/**
+ * `daemon stop --all`: stops the daemons of the given profiles (every profile under this home), at once, each as
+ * `stopDaemon` does. Says which had one running, and which could not be stopped (the others are stopped all the same).
+ */
+export async function stopAllDaemons(paths: TabmuxPaths, profiles: readonly string[], timeoutMs = 20_000): Promise<{ stopped: string[]; failed: { profile: string; error: TabmuxError }[] }> {
+  const outcomes = await Promise.allSettled(profiles.map((profile) => stopDaemon(paths, profile, timeoutMs)));
+  const stopped: string[] = [];
+  const failed: { profile: string; error: TabmuxError }[] = [];
+  outcomes.forEach((outcome, index) => {
+    const profile = profiles[index] ?? '';
+    if (outcome.status === 'rejected') {
+      failed.push({ profile, error: TabmuxError.from(outcome.reason) });
+    } else if (outcome.value) {
+      stopped.push(profile);
+    }
+  });
+  return { stopped, failed };
+}
+
+/**
+ * `daemon restart`: the running daemon exits leaving its Chrome, sessions and tabs (see Daemon.stop), and a new one
+ * adopts them; with none running, a plain start. `restarted` says whether one was running.
+ */
+export async function restartDaemon(paths: TabmuxPaths, profile: string, options: StartOptions = {}): Promise<{ status: DaemonStatus; restarted: boolean }> {
+  // The new daemon is kept or exits when idle as the old one would have; a daemon not running is started to stay.
+  const running = await tryConnect(paths, profile);
+  const previous = await running?.call('tabmux/status').finally(() => running.close());
+  const startedBy = previous?.lifetime?.startedBy;
+  const restarted = await stopDaemon(paths, profile, 20_000, { keepBrowser: true });
+  const { status } = await startDaemon(paths, profile, { startedBy: startedBy === undefined || startedBy === 'daemon-run' ? 'daemon-start' : startedBy, ...options });
+  return { status, restarted };
+}
