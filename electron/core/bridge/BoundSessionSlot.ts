@@ -63,6 +63,11 @@ export class BoundSessionSlot {
     return this.#pending === undefined && this.#generation === generation && this.#lane?.open === true ? this.#lane : undefined;
   }
 
+  /** The daemon stopped answering: the calls on the lane get `error`, and the next call binds the session on a new lane. */
+  abandon(error: TabmuxError): void {
+    this.#lane?.abandon(error);
+  }
+
   /** Lets the session go: its lane is closed (the session itself is closed by whoever created it). */
   close(): void {
     this.#lane?.close();

@@ -4,6 +4,8 @@ import { asResponse, type JsonRpcId } from '../../../shared/jsonrpc.js';
 import { leadingId } from '../../../shared/leadingId.js';
 import { PROTOCOL_VERSION } from '../../../shared/protocolConstants.js';
 import type { Logger } from '../platform/Logger.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
+import { HELLO_TIMEOUT_MS } from '../transport/DaemonClient.js';
 import { LineDecoder } from '../transport/LineDecoder.js';
 import { replyHead } from '../transport/replyHead.js';
 import { MAX_REQUEST_LINE_BYTES, maxResponseBytes } from '../transport/socketLimits.js';
@@ -70,7 +72,11 @@ export class DaemonLane {
         `${JSON.stringify({ jsonrpc: '2.0', id: HELLO_ID, method: 'tabmux/hello', params: { protocolVersion: PROTOCOL_VERSION, client: { name: 'tabmux-mcp-serve' } } })}\n` +
           `${JSON.stringify({ jsonrpc: '2.0', id: BIND_ID, method: 'tabmux/session.bind', params: { session } })}\n`,
       );
-      await handshake(socket, decoder);
+      await withDeadline(handshake(socket, decoder), HELLO_TIMEOUT_MS, 'late').then((outcome) => {
+        if (outcome === 'late') {
+          throw new TabmuxError('daemon_unresponsive', `the daemon on ${path} took the connection binding the session but did not answer within ${HELLO_TIMEOUT_MS / 1000} s: its process is stopped or stuck`);
+        }
+      });
     } catch (error) {
       socket.destroy();
       throw error;
@@ -113,6 +119,16 @@ export class DaemonLane {
   }
 
   close(): void {
+    this.#socket.destroy();
+  }
+
+  /** Gives up on the daemon (it stopped answering): every call on the lane gets `error`, and the lane closes. */
+  abandon(error: TabmuxError): void {
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const settle of pending) {
+      settle(error);
+    }
     this.#socket.destroy();
   }
 

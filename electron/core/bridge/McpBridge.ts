@@ -7,6 +7,7 @@ import { isRecord } from '../../../shared/isRecord.js';
 import type { DaemonClient } from '../transport/DaemonClient.js';
 import { AgentSessions, cancellable } from './AgentSessions.js';
 import { BoundSessionSlot } from './BoundSessionSlot.js';
+import { DaemonAnswers, stoppedAnswering } from '../transport/DaemonAnswers.js';
 import { DaemonLink } from './DaemonLink.js';
 import { RelayedResult } from './RelayedResult.js';
 import type { CallOptions, ToolBridge, ToolLane } from './ToolBridge.js';
@@ -48,6 +49,7 @@ export class McpBridge implements ToolBridge {
   readonly #link: DaemonLink;
   readonly #bound: BoundSessionSlot;
   readonly #agents: AgentSessions;
+  readonly #answers: DaemonAnswers;
   #clientName: string | undefined;
   #closing: Promise<void> | undefined;
   /** The catalogue's list, once read (it starts an upstream process of its own). */
@@ -84,6 +86,23 @@ export class McpBridge implements ToolBridge {
       logger: options.logger,
     });
     this.#agents = new AgentSessions(options.profile, options.logger);
+    this.#answers = new DaemonAnswers({
+      ask: () => this.#link.current?.request('ping'),
+      onUnanswered: () => this.#giveUpOnDaemon(),
+    });
+  }
+
+  /**
+   * The daemon stopped answering while calls waited on it (its process stopped or stuck): each of them is told so, and
+   * both connections are dropped, so the next call connects anew (and says so, if the daemon still does not answer).
+   */
+  #giveUpOnDaemon(): void {
+    const client = this.#link.current;
+    const { profile } = this.#options;
+    const error = stoppedAnswering(profile, client?.hello.pid);
+    this.#options.logger.warn(error.message);
+    this.#bound.abandon(error);
+    client?.abandon(error);
   }
 
   /** The MCP client's name from `initialize`, used as the session label unless --label was given. */
@@ -154,6 +173,15 @@ export class McpBridge implements ToolBridge {
    * daemon that comes back: running it twice changes nothing. Any other call cut off so says it may or may not have run.
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult | RelayedResult> {
+    const back = this.#answers.begin();
+    try {
+      return await this.#callTool(name, args, options);
+    } finally {
+      back();
+    }
+  }
+
+  async #callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult | RelayedResult> {
     try {
       return await this.#callOnce(name, args, options);
     } catch (error) {
@@ -252,6 +280,7 @@ export class McpBridge implements ToolBridge {
       );
       await withDeadline(Promise.all(closing), CLOSE_DEADLINE_MS, undefined);
     }
+    this.#answers.dispose();
     this.#bound.close();
     this.#link.close();
   }
@@ -268,9 +297,13 @@ export class McpBridge implements ToolBridge {
     }
     return {
       // A browser argument is refused by callTool, with the reason.
-      call: (id, line, args, done) =>
-        !Object.hasOwn(args, 'browser') &&
-        lane.call(id, line, (reply) => {
+      call: (id, line, args, done) => {
+        if (Object.hasOwn(args, 'browser')) {
+          return false;
+        }
+        const back = this.#answers.begin();
+        const taken = lane.call(id, line, (reply) => {
+          back();
           const name = Buffer.isBuffer(reply) ? undefined : toolNameOf(line);
           if (name === undefined) {
             done(Buffer.isBuffer(reply) ? reply : this.#failureOrProtocolError(reply));
@@ -285,7 +318,12 @@ export class McpBridge implements ToolBridge {
             const result = await this.#callOnce(name, args, {}).catch((error: unknown) => this.#failureOrProtocolError(error));
             done(result instanceof RelayedResult ? asToolResult(JSON.parse(result.json.toString('utf8'))) : result);
           });
-        }),
+        });
+        if (!taken) {
+          back();
+        }
+        return taken;
+      },
       cancel: (id) => lane.cancel(id),
     };
   }

@@ -223,6 +223,12 @@ export class DaemonClient {
     this.#socket.destroy();
   }
 
+  /** Gives up on the daemon (it stopped answering): every request still out fails with `error`, and the connection closes. */
+  abandon(error: TabmuxError): void {
+    this.#rpc.failAll(error);
+    this.close();
+  }
+
   #wire(maxBytes: number): void {
     const decoder = new LineDecoder(maxBytes);
     this.#socket.on('data', (chunk: Buffer) => {
