@@ -2,7 +2,6 @@ import { TabmuxError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/isRecord.js';
 import type { ToolInfo, ToolResult } from '../../shared/protocol.js';
 import { asToolResult } from '../../shared/toolResult.js';
-import { DaemonAnswers, stoppedAnswering } from '../core/transport/DaemonAnswers.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { boolOption, stringOption, type Command, type CommandContext } from './Command.js';
 import { connectOrStart, tryConnect } from '../core/lifecycle/daemonProcess.js';
@@ -80,18 +79,9 @@ async function saveImages(result: ToolResult, dir: string, tool: string): Promis
   return saved;
 }
 
-/** One tool call; a daemon that stops answering while it runs (stopped or stuck) ends the wait (see DaemonAnswers). */
+/** One tool call; a daemon that stops answering while it runs ends the wait (the client watches its answers). */
 async function callTool(client: DaemonClient, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  const answers = new DaemonAnswers({
-    ask: () => client.request('ping'),
-    onUnanswered: () => client.abandon(stoppedAnswering(client.hello.profile, client.hello.pid)),
-  });
-  const back = answers.begin();
-  try {
-    return asToolResult(await client.request('tools/call', { name, arguments: args }));
-  } finally {
-    back();
-  }
+  return asToolResult(await client.request('tools/call', { name, arguments: args }));
 }
 
 /**

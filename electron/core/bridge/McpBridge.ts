@@ -4,7 +4,7 @@ import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
 import type { Logger } from '../platform/Logger.js';
 import { asToolResult } from '../../../shared/toolResult.js';
 import { isRecord } from '../../../shared/isRecord.js';
-import type { DaemonClient } from '../transport/DaemonClient.js';
+import { HELLO_TIMEOUT_MS, type DaemonClient } from '../transport/DaemonClient.js';
 import { AgentSessions, cancellable } from './AgentSessions.js';
 import { BoundSessionSlot } from './BoundSessionSlot.js';
 import { DaemonAnswers, stoppedAnswering } from '../transport/DaemonAnswers.js';
@@ -76,6 +76,12 @@ export class McpBridge implements ToolBridge {
         if (onNotification) {
           client.onNotification(onNotification);
         }
+        // The connection gave up on a daemon that stopped answering: the calls on the lane wait on the same daemon.
+        client.onClose(() => {
+          if (client.abandonedWith) {
+            this.#bound.abandon(client.abandonedWith);
+          }
+        });
       },
     );
     this.#bound = new BoundSessionSlot({
@@ -86,9 +92,11 @@ export class McpBridge implements ToolBridge {
       logger: options.logger,
     });
     this.#agents = new AgentSessions(options.profile, options.logger);
+    // The lane's calls are the client's own lines, so the daemon is asked on the bridge's other connection.
     this.#answers = new DaemonAnswers({
       ask: () => this.#link.current?.request('ping'),
       onUnanswered: () => this.#giveUpOnDaemon(),
+      answerWithinMs: HELLO_TIMEOUT_MS,
     });
   }
 

@@ -28,9 +28,10 @@ export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs 
   const pid = client.hello.pid;
   const closed = new Promise<void>((resolve) => client.onClose(resolve));
   void client.call('tabmux/stop', options.keepBrowser === true ? { keepBrowser: true } : {}).catch(() => undefined);
-  // A daemon stopping closes its connections as it goes; one still holding this one this long after being asked got
-  // stuck after its hello, and can only be ended as one that answers nothing.
-  if ((await withDeadline(closed, timeoutMs, 'late')) === 'late') {
+  // A daemon stopping closes its connections as it goes; one still holding this one this long after being asked, or
+  // that stopped answering meanwhile (the connection gave up on it), got stuck after its hello, and can only be ended
+  // as one that answers nothing.
+  if ((await withDeadline(closed, timeoutMs, 'late')) === 'late' || client.abandonedWith !== undefined) {
     client.close();
     return stopUnresponsive(paths, profile, timeoutMs);
   }

@@ -72,7 +72,9 @@ export class DaemonWatch {
     const withinMs = options.answerWithinMs ?? ANSWER_WITHIN_MS;
     let client: DaemonClient;
     try {
-      client = await DaemonClient.connect(socketPath(options.paths, options.profile), 'tabmux-supervisor', { looksOnly: true, helloTimeoutMs: withinMs });
+      // The watch asks whether its daemon answers on its own (see answerChanged), and tells the profile rather than
+      // giving the connection up.
+      client = await DaemonClient.connect(socketPath(options.paths, options.profile), 'tabmux-supervisor', { looksOnly: true, helloTimeoutMs: withinMs, watchAnswers: false });
     } catch (error) {
       if (TabmuxError.from(error).code !== 'daemon_unresponsive') {
         return undefined;

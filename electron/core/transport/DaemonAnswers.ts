@@ -1,16 +1,15 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import { withDeadline } from '../../../shared/withDeadline.js';
-import { HELLO_TIMEOUT_MS } from './DaemonClient.js';
 
 export interface DaemonAnswersOptions {
   /** Asks the daemon something it answers at once from its event loop; undefined when there is no connection to ask on. */
   ask: () => Promise<unknown> | undefined;
   /** The daemon left a question unanswered for `answerWithinMs` while calls were out. */
   onUnanswered: () => void;
-  /** How often the daemon is asked while calls are out. */
+  /** How often the daemon is asked while calls are out: every 5 s, or as often as an answer may take if that is less. */
   everyMs?: number;
-  /** How long an answer may take; as long as a new connection gives the daemon's hello. */
-  answerWithinMs?: number;
+  /** How long an answer may take (a connection's hello is given as long). */
+  answerWithinMs: number;
 }
 
 const EVERY_MS = 5_000;
@@ -36,7 +35,7 @@ export class DaemonAnswers {
   begin(): () => void {
     this.#outstanding++;
     if (this.#timer === undefined) {
-      this.#timer = setInterval(() => void this.#check(), this.#options.everyMs ?? EVERY_MS);
+      this.#timer = setInterval(() => void this.#check(), this.#options.everyMs ?? Math.min(EVERY_MS, this.#options.answerWithinMs));
       this.#timer.unref();
     }
     let ended = false;
@@ -73,7 +72,7 @@ export class DaemonAnswers {
       () => true,
       () => true,
     );
-    const inTime = await withDeadline(answered, this.#options.answerWithinMs ?? HELLO_TIMEOUT_MS, false);
+    const inTime = await withDeadline(answered, this.#options.answerWithinMs, false);
     this.#asking = false;
     if (!inTime && this.#outstanding > 0) {
       this.#options.onUnanswered();

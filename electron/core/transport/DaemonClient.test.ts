@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TabmuxError } from '../../../shared/errors.js';
 import { isRecord } from '../../../shared/isRecord.js';
 import { PROTOCOL_VERSION } from '../../../shared/protocolConstants.js';
@@ -266,5 +266,66 @@ describe('DaemonClient.connect to a daemon that takes the connection but never a
       message: expect.stringMatching(/took this connection but did not answer within 0\.2 s: its process is stopped or stuck; tabmux daemon stop ends it/) as unknown,
     });
     await closed;
+  });
+});
+
+describe('DaemonClient while a request waits', () => {
+  /** A daemon that answers the hello, pings only when `answersPings`, and nothing else. */
+  async function quietDaemon(answersPings: boolean): Promise<string> {
+    const dir = mkdtempSync(join(tmpdir(), 'tmx-dc-'));
+    const path = join(dir, 'd.sock');
+    const server = createServer((socket: Socket) => {
+      socket.on('data', (chunk: Buffer) => {
+        for (const line of chunk.toString('utf8').split('\n').filter((text) => text !== '')) {
+          const message: unknown = JSON.parse(line);
+          if (!isRecord(message)) {
+            continue;
+          }
+          const { id, method } = message;
+          if (method === 'tabmux/hello') {
+            socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: PROTOCOL_VERSION, version: 't', profile: 'p', pid: 1 } })}\n`);
+          } else if (method === 'ping' && answersPings) {
+            socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, result: {} })}\n`);
+          }
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    daemons.push({ server, dir });
+    return path;
+  }
+
+  it('gives up on a daemon that answered its hello and then stopped answering, and says so', async () => {
+    const client = await DaemonClient.connect(await quietDaemon(false), 'test', { helloTimeoutMs: 200 });
+    await expect(client.request('tools/call', { name: 'list_pages', arguments: {} })).rejects.toMatchObject({
+      code: 'daemon_unresponsive',
+      message: expect.stringMatching(/^the tabmux daemon for profile p \(pid 1\) stopped answering while this call was under way: its process is stopped or stuck/) as unknown,
+    });
+    expect(client.abandonedWith?.code).toBe('daemon_unresponsive');
+    await vi.waitFor(() => expect(client.closed).toBe(true));
+  });
+
+  it('waits as long as the daemon answers, however long the request takes', async () => {
+    const client = await DaemonClient.connect(await quietDaemon(true), 'test', { helloTimeoutMs: 400 });
+    let settled = false;
+    const waiting = client.request('tools/call', { name: 'wait_for', arguments: {} }).finally(() => (settled = true));
+    waiting.catch(() => undefined);
+    // Many answer windows pass; the daemon answers every ping, so the request is left to run.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(settled).toBe(false);
+    expect(client.abandonedWith).toBeUndefined();
+    client.close();
+  });
+
+  it('leaves a connection that asked not to be watched alone', async () => {
+    const client = await DaemonClient.connect(await quietDaemon(false), 'test', { helloTimeoutMs: 100, watchAnswers: false });
+    let settled = false;
+    client.request('tools/call', { name: 'wait_for', arguments: {} }).then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(settled).toBe(false);
+    client.close();
   });
 });

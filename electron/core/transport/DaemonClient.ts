@@ -10,6 +10,7 @@ import { LineDecoder } from './LineDecoder.js';
 import { replyHead } from './replyHead.js';
 import { loadedProtocolSchemas, loadProtocolSchemas, type ProtocolSchemas } from './protocolSchemas.js';
 import { maxResponseBytes } from './socketLimits.js';
+import { DaemonAnswers, stoppedAnswering } from './DaemonAnswers.js';
 
 export interface DaemonClientOptions {
   clientName?: string;
@@ -21,6 +22,11 @@ export interface DaemonClientOptions {
   looksOnly?: boolean;
   /** How long the hello's answer is waited for before `daemon_unresponsive`; see HELLO_TIMEOUT_MS. */
   helloTimeoutMs?: number;
+  /**
+   * Whether requests give up on a daemon that stops answering while they wait (see DaemonAnswers); on unless a caller
+   * watches the daemon's answers itself.
+   */
+  watchAnswers?: boolean;
 }
 
 /**
@@ -53,6 +59,8 @@ export class DaemonClient {
   /** Requests whose successful result is wanted as the bytes the daemon wrote, not parsed. */
   readonly #relayed = new Set<number>();
   #closed = false;
+  #answers: DaemonAnswers | undefined;
+  #abandonedWith: TabmuxError | undefined;
   /** Requests whose line the socket refused (see the close handler). */
   readonly #undelivered = new Set<JsonRpcId>();
   /** The request written last (undefined when a notification was): see the reset in the error handler. */
@@ -102,6 +110,9 @@ export class DaemonClient {
         ]),
       );
       Object.assign(client, { hello });
+      if (options.watchAnswers !== false) {
+        client.#watchAnswers(helloTimeoutMs);
+      }
     } catch (error) {
       client.close();
       throw error;
@@ -172,7 +183,26 @@ export class DaemonClient {
     if (this.#closed) {
       return Promise.reject(new TabmuxError('daemon_not_running', 'the connection to the daemon is closed'));
     }
-    return this.#rpc.request(method, params);
+    const back = this.#answers?.begin();
+    const reply = this.#rpc.request(method, params);
+    if (back) {
+      void reply.then(back, back);
+    }
+    return reply;
+  }
+
+  /** While requests wait, the daemon is asked an MCP ping every few seconds; one unanswered in time gives up on it. */
+  #watchAnswers(answerWithinMs: number): void {
+    this.#answers = new DaemonAnswers({
+      ask: () => (this.#closed ? undefined : this.#rpc.request('ping', {})),
+      onUnanswered: () => this.abandon(stoppedAnswering(this.hello.profile, this.hello.pid)),
+      answerWithinMs,
+    });
+  }
+
+  /** Why this connection was given up (see `abandon`); undefined while it was not. */
+  get abandonedWith(): TabmuxError | undefined {
+    return this.#abandonedWith;
   }
 
   /**
@@ -225,6 +255,7 @@ export class DaemonClient {
 
   /** Gives up on the daemon (it stopped answering): every request still out fails with `error`, and the connection closes. */
   abandon(error: TabmuxError): void {
+    this.#abandonedWith ??= error;
     this.#rpc.failAll(error);
     this.close();
   }
@@ -256,6 +287,7 @@ export class DaemonClient {
     });
     this.#socket.on('close', () => {
       this.#closed = true;
+      this.#answers?.dispose();
       // A write the closed socket refused, or a reset, has said so before the close: those requests never reached
       // the daemon, and are not told they may have run.
       this.#rpc.failSome(this.#undelivered, new TabmuxError('not_delivered', 'the daemon was gone before the request reached it, so it did not run'));
