@@ -1,5 +1,5 @@
 import type { JsonRpcId } from '../../../shared/jsonrpc.js';
-import { createConnection, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { TabmuxError } from '../../../shared/errors.js';
 import { isRecord } from '../../../shared/isRecord.js';
 import type { DaemonEvent, SessionInfo } from '../../../shared/model.js';
@@ -9,6 +9,7 @@ import { RpcClientCore } from '../../../shared/RpcClientCore.js';
 import { LineDecoder } from './LineDecoder.js';
 import { replyHead } from './replyHead.js';
 import { loadedProtocolSchemas, loadProtocolSchemas, type ProtocolSchemas } from './protocolSchemas.js';
+import { BUSY_TIMEOUT_MS, openSocket } from './openSocket.js';
 import { maxResponseBytes } from './socketLimits.js';
 import { DaemonAnswers, stoppedAnswering } from './DaemonAnswers.js';
 
@@ -16,7 +17,7 @@ export interface DaemonClientOptions {
   clientName?: string;
   /** Longest reply line read; a longer one fails its call with `response_too_large`. Defaults to the socket limit. */
   maxResponseBytes?: number;
-  /** How long a busy socket (EAGAIN) is tried again before `daemon_busy`; see openSocket. */
+  /** How long a busy socket (EAGAIN) is tried again before `daemon_busy`; see BUSY_TIMEOUT_MS. */
   busyTimeoutMs?: number;
   /** Says in the hello that this connection only looks, so it does not keep an idle daemon (see `tabmux/hello`). */
   looksOnly?: boolean;
@@ -30,18 +31,10 @@ export interface DaemonClientOptions {
 }
 
 /**
- * A daemon whose socket backlog is full (a flood of connections it has not accepted yet) makes `connect` fail with
- * EAGAIN at once. The daemon is there and will accept soon, so the connection is tried again, waiting a little
- * longer each time, for this long.
- */
-const BUSY_TIMEOUT_MS = 10_000;
-/**
  * How long a connected client waits for the daemon's hello: a daemon answers it at once from its event loop, so one
  * that does not within this is stopped (SIGSTOP) or stuck, and the caller is told so rather than left waiting.
  */
 export const HELLO_TIMEOUT_MS = 10_000;
-const BUSY_RETRY_FIRST_MS = 5;
-const BUSY_RETRY_MAX_MS = 200;
 
 /**
  * A connection to one profile daemon: typed control calls (results checked against the protocol's schemas), raw
@@ -329,46 +322,6 @@ export class DaemonClient {
       }
     }
   }
-}
-
-/** Connects to the socket, trying a busy one again (see BUSY_TIMEOUT_MS); any other failure is `daemon_not_running`. */
-async function openSocket(path: string, busyTimeoutMs: number): Promise<Socket> {
-  const deadline = Date.now() + busyTimeoutMs;
-  for (let delay = BUSY_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, BUSY_RETRY_MAX_MS)) {
-    try {
-      return await connectOnce(path);
-    } catch (error) {
-      if (!(error instanceof Error && 'code' in error && error.code === 'EAGAIN')) {
-        throw new TabmuxError('daemon_not_running', `no daemon answers on ${path} (${describe(error)}); start it with: tabmux daemon start`, { cause: error });
-      }
-      if (Date.now() >= deadline) {
-        throw new TabmuxError(
-          'daemon_busy',
-          `the daemon on ${path} runs but did not take this connection within ${busyTimeoutMs / 1000} s (its socket stayed busy: too many connections at once, or the daemon is stalled); try again shortly, or check it with: tabmux daemon status`,
-          { cause: error },
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, Math.max(0, deadline - Date.now()))));
-    }
-  }
-}
-
-function connectOnce(path: string): Promise<Socket> {
-  return new Promise<Socket>((resolve, reject) => {
-    const candidate = createConnection({ path });
-    candidate.once('connect', () => {
-      candidate.off('error', reject);
-      resolve(candidate);
-    });
-    candidate.once('error', (error) => {
-      candidate.destroy();
-      reject(error);
-    });
-  });
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 const CLOSING_BRACE = 0x7d;
