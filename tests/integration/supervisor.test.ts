@@ -126,11 +126,18 @@ describe('supervisor', () => {
         return view.lastError?.includes('does not answer') === true ? view : undefined;
       }, 'the profile to say its daemon does not answer');
       expect(stuck.lastError).toBe(`the daemon (pid ${pid}) does not answer: its process is stopped or stuck; Stop ends it`);
+      expect(stuck.unanswered).toBe(true);
+      // What a person asks of it meanwhile is refused at once, with the reason, rather than left spinning.
+      await expect(supervisor.forward('default', 'tabmux/session.list', {})).rejects.toMatchObject({
+        code: 'daemon_unresponsive',
+        message: `profile default: the daemon (pid ${pid}) does not answer: its process is stopped or stuck; Stop ends it`,
+      });
     } finally {
       process.kill(pid, 'SIGCONT');
     }
     await until(() => (supervisor.view('default').lastError === null ? true : undefined), 'the profile to clear it once the daemon answers');
-    expect(supervisor.view('default')).toMatchObject({ state: 'ready', status: { pid } });
+    expect(supervisor.view('default')).toMatchObject({ state: 'ready', unanswered: false, status: { pid } });
+    expect(await supervisor.forward('default', 'tabmux/session.list', {})).toBeDefined();
   });
 
   it('hands live pictures only to the window that watches, and takes input only from its live view while the session is paused', async () => {

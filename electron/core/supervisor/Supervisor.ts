@@ -170,6 +170,10 @@ export class Supervisor {
     if (!watch || watch.closed) {
       throw new TabmuxError('daemon_not_running', `profile ${profile} is not running (${slot.state}); start it first`);
     }
+    if (slot.unanswered) {
+      // It would wait for as long as the daemon stays stopped: the person is told at once instead.
+      throw new TabmuxError('daemon_unresponsive', `profile ${profile}: ${slot.lastError ?? 'its daemon does not answer'}`);
+    }
     try {
       return await watch.client.request(method, params ?? {});
     } finally {
