@@ -20,6 +20,12 @@ export interface BrowserTabsEvents {
 }
 
 /**
+ * How long a lookup of the tab holding a frame waits for a page the browser has not reported yet, or for a frame it
+ * has not learned of: a download can begin in a tab opened a moment ago.
+ */
+const FRAME_LOOKUP_MS = 3_000;
+
+/**
  * The tabs of one browser, learned from the daemon's own CDP connection, never from text a page can write. It
  * auto-attaches to tab targets (no domain is enabled on them) to learn which page target each tab holds; page targets
  * carry the opener. On each page it enables the Page domain, only to hear of JavaScript dialogs: a dialog blocks its
@@ -113,6 +119,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     if (session) {
       this.#frames.watch(tab.tabId, session);
       this.#watchDialogs(tab, event.sessionId, session);
+      this.#frames.caughtUp(tab.tabId, session, FRAME_LOOKUP_MS);
       // An attached popup waits to run until the auto-attaching clients let it (and its opener's `window.open` waits
       // with it). Commands on a session run in order: this connection lets it run only once the Page domain is on.
       session.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
@@ -183,7 +190,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
    * frame tree; a frame of a page the browser has not reported yet is waited for, up to `waitMs`. Undefined when no
    * tab holds it (a worker's request, a frame already gone).
    */
-  tabOfFrame(frameId: string, waitMs = 1000): Promise<string | undefined> {
+  tabOfFrame(frameId: string, waitMs = FRAME_LOOKUP_MS): Promise<string | undefined> {
     return this.#frames.tabOf(frameId, waitMs);
   }
 

@@ -84,24 +84,37 @@ export class TabFrames {
     });
   }
 
+  /**
+   * A page was just attached and its Page events turned on (after the command that does, so the answer is as of
+   * then): while a lookup waits, its iframes are read from its frame tree too. A page runs before the daemon attaches
+   * to it, so an iframe it made at once (one that starts a download as it loads) was attached before its events were
+   * followed, and the lookups' own search of the frame trees may have run before this page was known.
+   */
+  caughtUp(tabId: string, session: CDPSession, withinMs: number): void {
+    if (this.#frameWaiters.size > 0) {
+      void this.#learnTree(tabId, session, withinMs).then(() => this.found());
+    }
+  }
+
   /** Learns the iframes of every page from its frame tree; a page that does not answer in `withinMs` is skipped. */
   async #searchFrames(withinMs: number): Promise<void> {
-    const trees = [...this.#pageSessions].map(async ([tabId, sessionId]) => {
+    const trees = [...this.#pageSessions].flatMap(([tabId, sessionId]) => {
       const session = this.#connection.session(sessionId);
-      if (!session) {
-        return;
-      }
-      const frameTree = session.send('Page.getFrameTree').then(
-        (answer) => answer.frameTree,
-        () => undefined,
-      );
-      const tree = await withDeadline(frameTree, withinMs, undefined);
-      const frames = tree?.childFrames ? [...tree.childFrames] : [];
-      for (let frame = frames.pop(); frame !== undefined; frame = frames.pop()) {
-        this.#frameTabs.set(frame.frame.id, tabId);
-        frames.push(...(frame.childFrames ?? []));
-      }
+      return session ? [this.#learnTree(tabId, session, withinMs)] : [];
     });
     await Promise.all(trees);
+  }
+
+  async #learnTree(tabId: string, session: CDPSession, withinMs: number): Promise<void> {
+    const frameTree = session.send('Page.getFrameTree').then(
+      (answer) => answer.frameTree,
+      () => undefined,
+    );
+    const tree = await withDeadline(frameTree, withinMs, undefined);
+    const frames = tree?.childFrames ? [...tree.childFrames] : [];
+    for (let frame = frames.pop(); frame !== undefined; frame = frames.pop()) {
+      this.#frameTabs.set(frame.frame.id, tabId);
+      frames.push(...(frame.childFrames ?? []));
+    }
   }
 }

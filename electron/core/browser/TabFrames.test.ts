@@ -1,0 +1,41 @@
+import type { CDPSession } from 'puppeteer-core/internal/api/CDPSession.js';
+import { describe, expect, it } from 'vitest';
+import type { CdpConnection } from './CdpConnection.js';
+import { TabFrames } from './TabFrames.js';
+
+/** A page's CDP session that answers only `Page.getFrameTree`, with one iframe, and takes event listeners. */
+function pageSession(iframeId: string): CDPSession {
+  const frameTree = { frame: { id: 'main' }, childFrames: [{ frame: { id: iframeId } }] };
+  return {
+    on: () => undefined,
+    send: (method: string) => (method === 'Page.getFrameTree' ? Promise.resolve({ frameTree }) : Promise.reject(new Error(method))),
+  } as unknown as CDPSession;
+}
+
+/** A connection that knows no page sessions yet: the lookup's own search of the frame trees finds nothing. */
+const connection = { session: () => undefined } as unknown as CdpConnection;
+
+describe('TabFrames.tabOf', () => {
+  it('finds a frame in a page reported after the lookup began, whose iframe was made before its events were followed', async () => {
+    const frames = new TabFrames(connection, new Map(), new Map());
+    const lookup = frames.tabOf('late-iframe', 5_000);
+    // The page is reported while the lookup waits; its iframe's attach came before the daemon followed its events.
+    frames.watch('tab-1', pageSession('late-iframe'));
+    frames.caughtUp('tab-1', pageSession('late-iframe'), 1_000);
+    expect(await lookup).toBe('tab-1');
+  });
+
+  it('reads no frame tree when no lookup waits', async () => {
+    const frames = new TabFrames(connection, new Map(), new Map());
+    let asked = 0;
+    const session = { on: () => undefined, send: () => ((asked += 1), Promise.resolve({ frameTree: { frame: { id: 'main' } } })) } as unknown as CDPSession;
+    frames.caughtUp('tab-1', session, 1_000);
+    await Promise.resolve();
+    expect(asked).toBe(0);
+  });
+
+  it('gives up on a frame no tab holds after its wait', async () => {
+    const frames = new TabFrames(connection, new Map(), new Map());
+    expect(await frames.tabOf('nobody', 50)).toBeUndefined();
+  });
+});
