@@ -120,6 +120,9 @@ describe('supervisor', () => {
     expect(pid).toBeGreaterThan(0);
     // Stopped, the daemon keeps its connection open and pushes nothing, as a quiet one does.
     process.kill(pid, 'SIGSTOP');
+    // A person's action already on its way when the daemon stopped.
+    const inFlight = supervisor.forward('default', 'tabmux/session.list', {});
+    inFlight.catch(() => undefined);
     try {
       const stuck = await until(() => {
         const view = supervisor.view('default');
@@ -127,6 +130,11 @@ describe('supervisor', () => {
       }, 'the profile to say its daemon does not answer');
       expect(stuck.lastError).toBe(`the daemon (pid ${pid}) does not answer: its process is stopped or stuck; Stop ends it`);
       expect(stuck.unanswered).toBe(true);
+      // It fails once the daemon is found not to answer, with the reason, rather than waiting for the daemon.
+      await expect(inFlight).rejects.toMatchObject({
+        code: 'daemon_unresponsive',
+        message: `profile default: the daemon (pid ${pid}) does not answer: its process is stopped or stuck; Stop ends it`,
+      });
       // What a person asks of it meanwhile is refused at once, with the reason, rather than left spinning.
       await expect(supervisor.forward('default', 'tabmux/session.list', {})).rejects.toMatchObject({
         code: 'daemon_unresponsive',

@@ -44,12 +44,16 @@ export class DaemonWatch {
   #statusAgain = false;
   #answering: Promise<boolean> | null = null;
   #unanswered = false;
+  /** Requests out on the connection (see `request`), each to fail should the daemon stop answering. */
+  readonly #waiting = new Set<(error: TabmuxError) => void>();
+  readonly #profile: string;
   readonly #tabsDebounceMs: number;
   readonly #onEvent: (event: DaemonEvent) => void;
   readonly #onStatus: () => void;
 
   private constructor(client: DaemonClient, status: DaemonStatus, tabs: TabInfo[], options: DaemonWatchOptions) {
     this.client = client;
+    this.#profile = options.profile;
     this.#state = { status, tabs };
     this.#tabsDebounceMs = options.tabsDebounceMs ?? 250;
     this.#onEvent = options.onEvent;
@@ -155,7 +159,29 @@ export class DaemonWatch {
       return false;
     }
     this.#unanswered = !answered;
+    if (this.#unanswered) {
+      const error = new TabmuxError('daemon_unresponsive', `profile ${this.#profile}: ${this.unansweredError}`);
+      for (const giveUp of this.#waiting) {
+        giveUp(error);
+      }
+      this.#waiting.clear();
+    }
     return true;
+  }
+
+  /**
+   * A request on the watch's connection (a person's action in a UI). One still out when the daemon is found not to
+   * answer fails then, with the reason, rather than waiting as long as the daemon stays stopped.
+   */
+  request(method: string, params: unknown): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const giveUp = (error: TabmuxError): void => reject(error);
+      this.#waiting.add(giveUp);
+      this.client
+        .request(method, params)
+        .then(resolve, reject)
+        .finally(() => this.#waiting.delete(giveUp));
+    });
   }
 
   /** The daemon left the last look unanswered: its process is stopped or stuck. */

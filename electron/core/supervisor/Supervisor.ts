@@ -175,7 +175,7 @@ export class Supervisor {
       throw new TabmuxError('daemon_unresponsive', `profile ${profile}: ${slot.lastError ?? 'its daemon does not answer'}`);
     }
     try {
-      return await watch.client.request(method, params ?? {});
+      return await watch.request(method, params ?? {});
     } finally {
       // Opening a tab for a human runs in the router's own lane, which pushes no event the tab list would follow.
       if (method === 'tabmux/tabs.open' || (method.startsWith('tabmux/session.') && method !== 'tabmux/session.list' && method !== 'tabmux/session.page')) {
