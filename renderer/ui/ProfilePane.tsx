@@ -40,15 +40,18 @@ export function ProfilePane(props: { profile: string }) {
     </ActionButton>
   );
 
+  // Why the daemon is not serving, where the pane has no panels to show.
+  const lastError = entry.lastError && (
+    <pre className="error-text" data-testid="profile-error">
+      {entry.lastError}
+    </pre>
+  );
+
   let body;
   if (entry.unanswered && !entry.daemon) {
     body = (
       <EmptyState testId="profile-unanswered" title="This profile's daemon does not answer">
-        {entry.lastError && (
-          <pre className="error-text" data-testid="profile-error">
-            {entry.lastError}
-          </pre>
-        )}
+        {lastError}
         <p>Its process took the connection and said nothing: it was stopped (a suspended job, a debugger) or is stuck. Stop ends it and the Chrome it ran.</p>
         <ActionButton
           pendingKey={actionKey('profile', profile, 'stop')}
@@ -91,11 +94,7 @@ export function ProfilePane(props: { profile: string }) {
   } else if (entry.state === 'crashed') {
     body = (
       <EmptyState testId="profile-crashed" title="The daemon stopped unexpectedly">
-        {entry.lastError && (
-          <pre className="error-text" data-testid="profile-error">
-            {entry.lastError}
-          </pre>
-        )}
+        {lastError}
         {startButton('Start again')}
       </EmptyState>
     );
