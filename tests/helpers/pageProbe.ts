@@ -2,6 +2,8 @@ import type { Protocol } from 'devtools-protocol';
 import type { CDPSession } from 'puppeteer-core/internal/api/CDPSession.js';
 import { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
+import { afterAll, beforeAll } from 'vitest';
+import type { HostileRig } from './hostileRig.js';
 import { waitFor } from './waitFor.js';
 import { withDeadline } from '../../shared/withDeadline.js';
 
@@ -65,4 +67,19 @@ export class PageProbe {
     this.#sessions.set(target.targetId, session);
     return session;
   }
+}
+
+/** A probe on the rig's browser for the tests of one `describe`, connected before them and closed after. */
+export function usePageProbe(rig: () => HostileRig): () => PageProbe {
+  let probe: PageProbe | undefined;
+  beforeAll(async () => {
+    probe = await PageProbe.connect(rig().port);
+  });
+  afterAll(() => probe?.close());
+  return () => {
+    if (!probe) {
+      throw new Error('the page probe is used before it connected');
+    }
+    return probe;
+  };
 }

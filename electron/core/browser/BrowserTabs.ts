@@ -213,6 +213,15 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     return this.#pages.responds(tabId, withinMs);
   }
 
+  /**
+   * Whether a tab's page gave no answer at all, not even an error, to a constant asked of it within `forMs`: its
+   * renderer's main thread is busy the whole time (a script that never yields, or a dialog). False for a tab that is
+   * not known.
+   */
+  silent(tabId: string, forMs: number): Promise<boolean> {
+    return this.#pages.silent(tabId, forMs);
+  }
+
   #onInfo(info: Protocol.Target.TargetInfo): void {
     const tabId = info.type === 'tab' ? info.targetId : this.#tabOfPage.get(info.targetId);
     const tab = tabId === undefined ? undefined : this.#tabs.get(tabId);

@@ -42,6 +42,19 @@ export class PageCommands {
     return withDeadline(answered, withinMs, false);
   }
 
+  async silent(tabId: string, forMs: number): Promise<boolean> {
+    const session = this.#session(tabId);
+    if (!session) {
+      return false;
+    }
+    // Any answer counts, an error too (a page between documents has no context to run in, but it answers).
+    const answered = session.send('Runtime.evaluate', { expression: '0', returnByValue: true }).then(
+      () => false,
+      () => false,
+    );
+    return withDeadline(answered, forMs, true);
+  }
+
   async stopScripts(tabId: string): Promise<boolean> {
     const session = this.#session(tabId);
     if (!session) {

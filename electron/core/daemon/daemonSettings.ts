@@ -1,7 +1,7 @@
 import { DEFAULT_RETENTION } from '../activity/RetentionSettings.js';
 import type { DownloadSettings } from '../browser/BrowserDownloads.js';
 import type { ProfileConfig } from '../profile/ProfileStore.js';
-import { positiveInt, type Env } from '../profile/settings.js';
+import { nonNegativeInt, positiveInt, type Env } from '../profile/settings.js';
 import { DEFAULT_SETTINGS, type RouterSettings } from '../router/Router.js';
 
 /*
@@ -21,6 +21,7 @@ export function routerSettings(config: ProfileConfig, env: Env = process.env): R
     toolTimeoutsMs: { ...DEFAULT_SETTINGS.toolTimeoutsMs, ...config.toolTimeoutsMs, ...toolTimeouts(env['TABMUX_TOOL_TIMEOUTS']) },
     questionTimeoutMs: positiveInt(env['TABMUX_QUESTION_TIMEOUT_MS']) ?? config.questionTimeoutMs ?? DEFAULT_SETTINGS.questionTimeoutMs,
     confirmTimeoutMs: positiveInt(env['TABMUX_CONFIRM_TIMEOUT_MS']) ?? config.confirmTimeoutMs ?? DEFAULT_SETTINGS.confirmTimeoutMs,
+    stuckPageMs: nonNegativeInt(env['TABMUX_STUCK_PAGE_MS']) ?? config.stuckPageMs ?? DEFAULT_SETTINGS.stuckPageMs,
   };
 }
 

@@ -36,6 +36,8 @@ export const profileConfigSchema = z.lazy(() => z.object({
   questionTimeoutMs: z.optional(positiveInt),
   /** How long a call a confirm policy holds waits for approval before it is denied. */
   confirmTimeoutMs: z.optional(positiveInt),
+  /** How long a call waits on a page that answers nothing before the script holding it is ended; 0: never. */
+  stuckPageMs: z.optional(z.int().check(z.minimum(0))),
   /** Rules for agents' calls on this profile (tabmux policy add); a running daemon applies them at once. */
   policies: z.optional(z.array(policyRuleSchema)),
   workerIdleMs: z.optional(positiveInt),

@@ -12,6 +12,15 @@ export function positiveInt(value: string | undefined): number | undefined {
   return Number.isInteger(parsed) && parsed > 0 ? parsed : undefined;
 }
 
+/** A whole number of zero or more written as text, or undefined for anything else (unset, empty, -1, 1.5, abc). */
+export function nonNegativeInt(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') {
+    return undefined;
+  }
+  const parsed = Number(value);
+  return Number.isInteger(parsed) && parsed >= 0 ? parsed : undefined;
+}
+
 /** Default for how long a launched Chrome outlives a daemon that died: long enough for a restart after a crash. */
 export const DEFAULT_ORPHAN_GRACE_MS = 90_000;
 
@@ -20,10 +29,7 @@ export const DEFAULT_ORPHAN_GRACE_MS = 90_000;
  * every tab: `TABMUX_ORPHAN_GRACE_MS` over the profile's `orphanGraceMs` over the default; 0 closes it at once.
  */
 export function orphanGraceMs(config: ProfileConfig, env: Env = process.env): number {
-  const fromEnv = env['TABMUX_ORPHAN_GRACE_MS'];
-  const parsed = fromEnv === undefined || fromEnv === '' ? undefined : Number(fromEnv);
-  const valid = parsed !== undefined && Number.isInteger(parsed) && parsed >= 0 ? parsed : undefined;
-  return valid ?? config.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS;
+  return nonNegativeInt(env['TABMUX_ORPHAN_GRACE_MS']) ?? config.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS;
 }
 
 /** Default for how long a daemon started on demand runs with no session and no client: 15 minutes. */
@@ -35,10 +41,7 @@ export const DEFAULT_IDLE_EXIT_MS = 15 * 60_000;
  * keeps it until it is stopped, as a daemon started by `daemon start` or the tray is kept.
  */
 export function idleExitMs(config: ProfileConfig, env: Env = process.env): number {
-  const fromEnv = env['TABMUX_IDLE_EXIT_MS'];
-  const parsed = fromEnv === undefined || fromEnv === '' ? undefined : Number(fromEnv);
-  const valid = parsed !== undefined && Number.isInteger(parsed) && parsed >= 0 ? parsed : undefined;
-  return valid ?? config.idleExitMs ?? DEFAULT_IDLE_EXIT_MS;
+  return nonNegativeInt(env['TABMUX_IDLE_EXIT_MS']) ?? config.idleExitMs ?? DEFAULT_IDLE_EXIT_MS;
 }
 
 /** Headless when asked (flag, TABMUX_HEADLESS=1, profile config), or when a Linux machine has no display to show Chrome on. */

@@ -32,6 +32,9 @@ import { PolicySet } from './PolicySet.js';
 import { PolicyGate } from './PolicyGate.js';
 import { snapshotToFile } from './snapshotToFile.js';
 import { withNotes } from './withNotes.js';
+import { callWatchingPage } from './StuckPageWatch.js';
+import { checkAgentUrl } from './checkAgentUrl.js';
+import type { Logger } from '../platform/Logger.js';
 
 export interface CallOptions {
   /** Connection id of the caller, so its queued calls go when it vanishes. */
@@ -74,6 +77,9 @@ export interface AgentToolsOptions {
   policies?: (() => PolicySet) | undefined;
   /** How long a call a confirm rule holds waits for a person's approval. */
   confirmTimeoutMs?: number | undefined;
+  /** How long a call waits on a page that answers nothing before its script is ended (`StuckPageWatch`); 0: never. */
+  stuckPageMs?: number | undefined;
+  logger?: Logger | undefined;
   /** Arguments as a person sees them while a call waits for approval; without it, only their names are shown. */
   redact?: ((tool: string, args: Record<string, unknown>) => Record<string, unknown>) | undefined;
 }
@@ -203,7 +209,7 @@ export class AgentTools {
   }
 
   #dispatch(session: Session, worker: Worker, kind: ToolKind, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-    this.#checkUrl(session, name, args);
+    checkAgentUrl(this.options.urlPolicy(), () => sessionFolder(this.options.filesDir, session.id), name, args);
     switch (kind) {
       case 'page':
         return this.#pageTool(session, worker, name, args);
@@ -251,7 +257,9 @@ export class AgentTools {
       return withNotes({ notes: [done] }, rewriteResponse(await worker.call('list_pages', {}), this.#context(session, worker, page, name)));
     }
     const call = (): Promise<ToolResult> => worker.call(name, { ...confined, pageId: page.pageId });
-    const result = FRAME_TOOLS.has(name) ? await this.options.front.run(() => worker.call('select_page', { pageId: page.pageId, bringToFront: true }), call) : await call();
+    const stuckMs = this.options.stuckPageMs ?? DEFAULT_SETTINGS.stuckPageMs;
+    const framed = (): Promise<ToolResult> => (FRAME_TOOLS.has(name) ? this.options.front.run(() => worker.call('select_page', { pageId: page.pageId, bringToFront: true }), call) : call());
+    const result = await callWatchingPage(this.options.tabs.browser, page, name, stuckMs, framed, (message) => this.options.logger?.warn(`session ${session.id}: ${message}`));
     if (trace && !result.isError) {
       noteTraceCall(worker.trace, session, name, confined);
     }
@@ -351,22 +359,6 @@ export class AgentTools {
   async #tabKnown(session: Session, worker: Worker, page: OwnedPage): Promise<void> {
     if (page.tabId === null) {
       await this.options.tabs.learn(session, worker);
-    }
-  }
-
-  /** Agents' own navigations to the browser's control surface are refused before anything reaches the browser. */
-  #checkUrl(session: Session, name: string, args: Record<string, unknown>): void {
-    const url = args['url'];
-    if ((name !== 'navigate_page' && name !== 'new_page') || typeof url !== 'string') {
-      return;
-    }
-    // The same answer the browser gives this session's tabs (see ControlSurfaceGuard), told as an error.
-    const policy = this.options.urlPolicy();
-    const folder = sessionFolder(this.options.filesDir, session.id);
-    const refusal = policy?.navigationRefusal(url, { kind: 'session', folder });
-    if (refusal !== undefined) {
-      const files = policy?.readsFile(url) === true ? `; file: URLs reach only your session folder ${folder}` : '';
-      throw new TabmuxError('url_denied', `${url} is out of reach for agents (${refusal}); tabmux keeps the browser's own endpoints, pages and files away from tabs${files}`);
     }
   }
 

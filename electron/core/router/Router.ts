@@ -125,6 +125,8 @@ export class Router {
       humans: this.#humans,
       questionTimeoutMs: settings.questionTimeoutMs,
       confirmTimeoutMs: settings.confirmTimeoutMs,
+      stuckPageMs: settings.stuckPageMs,
+      logger,
       redact: options.redactArgs,
       policies: () => this.#policies.current,
     });

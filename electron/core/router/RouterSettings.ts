@@ -17,6 +17,11 @@ export interface RouterSettings {
   questionTimeoutMs: number;
   /** How long a call a confirm policy holds waits for a person's approval before it is denied. */
   confirmTimeoutMs: number;
+  /**
+   * How long a call may wait on a page that answers nothing (a script that never yields) before that script is ended
+   * and the call goes on (see `StuckPageWatch`); 0 leaves such a page to the call's time limit.
+   */
+  stuckPageMs: number;
 }
 
 /** What one upstream worker (a chrome-devtools-mcp process) costs in memory, measured: about 150 MiB. */
@@ -44,5 +49,7 @@ export const DEFAULT_SETTINGS: RouterSettings = {
   // Audits and traces legitimately run for minutes.
   questionTimeoutMs: 10 * 60_000,
   confirmTimeoutMs: 10 * 60_000,
+  // Chrome offers to end an unresponsive page's script after about as long.
+  stuckPageMs: 15_000,
   toolTimeoutsMs: { lighthouse_audit: 300_000, performance_start_trace: 300_000, performance_stop_trace: 300_000 },
 };

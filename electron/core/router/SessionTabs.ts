@@ -14,8 +14,6 @@ export interface TabSource extends WindowTabs, TabView {
   off(event: 'opened' | 'closed', listener: (tab: BrowserTab) => void): unknown;
   openBlank(): Promise<string>;
   close(tabId: string): Promise<boolean>;
-  /** Ends the script running in a tab's page, outside the workers (see `BrowserTabs.stopScripts`). */
-  stopScripts?(tabId: string): Promise<boolean>;
 }
 
 export interface SessionTabsOptions {

@@ -24,6 +24,10 @@ export interface TabView {
   answerDialog?(tabId: string, accept: boolean, promptText?: string): Promise<boolean>;
   /** Whether a tab's page runs script within `withinMs` (see `BrowserTabs.responds`). */
   responds?(tabId: string, withinMs: number): Promise<boolean>;
+  /** Whether a tab's page gave no answer at all within `forMs` (see `BrowserTabs.silent`). */
+  silent?(tabId: string, forMs: number): Promise<boolean>;
+  /** Ends the script running in a tab's page, outside the workers (see `BrowserTabs.stopScripts`). */
+  stopScripts?(tabId: string): Promise<boolean>;
   /** Emulates a viewport for one tab's page, its window left as it is (see `BrowserTabs.emulateViewport`). */
   emulateViewport?(tabId: string, width: number, height: number): Promise<boolean>;
   /** Closes a tab through the browser's own connection (see `BrowserTabs.close`). */

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { textOf } from '../../../shared/toolResult.js';
 import { pagesOf, uidOf } from '../../helpers/daemonFixture.js';
-import { PageProbe } from '../../helpers/pageProbe.js';
-import { TOPOLOGIES, useHostileRig, type HostileRig } from '../../helpers/hostileRig.js';
+import { usePageProbe } from '../../helpers/pageProbe.js';
+import { TOPOLOGIES, useHostileRig } from '../../helpers/hostileRig.js';
 import { openUnseenPopup } from '../../helpers/unseenPopup.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
@@ -18,23 +18,9 @@ const CALL_TIMEOUT_MS = 30_000;
 /** Longer than a page is usually given to answer (`RESPONDS_WITHIN_MS`), within what a starting page is given. */
 const SLOW_START_MS = 3000;
 
-function useProbe(rig: () => HostileRig): () => PageProbe {
-  let probe: PageProbe | undefined;
-  beforeAll(async () => {
-    probe = await PageProbe.connect(rig().port);
-  });
-  afterAll(() => probe?.close());
-  return () => {
-    if (!probe) {
-      throw new Error('the page probe is used before it connected');
-    }
-    return probe;
-  };
-}
-
 describe.each(TOPOLOGIES)('a popup that opens with an alert, in tab isolation, on $name', (topology) => {
   const rig = useHostileRig(topology, { callTimeoutMs: CALL_TIMEOUT_MS });
-  const probe = useProbe(rig);
+  const probe = usePageProbe(rig);
 
   it('holds neither its opener’s next call nor a neighbour on the same worker, and its opener answers it', async () => {
     const { server } = rig();
@@ -145,7 +131,7 @@ describe.each(TOPOLOGIES)('a popup that opens with an alert, in tab isolation, o
 
 describe('a page that shows an alert, with a window per session on a pool of workers', () => {
   const rig = useHostileRig({ name: 'a pool of workers', workers: 2 }, { callTimeoutMs: CALL_TIMEOUT_MS, isolation: 'window' });
-  const probe = useProbe(rig);
+  const probe = usePageProbe(rig);
 
   it('lets every other session open pages on any worker, and its own session answers the dialog', async () => {
     const { server } = rig();
