@@ -257,11 +257,15 @@ export class AgentTools {
       return withNotes({ notes: [done] }, rewriteResponse(await worker.call('list_pages', {}), this.#context(session, worker, page, name)));
     }
     const call = (): Promise<ToolResult> => worker.call(name, { ...confined, pageId: page.pageId });
-    const stuckMs = this.options.stuckPageMs ?? DEFAULT_SETTINGS.stuckPageMs;
+    const stuckMs = (this.options.stuckPageMs ?? DEFAULT_SETTINGS.stuckPageMs) * (page.cpuSlowdown ?? 1);
     const framed = (): Promise<ToolResult> => (FRAME_TOOLS.has(name) ? this.options.front.run(() => worker.call('select_page', { pageId: page.pageId, bringToFront: true }), call) : call());
     const result = await callWatchingPage(this.options.tabs.browser, page, name, stuckMs, framed, (message) => this.options.logger?.warn(`session ${session.id}: ${message}`));
     if (trace && !result.isError) {
       noteTraceCall(worker.trace, session, name, confined);
+    }
+    if (name === 'emulate' && !result.isError) {
+      // Each emulate call replaces every setting upstream emulates: a rate left out is no slowdown.
+      page.cpuSlowdown = typeof confined['cpuThrottlingRate'] === 'number' ? confined['cpuThrottlingRate'] : 1;
     }
     return rewriteResponse(result, this.#context(session, worker, page, name));
   }

@@ -12,6 +12,11 @@ export interface OwnedPage {
   snapshotUids: ReadonlySet<string>;
   /** When the session last made this its current page; picks the next current page after a close. */
   lastSelectedAt: number;
+  /**
+   * The CPU slowdown the session asked `emulate` for on this page (1: none): a page slowed 6 times may well run a
+   * script 6 times as long without a break, so the stuck page watch waits as many times longer on it.
+   */
+  cpuSlowdown?: number;
 }
 
 /** Finds a live session by id (undefined once it has ended). */

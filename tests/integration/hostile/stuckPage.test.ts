@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { textOf } from '../../../shared/toolResult.js';
 import { usePageProbe } from '../../helpers/pageProbe.js';
+import type { BoundSession } from '../../helpers/daemonFixture.js';
 import { TOPOLOGIES, useHostileRig } from '../../helpers/hostileRig.js';
 
 /**
@@ -65,5 +66,33 @@ describe.each(TOPOLOGIES)('a page whose script never yields, on $name', (topolog
     expect(result._meta?.['tabmux/error']).toBe('timeout');
     expect(textOf(result)).not.toContain(NOTE);
     expect(await agent.text('take_snapshot')).toContain('Mine');
+  });
+});
+
+describe('a page whose script never yields, slowed down by the agent', () => {
+  const rig = useHostileRig(TOPOLOGIES[0] ?? { name: 'one worker', workers: 1 }, { callTimeoutMs: CALL_TIMEOUT_MS, stuckPageMs: STUCK_PAGE_MS });
+  const probe = usePageProbe(rig);
+
+  /** How long the page had been silent when its script was ended, as the note says, in seconds. */
+  async function silentSecondsOfStuckCall(agent: BoundSession, url: string): Promise<number> {
+    await probe().run(url, SPIN);
+    await probe().blocked(url);
+    const text = await agent.text('take_snapshot');
+    const seconds = /had run for at least (\d+) s without a break/.exec(text)?.[1];
+    expect(seconds, text).toBeDefined();
+    return Number(seconds);
+  }
+
+  it('is given as many times longer as the CPU slowdown it asked for, and the usual time again once it is lifted', async () => {
+    const { server } = rig();
+    const agent = await rig().session('throttled');
+    const url = server.page('<h1>Slowed</h1>', 'Slowed', 'slowed');
+    await agent.text('new_page', { url });
+    const rate = 4;
+    await agent.text('emulate', { cpuThrottlingRate: rate });
+    // Two thirds of the limit silent before the script is ended: 8 s at 4 times 3 s, 2 s without a slowdown.
+    expect(await silentSecondsOfStuckCall(agent, url)).toBeGreaterThanOrEqual(Math.floor(((2 * STUCK_PAGE_MS) / 3) * rate / 1000));
+    await agent.text('emulate', {});
+    expect(await silentSecondsOfStuckCall(agent, url)).toBeLessThan(Math.floor(((2 * STUCK_PAGE_MS) / 3) * rate / 1000));
   });
 });
