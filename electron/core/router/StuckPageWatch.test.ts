@@ -38,8 +38,14 @@ class FakePage implements TabView {
     return this.busy || this.tab.dialog !== null;
   }
 
+  /** Whether the browser answers a request to end the script (a renderer too busy to may not). */
+  answersEnd = true;
+
   stopScripts(): Promise<boolean> {
     this.ends += 1;
+    if (!this.answersEnd) {
+      return new Promise(() => undefined);
+    }
     this.busy = false;
     return Promise.resolve(true);
   }
@@ -121,6 +127,23 @@ describe('StuckPageWatch', () => {
     await sleep(STUCK_MS * 2);
     await again?.stop();
     expect(page.ends).toBe(1);
+  });
+
+  it('lets the call end at its own time when the browser never answers the request to end the script, and claims nothing', async () => {
+    const page = new FakePage();
+    page.busy = true;
+    page.answersEnd = false;
+    const watch = StuckPageWatch.start(page, 't1', 'take_snapshot', STUCK_MS);
+    await sleep(STUCK_MS * 4);
+    expect(page.ends).toBeGreaterThan(0);
+    // The call ends while the browser's answer is still awaited: the watch stops at once all the same.
+    let stopped = false;
+    void watch?.stop().then(() => {
+      stopped = true;
+    });
+    await sleep(0);
+    expect(stopped).toBe(true);
+    expect(watch?.ended).toEqual([]);
   });
 
   it('is not started where there is nothing to watch: off, the tab unknown, or the agent running its own script', () => {

@@ -4,6 +4,7 @@ import type { OwnedPage } from './Session.js';
 import type { TabView } from './TabIdentity.js';
 import { openerFamily } from './heldTabs.js';
 import { withNotes } from './withNotes.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
 
 /**
  * Tools whose running script may be the agent's own (`evaluate_script` runs the function it was given): a page busy
@@ -95,12 +96,21 @@ export class StuckPageWatch {
       silentSince ??= askedAt;
       silentAsks += 1;
       // A dialog that opened while the page was asked is why it did not answer: not a script to end.
-      if (silentAsks >= 2 && !this.#dialogHolds() && (await this.browser.stopScripts?.(this.tabId))) {
+      if (silentAsks >= 2 && !this.#dialogHolds() && (await this.#endScript(step)) === true) {
         this.ended.push({ silentMs: Date.now() - silentSince });
         silentSince = undefined;
         silentAsks = 0;
       }
     }
+  }
+
+  /**
+   * Asks the browser to end the page's running script; true once it says it did. Its answer is waited for `ms` at
+   * most, and no longer than the call runs: a renderer too busy to answer cannot hold the call's end.
+   */
+  async #endScript(ms: number): Promise<boolean | undefined> {
+    const asked = this.browser.stopScripts?.(this.tabId) ?? Promise.resolve(false);
+    return this.#until(withDeadline(asked, ms, false));
   }
 
   /**
