@@ -46,6 +46,23 @@ describe.each(TOPOLOGIES)('a page whose script never yields, on $name', (topolog
     expect(t.logged().some((line) => line.includes(`session ${agent.id}`) && line.includes('did not respond during take_snapshot'))).toBe(true);
   });
 
+  it("holds no neighbour's screenshot past the watch: screenshots take the front tab one at a time", async () => {
+    const { server } = rig();
+    const { attacker: agent, victim: neighbour } = await rig().pair();
+    const url = server.page('<h1>Frozen</h1>', 'Frozen', 'frozen');
+    await agent.text('new_page', { url });
+    await neighbour.text('new_page', { url: server.page('<h1>Picture</h1>', 'Picture', 'picture') });
+    await probe().run(url, SPIN);
+    await probe().blocked(url);
+    const stuck = agent.call('take_screenshot');
+    // Asked while the agent's screenshot waits for a frame its page cannot render; answered within the neighbour's own
+    // limit only because the agent's call does not keep the front tab until its limit.
+    const picture = await neighbour.call('take_screenshot');
+    expect(picture.isError, textOf(picture)).toBeFalsy();
+    expect(picture.content.some((part) => part.type === 'image')).toBe(true);
+    expect(textOf(await stuck)).toContain(NOTE);
+  });
+
   it('leaves a page that is slow but answers: a wait longer than the limit is not cut short', async () => {
     const { server } = rig();
     const agent = await rig().session('waiter');
