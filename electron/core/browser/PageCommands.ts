@@ -31,28 +31,28 @@ export class PageCommands {
   }
 
   async responds(tabId: string, withinMs: number): Promise<boolean> {
-    const session = this.#session(tabId);
-    if (!session) {
-      return false;
-    }
-    const answered = session.send('Runtime.evaluate', { expression: '0', returnByValue: true }).then(
-      () => true,
-      () => false,
-    );
-    return withDeadline(answered, withinMs, false);
+    return (await this.#askConstant(tabId, withinMs)) === 'ran';
   }
 
   async silent(tabId: string, forMs: number): Promise<boolean> {
+    // Any answer counts, an error too (a page between documents has no context to run in, but it answers).
+    return (await this.#askConstant(tabId, forMs)) === 'silent';
+  }
+
+  /**
+   * Asks a tab's page to evaluate a constant (which no page can observe): whether it ran it, answered with an error,
+   * or gave no answer within `withinMs`; undefined for a tab that is not known.
+   */
+  async #askConstant(tabId: string, withinMs: number): Promise<'ran' | 'refused' | 'silent' | undefined> {
     const session = this.#session(tabId);
     if (!session) {
-      return false;
+      return undefined;
     }
-    // Any answer counts, an error too (a page between documents has no context to run in, but it answers).
     const answered = session.send('Runtime.evaluate', { expression: '0', returnByValue: true }).then(
-      () => false,
-      () => false,
+      () => 'ran' as const,
+      () => 'refused' as const,
     );
-    return withDeadline(answered, forMs, true);
+    return withDeadline(answered, withinMs, 'silent' as const);
   }
 
   async stopScripts(tabId: string): Promise<boolean> {

@@ -25,8 +25,9 @@ export interface EndedScript {
  * connection asked of it, for the last two thirds of that, the page counts as stuck: the script running in it is
  * ended there (`Runtime.terminateExecution`, as Chrome's "page unresponsive" prompt would end it), the page stays open,
  * and the call goes on. A page showing a JavaScript dialog is not stuck: the dialog holds it, and is the agent's to
- * answer, and so is a page related to it by an opener that shows one. Which page is which comes from the browser's tab ids; nothing a page writes decides it, and the only thing a
- * page can do about the watch is answer, which it does whenever its script lets it.
+ * answer, and so is a page related to it by an opener that shows one. Which page is which comes from the browser's
+ * tab ids; nothing a page writes decides it, and the only thing a page can do about the watch is answer, which it does
+ * whenever its script lets it.
  */
 export class StuckPageWatch {
   readonly ended: EndedScript[] = [];
@@ -64,33 +65,18 @@ export class StuckPageWatch {
     const step = Math.max(1, Math.round(this.stuckMs / 3));
     let silentSince: number | undefined;
     let silentAsks = 0;
-    if (!(await this.#pause(step))) {
-      return;
-    }
-    while (!this.#done) {
-      const tab = this.#tab();
-      if (tab === undefined || tab.pageTargetId === null) {
-        return;
-      }
-      if (this.#dialogHolds()) {
-        silentSince = undefined;
-        silentAsks = 0;
-        if (!(await this.#pause(step))) {
-          return;
-        }
-        continue;
-      }
+    await this.#pause(step);
+    while (!this.#done && this.#tab()?.pageTargetId) {
       const askedAt = Date.now();
-      const silent = await this.#until(this.browser.silent?.(this.tabId, step) ?? Promise.resolve(false));
+      // A page a dialog holds is not stuck: it is not asked, and counts as answering.
+      const silent = !this.#dialogHolds() && (await this.#until(this.browser.silent?.(this.tabId, step) ?? Promise.resolve(false))) === true;
       if (this.#done) {
         return;
       }
       if (!silent) {
         silentSince = undefined;
         silentAsks = 0;
-        if (!(await this.#pause(step))) {
-          return;
-        }
+        await this.#pause(step);
         continue;
       }
       silentSince ??= askedAt;
@@ -125,8 +111,8 @@ export class StuckPageWatch {
     return this.browser.get ? this.browser.get(this.tabId) : this.browser.list().find((candidate) => candidate.tabId === this.tabId);
   }
 
-  /** Waits `ms`, or less if the call ends first; false when it did. */
-  async #pause(ms: number): Promise<boolean> {
+  /** Waits `ms`, or less if the call ends first. */
+  async #pause(ms: number): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await this.#until(
       new Promise<void>((resolve) => {
@@ -134,7 +120,6 @@ export class StuckPageWatch {
       }),
     );
     clearTimeout(timer);
-    return !this.#done;
   }
 
   /** `work`, or undefined as soon as the call ends. */
