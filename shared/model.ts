@@ -268,6 +268,11 @@ export interface DaemonStatus {
   activityLog?: ActivityLogHealth | undefined;
   /** When each step of this daemon's start ended; absent from daemons that predate this field. */
   startup?: DaemonStartup | undefined;
+  /**
+   * Since when the browser itself has not answered the daemon (epoch ms): no call of the profile is served meanwhile.
+   * Null while it answers; absent from daemons that predate this field.
+   */
+  browserSilentSince?: number | null | undefined;
   /** The daemon process's memory now; absent from daemons that predate this field. */
   memory?: DaemonMemory | undefined;
 }
@@ -304,7 +309,16 @@ export type SessionCloseReason = 'closed' | 'expired' | 'daemon_stopped';
 /** Pushed to subscribers; the UI folds them into its store with a pure `applyEvent`. */
 export type DaemonEvent =
   /** `restarting`: the daemon stops for `daemon restart`, so another takes its place at once. */
-  | { type: 'daemon'; profile: string; state: DaemonState; lastError: string | null; activityLog?: ActivityLogHealth | undefined; restarting?: boolean | undefined }
+  | {
+      type: 'daemon';
+      profile: string;
+      state: DaemonState;
+      lastError: string | null;
+      activityLog?: ActivityLogHealth | undefined;
+      restarting?: boolean | undefined;
+      /** See `DaemonStatus.browserSilentSince`. */
+      browserSilentSince?: number | null | undefined;
+    }
   | { type: 'session.updated'; profile: string; session: SessionInfo }
   | { type: 'session.closed'; profile: string; sessionId: string; reason: SessionCloseReason }
   | { type: 'queue'; profile: string; queue: QueueEntry[] }

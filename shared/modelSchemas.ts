@@ -216,11 +216,12 @@ export const daemonStatusSchema: z.ZodMiniType<DaemonStatus> = z.lazy(() => z.ob
   startup: z.optional(
     z.object({ processAt: z.number(), claimedAt: z.number(), browserAt: z.nullable(z.number()), restoredAt: z.nullable(z.number()), readyAt: z.nullable(z.number()), adopted: z.boolean() }),
   ),
+  browserSilentSince: z.optional(z.nullable(z.number())),
   memory: z.optional(z.object({ rssBytes: z.number(), heapUsedBytes: z.number(), youngGenerationBytes: z.number(), externalBytes: z.number() })),
 }));
 
 export const daemonEventSchema: z.ZodMiniType<DaemonEvent> = z.lazy(() => z.discriminatedUnion('type', [
-  z.object({ type: z.literal('daemon'), profile: z.string(), state: daemonState, lastError: z.nullable(z.string()), activityLog: z.optional(activityLogHealthSchema), restarting: z.optional(z.boolean()) }),
+  z.object({ type: z.literal('daemon'), profile: z.string(), state: daemonState, lastError: z.nullable(z.string()), activityLog: z.optional(activityLogHealthSchema), restarting: z.optional(z.boolean()), browserSilentSince: z.optional(z.nullable(z.number())) }),
   z.object({ type: z.literal('session.updated'), profile: z.string(), session: sessionInfoSchema }),
   z.object({ type: z.literal('session.closed'), profile: z.string(), sessionId: z.string(), reason: closeReason }),
   z.object({ type: z.literal('queue'), profile: z.string(), queue: z.array(queueEntrySchema) }),

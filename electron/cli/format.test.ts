@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ago, untilThen } from './format.js';
+import { ago, formatBrowserSilence, untilThen } from './format.js';
 
 describe('times in words', () => {
   it('say how long until a moment, as ago says how long since one', () => {
@@ -11,5 +11,14 @@ describe('times in words', () => {
     expect(untilThen(now, now)).toBe('now');
     expect(untilThen(now - 5_000, now)).toBe('now');
     expect(ago(now - 4_200, now)).toBe('4s ago');
+  });
+});
+
+describe('a browser that does not answer, in daemon status', () => {
+  it('is a line saying since when, and nothing while it answers or the daemon does not tell', () => {
+    const since = Date.UTC(2026, 0, 2, 3, 4, 5);
+    expect(formatBrowserSilence(since, since + 25_400)).toEqual(['browser not answering for 25 s (since 2026-01-02T03:04:05.000Z): every call on this profile waits on it']);
+    expect(formatBrowserSilence(null)).toEqual([]);
+    expect(formatBrowserSilence(undefined)).toEqual([]);
   });
 });

@@ -164,6 +164,15 @@ function formatMemory(memory: DaemonMemory): string {
   return `daemon memory: ${mib(memory.rssBytes)} resident (heap ${mib(memory.heapUsedBytes)} in use, ${mib(memory.youngGenerationBytes)} young generation, ${mib(memory.externalBytes)} in buffers)`;
 }
 
+/** "browser not answering for 25 s (since ...)": nothing while it answers. */
+export function formatBrowserSilence(since: number | null | undefined, now: number = Date.now()): string[] {
+  if (since === null || since === undefined) {
+    return [];
+  }
+  const seconds = Math.max(0, Math.round((now - since) / 1000));
+  return [`browser not answering for ${seconds} s (since ${new Date(since).toISOString()}): every call on this profile waits on it`];
+}
+
 export function formatStatus(status: DaemonStatus): string {
   const lines = [
     `profile ${status.profile}: ${status.state}${status.lastError ? ` (${status.lastError})` : ''}`,
@@ -171,6 +180,7 @@ export function formatStatus(status: DaemonStatus): string {
     ...(status.lifetime ? [formatLifetime(status.lifetime)] : []),
     ...(status.memory ? [formatMemory(status.memory)] : []),
     formatBrowser(status),
+    ...formatBrowserSilence(status.browserSilentSince),
     formatWorkers(status.workers),
     ...formatDownloads(status.downloads),
     ...(status.activityLog?.error ? [`activity log: ${status.activityLog.error} (${status.activityLog.pending} entries waiting${status.activityLog.dropped > 0 ? `, ${status.activityLog.dropped} given up on` : ''})`] : []),

@@ -7,6 +7,7 @@ import type { CdpConnection } from './CdpConnection.js';
 import { PageCommands } from './PageCommands.js';
 import { TabFrames } from './TabFrames.js';
 import { TabPlacer } from './TabPlacer.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
 
 /** The targets the daemon watches: tabs, and the page each one holds. */
 export const DISCOVERED_TARGETS: Protocol.Target.TargetFilter = [{ type: 'tab' }, { type: 'page' }];
@@ -220,6 +221,18 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
    */
   silent(tabId: string, forMs: number): Promise<boolean> {
     return this.#pages.silent(tabId, forMs);
+  }
+
+  /**
+   * Whether the browser itself answers within `withinMs`: a command its own process handles (`Browser.getVersion`),
+   * whatever its pages do. An error is an answer too.
+   */
+  browserAnswers(withinMs: number): Promise<boolean> {
+    const answered = this.#connection.send('Browser.getVersion').then(
+      () => true,
+      () => true,
+    );
+    return withDeadline(answered, withinMs, false);
   }
 
   #onInfo(info: Protocol.Target.TargetInfo): void {

@@ -134,6 +134,7 @@ export class Daemon {
       urlPolicy: () => this.#runs.policy,
       externalBrowser: this.#browser.kind === 'external',
       redactArgs: (tool, args) => redactArgs(tool, args).args,
+      browserSilence: () => this.#setState(this.state, this.lastError),
     });
     this.router.setPolicies(profile.config.policies ?? []);
     this.#runs = new BrowserRuns({ paths, profile, logger, browserKind: this.#browser.kind, router: this.router, pictures: this.#pictures });
@@ -286,7 +287,8 @@ export class Daemon {
     this.lastError = lastError;
     const activityLog = this.#activity.health;
     // Subscribers that stay for the next daemon (`log --follow`) tell a restart from a stop by it.
-    this.router.publish({ type: 'daemon', profile: this.profile, state, lastError, ...(activityLog ? { activityLog } : {}), ...(restarting ? { restarting } : {}) });
+    const browserSilentSince = this.router.pulse.silentSince;
+    this.router.publish({ type: 'daemon', profile: this.profile, state, lastError, browserSilentSince, ...(activityLog ? { activityLog } : {}), ...(restarting ? { restarting } : {}) });
   }
 
   status(): DaemonStatus {
@@ -322,6 +324,7 @@ export class Daemon {
       settings: { ...this.router.settings },
       downloads: this.#runs.downloadsInfo(),
       ...(this.#activity.health ? { activityLog: this.#activity.health } : {}),
+      browserSilentSince: this.router.pulse.silentSince,
       memory: processMemory(),
     };
   }

@@ -33,6 +33,7 @@ import { PolicyGate } from './PolicyGate.js';
 import { snapshotToFile } from './snapshotToFile.js';
 import { withNotes } from './withNotes.js';
 import { callWatchingPage } from './StuckPageWatch.js';
+import type { BrowserPulse } from '../browser/BrowserPulse.js';
 import { checkAgentUrl } from './checkAgentUrl.js';
 import type { Logger } from '../platform/Logger.js';
 
@@ -79,6 +80,8 @@ export interface AgentToolsOptions {
   confirmTimeoutMs?: number | undefined;
   /** How long a call waits on a page that answers nothing before its script is ended (`StuckPageWatch`); 0: never. */
   stuckPageMs?: number | undefined;
+  /** Whether the browser itself answers, asked while calls wait on it (see `BrowserPulse`). */
+  pulse?: Pick<BrowserPulse, 'watching'> | undefined;
   logger?: Logger | undefined;
   /** Arguments as a person sees them while a call waits for approval; without it, only their names are shown. */
   redact?: ((tool: string, args: Record<string, unknown>) => Record<string, unknown>) | undefined;
@@ -175,18 +178,20 @@ export class AgentTools {
     await worker.ensureStarted();
     const timeoutMs = this.options.timeoutFor(name);
     const capped = capOwnWait(name, args, timeoutMs);
-    const result = await worker.queue.enqueue({
-      sessionId,
-      tool: name,
-      owner: callOptions.owner,
-      onQueued: callOptions.onQueued,
-      timeoutMs,
-      run: () =>
-        worker.whenReady(() => {
-          watch?.started();
-          return this.#run(sessions.get(sessionId), worker, kind, name, capped.args);
-        }),
-    });
+    const enqueue = (): Promise<ToolResult> =>
+      worker.queue.enqueue({
+        sessionId,
+        tool: name,
+        owner: callOptions.owner,
+        onQueued: callOptions.onQueued,
+        timeoutMs,
+        run: () =>
+          worker.whenReady(() => {
+            watch?.started();
+            return this.#run(sessions.get(sessionId), worker, kind, name, capped.args);
+          }),
+      });
+    const result = await (this.options.pulse?.watching(enqueue) ?? enqueue());
     session.lastUsedAt = Date.now();
     this.options.changed(session);
     const notes = [approval, capped.note].filter((note) => note !== undefined);

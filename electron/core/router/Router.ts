@@ -25,6 +25,8 @@ import type { PolicyRule } from '../../../shared/policy.js';
 import { WorkerPool } from './WorkerPool.js';
 import { journalMatches, journalOf } from './journaledSessions.js';
 import { startWouldWait } from './heldTabs.js';
+import { routerPulse } from './browserSilence.js';
+import type { BrowserPulse } from '../browser/BrowserPulse.js';
 import type { JournaledSession } from './SessionJournal.js';
 import { disposeContexts, type ContextSource } from './sessionContexts.js';
 import type { DownloadOwner } from '../browser/BrowserDownloads.js';
@@ -56,6 +58,8 @@ export class Router {
   readonly #owners: TabOwnership;
   readonly #policies: ProfilePolicies;
   readonly #isolation: BrowserIsolation;
+  /** Whether the browser itself answers, asked while calls wait on it. */
+  readonly pulse: BrowserPulse;
   #catalog: ToolCatalog | undefined;
   #reaper: NodeJS.Timeout | undefined;
   #closed = false;
@@ -87,8 +91,10 @@ export class Router {
       onWorkersChange: () => this.#feed.emit({ type: 'workers', profile, workers: this.workers() }),
       endAtBrowser: (call) => this.#owners.endAtBrowser(call.subject ?? call.sessionId),
       startWouldWait: () => startWouldWait(this.#tabs.browser),
+      browserAnswering: () => this.pulse.whenAnswering(),
     });
     this.#tabs = new TabIdentity({ available: () => this.catalog.upstreamHas('get_tab_id'), sessions: () => sessions.all(), sessionById });
+    this.pulse = routerPulse(this.#tabs, logger, options.browserSilence);
     const isolation = new BrowserIsolation({ source: () => this.#sessionTabs.source, tabIds: () => this.catalog.upstreamHas('get_tab_id'), tabs: this.#tabs });
     this.#isolation = isolation;
     this.#pages = new PageAllocator(sessionById, settings.isolation === 'window' ? isolation.windows : undefined, isolation.isolatedContexts);
@@ -126,6 +132,7 @@ export class Router {
       questionTimeoutMs: settings.questionTimeoutMs,
       confirmTimeoutMs: settings.confirmTimeoutMs,
       stuckPageMs: settings.stuckPageMs,
+      pulse: this.pulse,
       logger,
       redact: options.redactArgs,
       policies: () => this.#policies.current,
@@ -362,6 +369,7 @@ export class Router {
     }
     this.#closed = true;
     clearInterval(this.#reaper);
+    this.pulse.close();
     this.#humans.close(new TabmuxError('daemon_stopping', 'the daemon stopped before a person answered; ask again once it is back'));
     this.#pool.closeQueues(new TabmuxError('daemon_stopping', 'the daemon is stopping'));
     this.#lifecycle.endAll();

@@ -22,6 +22,8 @@ export interface RouterOptions {
   began?: CallBeginObserver | undefined;
   /** The browser is one tabmux did not launch: tabs nobody owns there are the user's, never shown to agents. */
   externalBrowser?: boolean | undefined;
+  /** The browser itself stopped answering (since when, epoch ms), or answers again (null). */
+  browserSilence?: ((silentSince: number | null) => void) | undefined;
   /** A call's arguments as a person may see them while it waits for approval (the activity log's redaction). */
   redactArgs?: ((tool: string, args: Record<string, unknown>) => Record<string, unknown>) | undefined;
 }

@@ -1,7 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useFakeClock } from '../platform/testing/fakeClock.js';
 import type { BrowserTab } from '../browser/BrowserTab.js';
 import { StuckPageWatch, stuckPageNote } from './StuckPageWatch.js';
-import type { TabView } from './TabIdentity.js';
+import type { TabView } from './TabView.js';
 
 const STUCK_MS = 60;
 
@@ -38,6 +39,17 @@ class FakePage implements TabView {
     return this.busy || this.tab.dialog !== null;
   }
 
+  /** Whether the browser's own process answers (a paused or flooded browser answers for none of its pages). */
+  browserAnswering = true;
+
+  async browserAnswers(withinMs: number): Promise<boolean> {
+    if (this.browserAnswering) {
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, withinMs));
+    return false;
+  }
+
   /** Whether the browser answers a request to end the script (a renderer too busy to may not). */
   answersEnd = true;
 
@@ -51,18 +63,7 @@ class FakePage implements TabView {
   }
 }
 
-/** Time passes on the fake clock, timers and the promises they settle included. */
-const sleep = async (ms: number): Promise<void> => {
-  await vi.advanceTimersByTimeAsync(ms);
-};
-
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-
-afterEach(() => {
-  vi.useRealTimers();
-});
+const sleep = useFakeClock();
 
 describe('StuckPageWatch', () => {
   it('ends the script of a page that answers nothing for two thirds of the limit, once the call has waited it', async () => {
@@ -144,6 +145,24 @@ describe('StuckPageWatch', () => {
     await sleep(0);
     expect(stopped).toBe(true);
     expect(watch?.ended).toEqual([]);
+  });
+
+  it('leaves the scripts of a page alone while the browser itself does not answer: the page is not why', async () => {
+    const page = new FakePage();
+    page.busy = true;
+    page.browserAnswering = false;
+    const watch = StuckPageWatch.start(page, 't1', 'take_snapshot', STUCK_MS);
+    await sleep(STUCK_MS * 4);
+    expect(page.asks).toBeGreaterThan(2);
+    expect(page.ends).toBe(0);
+    // The browser answers again while the page still does not: its silence counts from then on.
+    page.browserAnswering = true;
+    await sleep(STUCK_MS / 3 + 1);
+    expect(page.ends).toBe(0);
+    await sleep(STUCK_MS);
+    await watch?.stop();
+    expect(page.ends).toBe(1);
+    expect(watch?.ended).toHaveLength(1);
   });
 
   it('is not started where there is nothing to watch: off, the tab unknown, or the agent running its own script', () => {

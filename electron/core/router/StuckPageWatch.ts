@@ -1,7 +1,7 @@
 import type { ToolResult } from '../../../shared/protocol.js';
 import type { BrowserTab } from '../browser/BrowserTab.js';
 import type { OwnedPage } from './Session.js';
-import type { TabView } from './TabIdentity.js';
+import type { TabView } from './TabView.js';
 import { openerFamily } from './heldTabs.js';
 import { withNotes } from './withNotes.js';
 import { withDeadline } from '../../../shared/withDeadline.js';
@@ -27,7 +27,8 @@ export interface EndedScript {
  * and the call goes on. A page showing a JavaScript dialog is not stuck: the dialog holds it, and is the agent's to
  * answer, and so is a page related to it by an opener that shows one. Which page is which comes from the browser's
  * tab ids; nothing a page writes decides it, and the only thing a page can do about the watch is answer, which it does
- * whenever its script lets it.
+ * whenever its script lets it. A page counts as silent only while the browser itself answers: when the browser's own
+ * process does not, no page answers, and its scripts are left alone.
  */
 export class StuckPageWatch {
   readonly ended: EndedScript[] = [];
@@ -69,7 +70,7 @@ export class StuckPageWatch {
     while (!this.#done && this.#tab()?.pageTargetId) {
       const askedAt = Date.now();
       // A page a dialog holds is not stuck: it is not asked, and counts as answering.
-      const silent = !this.#dialogHolds() && (await this.#until(this.browser.silent?.(this.tabId, step) ?? Promise.resolve(false))) === true;
+      const silent = !this.#dialogHolds() && (await this.#until(this.#aloneSilent(step))) === true;
       if (this.#done) {
         return;
       }
@@ -88,6 +89,15 @@ export class StuckPageWatch {
         silentAsks = 0;
       }
     }
+  }
+
+  /**
+   * Whether the page gave no answer within `ms` while the browser itself did: a browser whose own process does not
+   * answer (busy, paused) answers for none of its pages, and ending the page's script would not be what helps.
+   */
+  async #aloneSilent(ms: number): Promise<boolean> {
+    const [pageSilent, browserAnswers] = await Promise.all([this.browser.silent?.(this.tabId, ms) ?? false, this.browser.browserAnswers?.(ms) ?? true]);
+    return pageSilent && browserAnswers;
   }
 
   /**

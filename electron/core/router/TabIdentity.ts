@@ -6,6 +6,7 @@ import { HeldTabs, silentPopups } from './heldTabs.js';
 import { listedPage, listPages } from './pageSync.js';
 import { sideCall, unlessTimedOut } from './sideCall.js';
 import { replyOf, type ListedPage } from '../upstream/upstreamReply.js';
+import type { TabView } from './TabView.js';
 
 export interface TabIdentityOptions {
   /** Whether upstream can tell tab ids at all (its `get_tab_id` tool is behind a flag). */
@@ -13,25 +14,6 @@ export interface TabIdentityOptions {
   /** Every live session, whatever its worker. */
   sessions: () => Iterable<Session>;
   sessionById: SessionLookup;
-}
-
-/** What tab identity reads of the browser's own connection (`BrowserTabs`): its tabs, with their dialogs. */
-export interface TabView {
-  list(): BrowserTab[];
-  /** One tab by its id, page or not, without copying the list (see `BrowserTabs.get`). */
-  get?(tabId: string): BrowserTab | undefined;
-  /** Accepts or dismisses a tab's dialog through the browser's own connection (see `BrowserTabs.answerDialog`). */
-  answerDialog?(tabId: string, accept: boolean, promptText?: string): Promise<boolean>;
-  /** Whether a tab's page runs script within `withinMs` (see `BrowserTabs.responds`). */
-  responds?(tabId: string, withinMs: number): Promise<boolean>;
-  /** Whether a tab's page gave no answer at all within `forMs` (see `BrowserTabs.silent`). */
-  silent?(tabId: string, forMs: number): Promise<boolean>;
-  /** Ends the script running in a tab's page, outside the workers (see `BrowserTabs.stopScripts`). */
-  stopScripts?(tabId: string): Promise<boolean>;
-  /** Emulates a viewport for one tab's page, its window left as it is (see `BrowserTabs.emulateViewport`). */
-  emulateViewport?(tabId: string, width: number, height: number): Promise<boolean>;
-  /** Closes a tab through the browser's own connection (see `BrowserTabs.close`). */
-  close?(tabId: string): Promise<boolean>;
 }
 
 /** How a page's tab was looked up: found, left for later (it may be held), or upstream could not tell. */

@@ -33,6 +33,8 @@ export interface WorkerOptions {
   ready?: () => Promise<void>;
   /** Stops at the browser what a call that was given up on started (its page's script); bounded by the caller. */
   endAtBrowser?: (call: OverrunCall) => Promise<void>;
+  /** Once the browser itself answers: at once (false) while it does, else when it answers again (true; see `BrowserPulse`). */
+  browserAnswering?: () => Promise<boolean>;
   /** Told when the worker replaces its upstream, and why. */
   onRecycle?: (worker: Worker, reason: string) => void;
   /**
@@ -75,6 +77,7 @@ export class Worker {
   readonly #ready: () => Promise<void>;
 
   readonly #endAtBrowser: (call: OverrunCall) => Promise<void>;
+  readonly #browserAnswering: () => Promise<boolean>;
   readonly #onRecycle: (worker: Worker, reason: string) => void;
   readonly #onStateChange: (worker: Worker) => void;
 
@@ -89,6 +92,7 @@ export class Worker {
     this.#spawn = spawn ? () => spawn(index) : undefined;
     this.#ready = options.ready ?? (() => Promise.resolve());
     this.#endAtBrowser = options.endAtBrowser ?? (() => Promise.resolve());
+    this.#browserAnswering = options.browserAnswering ?? (() => Promise.resolve(false));
     this.#onRecycle = options.onRecycle ?? (() => undefined);
     this.#onStateChange = options.onStateChange ?? (() => undefined);
   }
@@ -251,6 +255,11 @@ export class Worker {
     }
     // The grace runs from the moment the call was given up on, whatever the browser takes to answer.
     if (await this.#askToEnd(call, SPARE_AFTER_MS)) {
+      return;
+    }
+    // A worker waiting on a browser that does not answer is not stuck itself, and a new one could not reach the browser
+    // either (the sessions would only lose their page ids): it is judged again once the browser answers.
+    if ((await this.#browserAnswering()) && (this.upstream !== upstream || (await this.#askToEnd(call, SPARE_AFTER_MS)))) {
       return;
     }
     const spare = this.#retired ? undefined : this.#spawn?.();

@@ -1,51 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { TabmuxError } from '../../../shared/errors.js';
-import { SYSTEM_LANE_ID, type WorkerInfo } from '../../../shared/model.js';
-import { Logger } from '../platform/Logger.js';
+import { SYSTEM_LANE_ID } from '../../../shared/model.js';
 import type { Upstream } from '../upstream/UpstreamClient.js';
 import { Session } from './Session.js';
-import { OVERRUN_GRACE_MS, SPARE_AFTER_MS, type Worker } from './Worker.js';
-import { MOVED_SINCE, WorkerPool, type WorkerPoolOptions } from './WorkerPool.js';
+import type { Worker } from './Worker.js';
+import { MOVED_SINCE } from './WorkerPool.js';
 import { FakeBrowser, FakeUpstream } from './testing/FakeUpstream.js';
-
-function setup(overrides: Partial<WorkerPoolOptions> = {}) {
-  const browser = new FakeBrowser();
-  const started: FakeUpstream[] = [];
-  const prepared: number[] = [];
-  let workerEvents = 0;
-  const seen: WorkerInfo[][] = [];
-  const pool = new WorkerPool({
-    size: 3,
-    callTimeoutMs: 5_000,
-    workerIdleMs: 1_000,
-    logger: Logger.silent(),
-    startUpstream: () => {
-      const upstream = new FakeUpstream(browser);
-      started.push(upstream);
-      return Promise.resolve(upstream);
-    },
-    isPaused: () => false,
-    prepare: (worker: Worker) => {
-      prepared.push(worker.index);
-      return Promise.resolve();
-    },
-    onQueueChange: () => undefined,
-    onWorkersChange: () => {
-      workerEvents++;
-      seen.push(pool.infos());
-    },
-    ...overrides,
-  });
-  return { pool, started, prepared, workerEvents: () => workerEvents, seen };
-}
-
-/** Whether a fake upstream has been closed (by now: its `closed` settles within a turn of the event loop). */
-async function isClosed(upstream: FakeUpstream): Promise<boolean> {
-  let closed = false;
-  void upstream.closed.then(() => (closed = true));
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  return closed;
-}
+import { isUpstreamClosed, poolSetup } from './testing/poolSetup.js';
 
 function sessionOn(worker: Worker, id = 'sess-00000000abcd1234'): Session {
   return new Session(id, id.slice(5, 13), null, worker.index, Date.now());
@@ -53,13 +14,13 @@ function sessionOn(worker: Worker, id = 'sess-00000000abcd1234'): Session {
 
 describe('WorkerPool', () => {
   it('pins each new session to the least loaded worker', () => {
-    const { pool } = setup();
+    const { pool } = poolSetup();
     expect([pool.pin(), pool.pin(), pool.pin(), pool.pin()].map((worker) => worker.index)).toEqual([0, 1, 2, 0]);
     expect(pool.infos().map((info) => info.sessions)).toEqual([2, 1, 1]);
   });
 
   it('moves a session off a worker busy with another session\'s call to an idle running worker, and only then', async () => {
-    const { pool } = setup({ size: 2 });
+    const { pool } = poolSetup({ size: 2 });
     const [w0, w1] = [pool.pin(), pool.pin()];
     pool.pin();
     await Promise.all([w0.ensureStarted(), w1.ensureStarted()]);
@@ -91,7 +52,7 @@ describe('WorkerPool', () => {
 
   it('puts a session whose worker is not running on a running one while a dialog would hold a fresh worker, and only then', async () => {
     let held = true;
-    const { pool, started } = setup({ size: 2, startWouldWait: () => held });
+    const { pool, started } = poolSetup({ size: 2, startWouldWait: () => held });
     const [w0, w1] = [pool.pin(), pool.pin()];
     await w0.ensureStarted();
     const relocate = (): Promise<void> => Promise.resolve();
@@ -110,7 +71,7 @@ describe('WorkerPool', () => {
 
   it('asks whether a start would wait once per placing, and moves a session once however many of its calls were placed meanwhile', async () => {
     const answers: Array<(wait: boolean) => void> = [];
-    const { pool } = setup({ size: 2, startWouldWait: () => new Promise<boolean>((resolve) => answers.push(resolve)) });
+    const { pool } = poolSetup({ size: 2, startWouldWait: () => new Promise<boolean>((resolve) => answers.push(resolve)) });
     const [w0, w1] = [pool.pin(), pool.pin()];
     await w0.ensureStarted();
     const moves: string[] = [];
@@ -128,7 +89,7 @@ describe('WorkerPool', () => {
   });
 
   it('leaves a session where it is when moving fails, counts included', async () => {
-    const { pool } = setup({ size: 2 });
+    const { pool } = poolSetup({ size: 2 });
     const [w0, w1] = [pool.pin(), pool.pin()];
     await Promise.all([w0.ensureStarted(), w1.ensureStarted()]);
     const mover = sessionOn(w0, 'sess-00000000bbbb0000');
@@ -142,7 +103,7 @@ describe('WorkerPool', () => {
   });
 
   it('starts a worker on first need, prepares it, and runs the router\'s own jobs in the system lane', async () => {
-    const { pool, started, prepared, seen } = setup();
+    const { pool, started, prepared, seen } = poolSetup();
     const worker = pool.first;
     let lane: string | undefined;
     const result = await pool.runSystem(worker, 'list_pages', () => {
@@ -162,7 +123,7 @@ describe('WorkerPool', () => {
   it('asks for the browser before every call, and a call the browser cannot take never reaches upstream', async () => {
     let browserThere = false;
     let asked = 0;
-    const { pool, started } = setup({
+    const { pool, started } = poolSetup({
       browserReady: () => {
         asked++;
         return browserThere ? Promise.resolve() : Promise.reject(new TabmuxError('browser_unavailable', 'the browser at http://127.0.0.1:9 is not reachable'));
@@ -179,7 +140,7 @@ describe('WorkerPool', () => {
 
   it('closes an upstream it could not prepare', async () => {
     let closedOne = false;
-    const { pool } = setup({
+    const { pool } = poolSetup({
       prepare: (_worker: Worker, upstream: Upstream) => {
         void upstream.closed.then(() => {
           closedOne = true;
@@ -194,7 +155,7 @@ describe('WorkerPool', () => {
   });
 
   it('marks a worker whose upstream exits as failed, and restarts it on the next call', async () => {
-    const { pool, started } = setup();
+    const { pool, started } = poolSetup();
     const worker = pool.first;
     await worker.ensureStarted();
     await started[0]?.close();
@@ -205,7 +166,7 @@ describe('WorkerPool', () => {
   });
 
   it('lets a session leave: its queued calls fail, its pages lose their owner', async () => {
-    const { pool } = setup();
+    const { pool } = poolSetup();
     const worker = pool.pin();
     const session = sessionOn(worker);
     session.addPage(1, 'created');
@@ -224,7 +185,7 @@ describe('WorkerPool', () => {
   });
 
   it('stops extra workers that have been idle a while, never the first', async () => {
-    const { pool } = setup();
+    const { pool } = poolSetup();
     await pool.first.ensureStarted();
     const extra = pool.at(1);
     await extra?.ensureStarted();
@@ -236,7 +197,7 @@ describe('WorkerPool', () => {
   });
 
   it('drops a vanished client\'s queued calls, ends its running ones, and cancels single calls', async () => {
-    const { pool } = setup();
+    const { pool } = poolSetup();
     const worker = pool.first;
     let release: () => void = () => undefined;
     const running = worker.queue.enqueue({ sessionId: 'a', tool: 'x', owner: 'conn-1', timeoutMs: 5_000, run: () => new Promise<void>((resolve) => (release = resolve)) });
@@ -251,35 +212,8 @@ describe('WorkerPool', () => {
     release();
   });
 
-  it('asks the browser again and again to end a call given up on, and keeps the worker once it ends', async () => {
-    let release: () => void = () => undefined;
-    let asked = 0;
-    // The first asks land before the call's own script runs (upstream's small scripts take them); the third ends it.
-    const { pool, started } = setup({
-      endAtBrowser: () => {
-        asked++;
-        if (asked === 3) {
-          release();
-        }
-        return Promise.resolve();
-      },
-    });
-    const worker = pool.first;
-    await worker.ensureStarted();
-    let callId = 0;
-    const running = worker.queue.enqueue({ sessionId: 'a', tool: 'evaluate_script', timeoutMs: 5_000, run: () => new Promise<void>((resolve) => (release = resolve)), onQueued: (id) => (callId = id) });
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(pool.cancel(callId)).toBe(true);
-    await expect(running).rejects.toMatchObject({ code: 'cancelled' });
-    await vi.waitFor(() => expect(worker.queue.inFlight).toBe(0));
-    await new Promise((resolve) => setTimeout(resolve, OVERRUN_GRACE_MS + 100));
-    expect(asked).toBe(3);
-    // The call ended within the grace: the worker keeps its upstream (a spare started on the side is not used).
-    expect(worker.upstream).toBe(started[0]);
-  });
-
   it('refuses calls once closed and stops every upstream', async () => {
-    const { pool, started } = setup();
+    const { pool, started } = poolSetup();
     await pool.first.ensureStarted();
     let stopped = false;
     void started[0]?.closed.then(() => (stopped = true));
@@ -290,46 +224,9 @@ describe('WorkerPool', () => {
     expect(pool.infos()[0]?.state).toBe('stopped');
   });
 
-  it('closes a replacement that was started ahead for a stuck call when the pool stops before it is used', async () => {
-    // A call that never ends and that the browser does not end: after SPARE_AFTER_MS a replacement starts on the side.
-    let spawnedAfterStop = 0;
-    let stopping = false;
-    const { pool, started } = setup({
-      startUpstream: async () => {
-        if (stopping) {
-          spawnedAfterStop++;
-        }
-        // A process takes a while to start: the pool stops while the replacement is on its way.
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        const upstream = new FakeUpstream(new FakeBrowser());
-        started.push(upstream);
-        return upstream;
-      },
-    });
-    const worker = pool.first;
-    await worker.ensureStarted();
-    let callId = 0;
-    const running = worker.queue.enqueue({ sessionId: 'a', tool: 'wait_for', timeoutMs: 5_000, run: () => new Promise<void>(() => undefined), onQueued: (id) => (callId = id) });
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(pool.cancel(callId)).toBe(true);
-    await expect(running).rejects.toMatchObject({ code: 'cancelled' });
-    await new Promise((resolve) => setTimeout(resolve, SPARE_AFTER_MS + 20));
-    stopping = true;
-    pool.closeQueues(new TabmuxError('daemon_stopping', 'the daemon is stopping'));
-    await pool.stop();
-    // Past the grace, when the stuck worker would have been replaced with the spare.
-    await new Promise((resolve) => setTimeout(resolve, OVERRUN_GRACE_MS + 200));
-    expect(started).toHaveLength(2);
-    expect(await Promise.all(started.map(isClosed))).toEqual([true, true]);
-    expect(spawnedAfterStop).toBe(0);
-    expect(worker.upstream).toBeNull();
-    expect(pool.infos()[0]?.state).toBe('stopped');
-    await expect(worker.ensureStarted()).rejects.toMatchObject({ code: 'daemon_stopping' });
-  });
-
   it('closes an upstream that was still starting when the pool stopped, and starts none after', async () => {
     let finish: () => void = () => undefined;
-    const { pool, started } = setup({
+    const { pool, started } = poolSetup({
       startUpstream: async () => {
         await new Promise<void>((resolve) => (finish = resolve));
         const upstream = new FakeUpstream(new FakeBrowser());
@@ -344,13 +241,13 @@ describe('WorkerPool', () => {
     await stopped;
     await expect(starting).rejects.toMatchObject({ code: 'daemon_stopping' });
     expect(started).toHaveLength(1);
-    expect(await Promise.all(started.map(isClosed))).toEqual([true]);
+    expect(await Promise.all(started.map(isUpstreamClosed))).toEqual([true]);
     expect(pool.first.upstream).toBeNull();
     expect(pool.infos()[0]?.state).toBe('stopped');
   });
 
   it('forgets every worker\'s pages when the browser is lost', async () => {
-    const { pool, workerEvents } = setup();
+    const { pool, workerEvents } = poolSetup();
     const worker = pool.first;
     await worker.ensureStarted();
     worker.owners.set(1, 'sess-a');
@@ -363,7 +260,7 @@ describe('WorkerPool', () => {
   });
 
   it('after the browser is lost, only workers that ran an upstream for someone say they are restarting', async () => {
-    const { pool } = setup();
+    const { pool } = poolSetup();
     const [first, serving, spare] = [pool.first, pool.at(1), pool.at(2)];
     if (!serving || !spare) {
       throw new Error('the pool has three workers');

@@ -28,6 +28,8 @@ export interface WorkerPoolOptions {
    * a fresh upstream's first look at the browser may be at that tab (see `startWouldWait` in heldTabs.ts).
    */
   startWouldWait?: () => boolean | Promise<boolean>;
+  /** Once the browser itself answers (see `Worker`). */
+  browserAnswering?: () => Promise<boolean>;
 }
 
 /**
@@ -60,6 +62,7 @@ export class WorkerPool {
       spawn: (index: number) => options.startUpstream(index),
       ...(options.browserReady ? { ready: options.browserReady } : {}),
       ...(options.endAtBrowser ? { endAtBrowser: options.endAtBrowser } : {}),
+      ...(options.browserAnswering ? { browserAnswering: options.browserAnswering } : {}),
       onRecycle: (worker: Worker, reason: string) => {
         options.logger.warn(`replacing upstream worker ${worker.index}: ${reason}`);
         options.onWorkersChange();
