@@ -63,6 +63,7 @@ function summaryOf(status: DaemonStatus): DaemonSummary {
     settings: status.settings,
     ...(status.activityLog ? { activityLog: status.activityLog } : {}),
     ...(status.lifetime ? { lifetime: status.lifetime } : {}),
+    browserSilentSince: status.browserSilentSince ?? null,
   };
 }
 

@@ -32,7 +32,8 @@ function applyDaemonEvent(state: ServerState, profile: string, event: DaemonEven
       if (!entry?.daemon) {
         return state;
       }
-      const daemon = { ...entry.daemon, state: event.state, lastError: event.lastError, ...(event.activityLog ? { activityLog: event.activityLog } : {}) };
+      const activityLog = event.activityLog ? { activityLog: event.activityLog } : {};
+      const daemon = { ...entry.daemon, state: event.state, lastError: event.lastError, browserSilentSince: event.browserSilentSince ?? null, ...activityLog };
       return { ...state, profiles: { ...state.profiles, [profile]: { ...entry, daemon } } };
     }
     case 'session.updated': {

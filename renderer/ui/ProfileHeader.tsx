@@ -83,6 +83,12 @@ export function ProfileHeader(props: { profile: ProfileEntry }) {
           {daemon.lastError}
         </p>
       )}
+      {typeof daemon?.browserSilentSince === 'number' && (
+        <p className="notice notice-error" data-testid="browser-silent-note">
+          The browser is not answering (it stopped at {new Date(daemon.browserSilentSince).toLocaleTimeString()}): every call on this profile waits on
+          it. A page keeping Chrome busy without a break, a paused Chrome or an overloaded machine can do this.
+        </p>
+      )}
       {daemon?.activityLog?.error && (
         <p className="notice notice-warn" data-testid="activity-log-error">
           Activity log: {daemon.activityLog.error} ({daemon.activityLog.pending} entries waiting to be written

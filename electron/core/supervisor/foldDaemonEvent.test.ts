@@ -53,4 +53,13 @@ describe('foldDaemonEvent', () => {
     expect(before.status.queue).toEqual([]);
     expect(before.status.state).toBe('ready');
   });
+
+  it("keeps whether the browser answers, and the activity log's health, as the daemon's state events tell them", () => {
+    let s = foldDaemonEvent(state(), { type: 'daemon', profile: 'default', state: 'ready', lastError: null, browserSilentSince: 1234 });
+    expect(s.status.browserSilentSince).toBe(1234);
+    const activityLog = { error: 'disk full', failingSince: 5, pending: 3, dropped: 0 };
+    s = foldDaemonEvent(s, { type: 'daemon', profile: 'default', state: 'ready', lastError: null, browserSilentSince: null, activityLog });
+    expect(s.status.browserSilentSince).toBeNull();
+    expect(s.status.activityLog).toEqual(activityLog);
+  });
 });

@@ -12,8 +12,10 @@ export interface DaemonState {
 export function foldDaemonEvent(state: DaemonState, event: DaemonEvent): DaemonState {
   const { status } = state;
   switch (event.type) {
-    case 'daemon':
-      return { ...state, status: { ...status, state: event.state, lastError: event.lastError } };
+    case 'daemon': {
+      const activityLog = event.activityLog ? { activityLog: event.activityLog } : {};
+      return { ...state, status: { ...status, state: event.state, lastError: event.lastError, browserSilentSince: event.browserSilentSince ?? null, ...activityLog } };
+    }
     case 'session.updated': {
       const index = status.sessions.findIndex((session) => session.id === event.session.id);
       const sessions = index < 0 ? [...status.sessions, event.session] : status.sessions.map((session, at) => (at === index ? event.session : session));
