@@ -17,7 +17,7 @@ describe('times in words', () => {
 describe('a browser that does not answer, in daemon status', () => {
   it('is a line saying since when, and nothing while it answers or the daemon does not tell', () => {
     const since = Date.UTC(2026, 0, 2, 3, 4, 5);
-    expect(formatBrowserSilence(since, since + 25_400)).toEqual(['browser not answering for 25 s (since 2026-01-02T03:04:05.000Z): every call on this profile waits on it']);
+    expect(formatBrowserSilence(since, since + 25_400)).toEqual(['browser not answering for 25 s (since 2026-01-02T03:04:05.000Z): every call on this profile waits on it; if it does not come back, tabmux daemon stop closes it (logins stay)']);
     expect(formatBrowserSilence(null)).toEqual([]);
     expect(formatBrowserSilence(undefined)).toEqual([]);
   });

@@ -170,7 +170,7 @@ export function formatBrowserSilence(since: number | null | undefined, now: numb
     return [];
   }
   const seconds = Math.max(0, Math.round((now - since) / 1000));
-  return [`browser not answering for ${seconds} s (since ${new Date(since).toISOString()}): every call on this profile waits on it`];
+  return [`browser not answering for ${seconds} s (since ${new Date(since).toISOString()}): every call on this profile waits on it; if it does not come back, tabmux daemon stop closes it (logins stay)`];
 }
 
 export function formatStatus(status: DaemonStatus): string {

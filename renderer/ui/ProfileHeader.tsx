@@ -86,7 +86,8 @@ export function ProfileHeader(props: { profile: ProfileEntry }) {
       {typeof daemon?.browserSilentSince === 'number' && (
         <p className="notice notice-error" data-testid="browser-silent-note">
           The browser is not answering (it stopped at {new Date(daemon.browserSilentSince).toLocaleTimeString()}): every call on this profile waits on
-          it. A page keeping Chrome busy without a break, a paused Chrome or an overloaded machine can do this.
+          it. A page keeping Chrome busy without a break, a paused Chrome or an overloaded machine can do this. If it does not come back, Stop
+          closes Chrome with the profile&apos;s sessions and tabs (logins stay).
         </p>
       )}
       {daemon?.activityLog?.error && (
