@@ -202,7 +202,10 @@ export async function checkFolder(name: string, dir: string, options: { private?
   return check(name, 'ok', `${dir} (mode ${mode})`);
 }
 
-/** A profile's daemon: not running, running and answering, or a pid file of one that died or does not answer. */
+/**
+ * A profile's daemon: not running, running and answering (with a browser that answers, or not), or a pid file of one
+ * that died or does not answer.
+ */
 export async function checkDaemon(paths: TabmuxPaths, profile: string): Promise<DoctorCheck> {
   const name = `daemon (${profile})`;
   const record = await readDaemonPidFile(pidFilePath(paths, profile));
@@ -216,7 +219,22 @@ export async function checkDaemon(paths: TabmuxPaths, profile: string): Promise<
   if (client === undefined) {
     return check(name, 'fail', `pid ${record.pid} runs but its socket does not answer`, `tabmux daemon stop --profile ${profile}, then tabmux daemon start --profile ${profile}; its log: tabmux daemon status shows where`);
   }
-  client.close();
+  try {
+    const since = (await client.call('tabmux/status')).browserSilentSince;
+    if (typeof since === 'number') {
+      const seconds = Math.max(0, Math.round((Date.now() - since) / 1000));
+      return check(
+        name,
+        'warn',
+        `running, pid ${record.pid}, but its browser has not answered for ${seconds} s: every call on this profile waits on it`,
+        `a page keeping Chrome busy, a paused Chrome or an overloaded machine can do this; if it does not come back, tabmux daemon stop --profile ${profile} closes it (logins stay)`,
+      );
+    }
+  } catch {
+    // A daemon that took the connection but does not tell its status is still running and answering its socket.
+  } finally {
+    client.close();
+  }
   return check(name, 'ok', `running, pid ${record.pid}, its socket answers`);
 }
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { checkDaemon } from '../../../electron/core/doctor/doctorChecks.js';
+import { resolvePaths } from '../../../electron/core/platform/paths.js';
 import { OVERRUN_GRACE_MS } from '../../../electron/core/router/Worker.js';
 import { textOf } from '../../../shared/toolResult.js';
 import { useHostileRig } from '../../helpers/hostileRig.js';
@@ -40,12 +42,17 @@ describe('a browser whose own process stops answering', () => {
         // The pages were not why: neither is said to have stopped responding.
         expect(textOf(result)).not.toContain('stopped responding');
       }
+      const doctor = await checkDaemon(resolvePaths({ TABMUX_HOME: t.home }), 'default');
+      expect(doctor.status).toBe('warn');
+      expect(doctor.message).toContain('its browser has not answered for');
+      expect(doctor.fix).toContain('tabmux daemon stop --profile default');
       // Paused past the time a worker whose call was given up on gets to end it before it is replaced.
       await new Promise((resolve) => setTimeout(resolve, 3 * OVERRUN_GRACE_MS));
     } finally {
       process.kill(pid, 'SIGCONT');
     }
     await waitUntil(async () => (await rig().status()).browserSilentSince === null, 'the daemon to see the browser answering again');
+    expect((await checkDaemon(resolvePaths({ TABMUX_HOME: t.home }), 'default')).status).toBe('ok');
     // The workers waited on the browser, they were not stuck themselves: they were kept, and the pages keep their ids.
     for (const [session, heading] of [
       [agent, 'One'],
