@@ -37,6 +37,23 @@ describe('profileBadge for a daemon that does not answer', () => {
   });
 });
 
+describe('profileBadge for a browser that does not answer', () => {
+  it('says so on a running profile, launched or external, and nothing once it answers or the daemon is not ready', () => {
+    const since = Date.UTC(2026, 0, 2, 3, 4, 5);
+    const launched = makeView('work');
+    const external = externalView('mine', 'ready', { state: 'connected' });
+    for (const view of [launched, external]) {
+      const silent = profileEntryOf({ ...view, status: view.status && { ...view.status, browserSilentSince: since } });
+      expect(profileBadge(silent)).toMatchObject({ state: 'browser-silent', label: 'browser not answering', tone: 'error' });
+      expect(profileBadge(silent).title).toContain('every call on this profile waits on it');
+    }
+    const answering = profileEntryOf({ ...launched, status: launched.status && { ...launched.status, browserSilentSince: null } });
+    expect(profileBadge(answering)).toMatchObject({ state: 'ready', label: 'ready' });
+    const stopping = profileEntryOf({ ...launched, state: 'stopping', status: launched.status && { ...launched.status, browserSilentSince: since } });
+    expect(profileBadge(stopping)).toMatchObject({ state: 'stopping' });
+  });
+});
+
 describe('profileVerbs', () => {
   it('connects and disconnects an external profile, starts and stops a launched one', () => {
     const external = profileVerbs({ kind: 'external', endpoint: EXTERNAL_ENDPOINT });

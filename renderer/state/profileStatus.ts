@@ -7,7 +7,7 @@ export type BadgeTone = 'ok' | 'progress' | 'idle' | 'pending' | 'warn' | 'error
 
 export interface ProfileBadge {
   /** A launched profile's lifecycle state, or an external profile's connection state (`data-state`). */
-  state: ProfileState | ExternalConnectionState | 'unanswered';
+  state: ProfileState | ExternalConnectionState | 'unanswered' | 'browser-silent';
   label: string;
   tone: BadgeTone;
   /** The tooltip: what the state means, or the error behind it. */
@@ -43,6 +43,12 @@ function externalBrowser(entry: ProfileEntry): ExternalBrowserInfo | null {
 export function profileBadge(entry: ProfileEntry): ProfileBadge {
   if (entry.unanswered) {
     return { state: 'unanswered', label: 'not answering', tone: 'error', title: entry.lastError ?? 'The daemon does not answer: its process is stopped or stuck' };
+  }
+  // The daemon answers, but the browser it drives does not: every call of the profile waits on it.
+  const silentSince = entry.daemon?.browserSilentSince;
+  if (entry.state === 'ready' && typeof silentSince === 'number') {
+    const since = new Date(silentSince).toLocaleTimeString();
+    return { state: 'browser-silent', label: 'browser not answering', tone: 'error', title: `The browser has not answered since ${since}: every call on this profile waits on it` };
   }
   if (entry.kind === 'launched') {
     const launched = LAUNCHED[entry.state];

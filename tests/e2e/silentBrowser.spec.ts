@@ -41,6 +41,9 @@ test('a browser that does not answer is shown on its profile, and the notice goe
     await expect(note).toBeVisible({ timeout: 30_000 });
     await expect(note).toContainText('The browser is not answering');
     await expect(note).toContainText('every call on this profile waits on it');
+    // The profile's badge, in the list of profiles and over its page, says so too.
+    await expect(page.getByTestId('profile-state-default')).toHaveText('browser not answering');
+    await expect(page.getByTestId('profile-header-state')).toHaveText('browser not answering');
     const path = testInfo.outputPath('browser-not-answering.png');
     await page.screenshot({ path, fullPage: true });
     await testInfo.attach('browser-not-answering', { path, contentType: 'image/png' });
@@ -50,6 +53,7 @@ test('a browser that does not answer is shown on its profile, and the notice goe
 
     process.kill(chromePid, 'SIGCONT');
     await expect(note).toHaveCount(0, { timeout: 30_000 });
+    await expect(page.getByTestId('profile-state-default')).toHaveText('ready');
     const again = await runCli(['mcp', 'call', '--session', session, 'take_snapshot'], env);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('Waiting');
