@@ -31,6 +31,7 @@ const CODES = {
   url_denied: true,
   resource_busy: true,
   dialog_open: true,
+  page_crashed: true,
   request_gone: true,
   policy_denied: true,
   upstream_failed: false,

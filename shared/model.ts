@@ -197,6 +197,11 @@ export interface TabInfo {
   tabId?: string | undefined;
   /** The request of the owning session that waits for a person (tabmux requests); absent when none waits. */
   waitingForHuman?: string | undefined;
+  /**
+   * How the tab's page process ended, as the browser reported it (`crashed`, `oom`, `killed`...), while the tab shows
+   * Chrome's crash page; absent while it runs.
+   */
+  crashed?: string | undefined;
 }
 
 /** Whether the activity log's writes reach the disk; shown to the person (status, dashboard, daemon.log). */

@@ -149,6 +149,7 @@ export const tabInfoSchema: z.ZodMiniType<TabInfo> = z.lazy(() => z.object({
   windowId: z.nullable(z.number()),
   tabId: z.optional(z.string()),
   waitingForHuman: z.optional(z.string()),
+  crashed: z.optional(z.string()),
 }));
 
 const pictureMetadataSchema: z.ZodMiniType<PictureMetadata> = z.lazy(() => z.object({

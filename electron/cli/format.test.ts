@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ago, formatBrowserSilence, untilThen } from './format.js';
+import type { TabInfo } from '../../shared/model.js';
+import { ago, formatBrowserSilence, formatTabs, untilThen } from './format.js';
 
 describe('times in words', () => {
   it('say how long until a moment, as ago says how long since one', () => {
@@ -20,5 +21,16 @@ describe('a browser that does not answer, in daemon status', () => {
     expect(formatBrowserSilence(since, since + 25_400)).toEqual(['browser not answering for 25 s (since 2026-01-02T03:04:05.000Z): every call on this profile waits on it; if it does not come back, tabmux daemon stop closes it (logins stay)']);
     expect(formatBrowserSilence(null)).toEqual([]);
     expect(formatBrowserSilence(undefined)).toEqual([]);
+  });
+});
+
+describe('tabs, in tabmux pages', () => {
+  const tab: TabInfo = { pageId: 3, worker: 0, ownerPageId: 2, ownerWorker: 0, url: 'http://127.0.0.1:9/a', title: 'A', owner: 's-1', origin: 'created', upstreamSelected: false, windowId: 7 };
+
+  it('name a tab whose page crashed, and how, below the table', () => {
+    const text = formatTabs([tab, { ...tab, pageId: 4, crashed: 'oom' }]);
+    expect(text.split('\n').at(-1)).toBe('page 4 crashed (oom): Chrome shows its crash page until the tab loads again');
+    expect(text.match(/crashed/g)).toHaveLength(1);
+    expect(formatTabs([tab])).not.toContain('crashed');
   });
 });

@@ -93,7 +93,8 @@ export function formatTabs(tabs: readonly TabInfo[]): string {
     ]);
   }
   const waiting = tabs.flatMap((tab) => (tab.waitingForHuman !== undefined && tab.owner !== null ? [`page ${tab.pageId} (${tab.owner}) waits for you: ${tab.waitingForHuman}`] : []));
-  return withWaiting(table(rows), waiting);
+  const crashed = tabs.flatMap((tab) => (tab.crashed === undefined ? [] : [`page ${tab.pageId} crashed (${tab.crashed}): Chrome shows its crash page until the tab loads again`]));
+  return withWaiting(crashed.length === 0 ? table(rows) : `${table(rows)}\n\n${crashed.join('\n')}`, waiting);
 }
 
 /** One phrase for `daemon start`: the launched Chrome's pid and port, or the external browser's address and state. */

@@ -40,6 +40,14 @@ export class PageProbe {
     await (await this.#session(url)).send('Runtime.evaluate', { expression, userGesture: true });
   }
 
+  /**
+   * Ends the renderer process of the page at this URL as a crash would (`Page.crash`, which the page never answers);
+   * Chrome then shows its crash page in the tab.
+   */
+  async crash(url: string): Promise<void> {
+    void (await this.#session(url)).send('Page.crash').catch(() => undefined);
+  }
+
   /** Waits until the page at this URL is blocked (a dialog it or a page sharing its renderer shows). */
   async blocked(url: string): Promise<void> {
     await waitFor(async () => ((await this.responds(url, 500)) ? undefined : true), `the page at ${url} to block on a dialog`);

@@ -28,6 +28,20 @@ export interface BrowserTab {
    * its opener's, busy with script) can take seconds to get to it.
    */
   watchedSince: number;
+  /**
+   * How the page's renderer process ended, as the browser reported it, while the tab shows Chrome's crash page: nothing
+   * asked of the page is answered until it loads again (a reload or a navigation). Null or absent while it runs.
+   */
+  crashed?: TabCrash | null | undefined;
+}
+
+/** A tab's page whose renderer process ended, from the browser's `Target.targetCrashed` event. */
+export interface TabCrash {
+  /** Chrome's word for how it ended: `crashed`, `oom` (out of memory), `killed`, `abnormal`... */
+  status: string;
+  errorCode: number;
+  /** When the browser reported it (ms since the epoch). */
+  at: number;
 }
 
 /**

@@ -7,6 +7,8 @@ import type { CdpConnection } from './CdpConnection.js';
 import { PageCommands } from './PageCommands.js';
 import { TabFrames } from './TabFrames.js';
 import { TabPlacer } from './TabPlacer.js';
+import { TabCrashes } from './TabCrashes.js';
+import { whenTabEvent } from './whenTabEvent.js';
 import { withDeadline } from '../../../shared/withDeadline.js';
 
 /** The targets the daemon watches: tabs, and the page each one holds. */
@@ -18,6 +20,8 @@ export interface BrowserTabsEvents {
   closed: [tab: BrowserTab];
   /** A tab's page opened or closed a dialog (its `dialog` says which). */
   dialog: [tab: BrowserTab];
+  /** A tab's page crashed, or runs again after a crash (its `crashed` says which). */
+  crashed: [tab: BrowserTab];
 }
 
 /**
@@ -45,6 +49,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
   readonly #frames: TabFrames;
   readonly #pages: PageCommands;
   readonly #placer: TabPlacer;
+  readonly #crashes: TabCrashes;
 
   private constructor(connection: CdpConnection) {
     super();
@@ -57,6 +62,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
       close: (tabId) => this.close(tabId),
       whenPageOpened: (pageTargetId) => this.#whenPageOpened(pageTargetId),
     });
+    this.#crashes = new TabCrashes(connection, { tabs: this.#tabs, tabOfPage: this.#tabOfPage, pageSessions: this.#pageSessions }, (tab) => this.emit('crashed', tab));
   }
 
   static async watch(connection: CdpConnection): Promise<BrowserTabs> {
@@ -120,6 +126,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     if (session) {
       this.#frames.watch(tab.tabId, session);
       this.#watchDialogs(tab, event.sessionId, session);
+      this.#crashes.watch(tab, event.sessionId, session);
       this.#frames.caughtUp(tab.tabId, session, FRAME_LOOKUP_MS);
       // An attached popup waits to run until the auto-attaching clients let it (and its opener's `window.open` waits
       // with it). Commands on a session run in order: this connection lets it run only once the Page domain is on.
@@ -338,24 +345,17 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
 
   /** The tab holding a page target, once the browser reported it. */
   #whenPageOpened(pageTargetId: string, timeoutMs = 5000): Promise<BrowserTab | undefined> {
-    const known = this.list().find((tab) => tab.pageTargetId === pageTargetId || tab.tabId === pageTargetId);
-    if (known) {
-      return Promise.resolve(known);
-    }
-    return new Promise((resolve) => {
-      const listener = (tab: BrowserTab): void => {
-        if (tab.pageTargetId === pageTargetId || tab.tabId === pageTargetId) {
-          clearTimeout(timer);
-          this.off('opened', listener);
-          resolve(tab);
-        }
-      };
-      const timer = setTimeout(() => {
-        this.off('opened', listener);
-        resolve(undefined);
-      }, timeoutMs);
-      this.on('opened', listener);
-    });
+    const holds = (tab: BrowserTab): boolean => tab.pageTargetId === pageTargetId || tab.tabId === pageTargetId;
+    const known = this.list().find(holds);
+    return known ? Promise.resolve(known) : whenTabEvent(this, 'opened', holds, timeoutMs).promise;
+  }
+
+  /**
+   * Loads `url` in a tab whose page crashed, on this connection (see `TabCrashes.reload`): the commands the crashed
+   * page holds are answered once it runs again. True once the browser started loading it.
+   */
+  reloadCrashed(tabId: string, url: string): Promise<boolean> {
+    return this.#crashes.reload(tabId, url);
   }
 
   /**
@@ -363,7 +363,7 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
    * reports the tab gone (`closeTarget` only starts closing it), so a window whose last tab it was is gone too.
    */
   async close(tabId: string): Promise<boolean> {
-    const gone = this.#whenClosed(tabId);
+    const gone = this.#tabs.has(tabId) ? whenTabEvent(this, 'closed', (tab) => tab.tabId === tabId, 5000) : { promise: Promise.resolve(undefined), cancel: () => undefined };
     try {
       await this.#connection.send('Target.closeTarget', { targetId: tabId });
     } catch {
@@ -372,28 +372,5 @@ export class BrowserTabs extends EventEmitter<BrowserTabsEvents> {
     }
     await gone.promise;
     return true;
-  }
-
-  #whenClosed(tabId: string, timeoutMs = 5000): { promise: Promise<void>; cancel: () => void } {
-    let cancel = (): void => undefined;
-    const promise = new Promise<void>((resolve) => {
-      if (!this.#tabs.has(tabId)) {
-        resolve();
-        return;
-      }
-      const listener = (tab: BrowserTab): void => {
-        if (tab.tabId === tabId) {
-          cancel();
-        }
-      };
-      const timer = setTimeout(() => cancel(), timeoutMs);
-      cancel = (): void => {
-        clearTimeout(timer);
-        this.off('closed', listener);
-        resolve();
-      };
-      this.on('closed', listener);
-    });
-    return { promise, cancel };
   }
 }

@@ -33,6 +33,7 @@ import { PolicyGate } from './PolicyGate.js';
 import { snapshotToFile } from './snapshotToFile.js';
 import { withNotes } from './withNotes.js';
 import { callWatchingPage } from './StuckPageWatch.js';
+import { callMindingCrashes } from './CrashedPage.js';
 import type { BrowserPulse } from '../browser/BrowserPulse.js';
 import { checkAgentUrl } from './checkAgentUrl.js';
 import type { Logger } from '../platform/Logger.js';
@@ -264,7 +265,10 @@ export class AgentTools {
     const call = (): Promise<ToolResult> => worker.call(name, { ...confined, pageId: page.pageId });
     const stuckMs = (this.options.stuckPageMs ?? DEFAULT_SETTINGS.stuckPageMs) * (page.cpuSlowdown ?? 1);
     const framed = (): Promise<ToolResult> => (FRAME_TOOLS.has(name) ? this.options.front.run(() => worker.call('select_page', { pageId: page.pageId, bringToFront: true }), call) : call());
-    const result = await callWatchingPage(this.options.tabs.browser, page, name, stuckMs, framed, (message) => this.options.logger?.warn(`session ${session.id}: ${message}`));
+    const browser = this.options.tabs.browser;
+    const logged = (message: string): void => this.options.logger?.warn(`session ${session.id}: ${message}`);
+    const reachable = (url: string): boolean => this.options.urlPolicy()?.navigationRefusal(url, { kind: 'session', folder: sessionFolder(this.options.filesDir, session.id) }) === undefined;
+    const result = await callWatchingPage(browser, page, name, stuckMs, () => callMindingCrashes(browser, page, name, reachable, framed, logged), logged);
     if (trace && !result.isError) {
       noteTraceCall(worker.trace, session, name, confined);
     }
@@ -315,10 +319,7 @@ export class AgentTools {
     }
     if (includeUnowned) {
       const listed = (result.isError ? undefined : replyOf(result).pages) ?? [];
-      context.unowned = await this.options.tabs.unowned(
-        worker,
-        listed.map((page) => page.id),
-      );
+      context.unowned = await this.options.tabs.unowned(worker, listed.map((page) => page.id));
     }
     return rewriteResponse(result, context);
   }

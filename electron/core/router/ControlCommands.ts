@@ -160,6 +160,7 @@ export class ControlCommands {
     for (const page of await listPages(worker, this.#sessionById)) {
       const owner = await this.options.tabs.shownOwnerOf(worker, page.id);
       const tabId = await this.options.tabs.tabIdOf(worker, page.id);
+      const crash = tabId === undefined ? undefined : this.options.tabs.browser?.get?.(tabId)?.crashed;
       const owned = owner ? [...owner.pages.values()].find((candidate) => (owner.worker === worker.index ? candidate.pageId === page.id : candidate.tabId === tabId)) : undefined;
       // Every tab is listed with the first worker's id, so no two tabs share a number and attach takes what is shown;
       // the id the owner uses on its own worker comes along.
@@ -175,6 +176,7 @@ export class ControlCommands {
         upstreamSelected: page.selected,
         windowId: tabId === undefined ? null : await this.options.windowOf(tabId),
         ...(tabId === undefined ? {} : { tabId }),
+        ...(crash ? { crashed: crash.status } : {}),
       });
     }
     return tabs;

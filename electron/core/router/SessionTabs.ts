@@ -4,15 +4,15 @@ import type { Logger } from '../platform/Logger.js';
 import type { PageAllocator } from './PageAllocator.js';
 import type { Session } from './Session.js';
 import type { TabIdentity } from './TabIdentity.js';
-import type { TabView } from './TabView.js';
+import type { TabEvent, TabView } from './TabView.js';
 import type { Worker } from './Worker.js';
 import type { WindowTabs } from '../browser/WindowTabs.js';
 import type { WorkerPool } from './WorkerPool.js';
 
 /** What the router needs of the browser's own view of its tabs: `BrowserTabs`, on the daemon's CDP connection. */
 export interface TabSource extends WindowTabs, TabView {
-  on(event: 'opened' | 'closed', listener: (tab: BrowserTab) => void): unknown;
-  off(event: 'opened' | 'closed', listener: (tab: BrowserTab) => void): unknown;
+  on(event: TabEvent, listener: (tab: BrowserTab) => void): unknown;
+  off(event: TabEvent, listener: (tab: BrowserTab) => void): unknown;
   openBlank(): Promise<string>;
   close(tabId: string): Promise<boolean>;
 }
@@ -34,6 +34,7 @@ export class SessionTabs {
   #source: TabSource | undefined;
   readonly #onOpened = (tab: BrowserTab): void => this.#opened(tab);
   readonly #onClosed = (tab: BrowserTab): void => this.#closed(tab);
+  readonly #onCrashed = (tab: BrowserTab): void => this.#crashed(tab);
 
   constructor(private readonly options: SessionTabsOptions) {}
 
@@ -46,10 +47,12 @@ export class SessionTabs {
   watch(source: TabSource | undefined): void {
     this.#source?.off('opened', this.#onOpened);
     this.#source?.off('closed', this.#onClosed);
+    this.#source?.off('crashed', this.#onCrashed);
     this.#source = source;
     this.options.tabs.follow(source);
     source?.on('opened', this.#onOpened);
     source?.on('closed', this.#onClosed);
+    source?.on('crashed', this.#onCrashed);
   }
 
   /**
@@ -112,6 +115,22 @@ export class SessionTabs {
       this.options.logger.info(`tab ${tab.tabId} opened by a page of session ${owner.id} is now that session's`);
       this.options.changed(owner);
     }
+  }
+
+  /** A session's page crashed or runs again: logged, and told as a change of the session (the dashboard lists its tabs again). */
+  #crashed(tab: BrowserTab): void {
+    const found = this.options.tabs.pageOfTab(tab.tabId);
+    if (!found?.page) {
+      return;
+    }
+    const { session, page } = found;
+    const named = `session ${session.id}: page ${page.pageId} (${tab.url || 'no url'})`;
+    if (tab.crashed) {
+      this.options.logger.warn(`${named} crashed (${tab.crashed.status}, code ${tab.crashed.errorCode})`);
+    } else {
+      this.options.logger.info(`${named} runs again after its crash`);
+    }
+    this.options.changed(session);
   }
 
   #closed(tab: BrowserTab): void {

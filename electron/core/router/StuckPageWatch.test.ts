@@ -89,6 +89,17 @@ describe('StuckPageWatch', () => {
     expect(watch?.ended).toEqual([]);
   });
 
+  it('leaves a crashed page alone: it answers nothing, but has no script to end', async () => {
+    const page = new FakePage();
+    page.busy = true;
+    page.tab = { ...page.tab, crashed: { status: 'crashed', errorCode: 5, at: 0 } };
+    const watch = StuckPageWatch.start(page, 't1', 'take_snapshot', STUCK_MS);
+    await sleep(STUCK_MS * 3);
+    await watch?.stop();
+    expect(page.asks).toBeGreaterThan(0);
+    expect(page.ends).toBe(0);
+  });
+
   it('leaves a page alone while it shows a dialog', async () => {
     const page = new FakePage();
     page.tab = { ...page.tab, dialog: { type: 'alert' } };

@@ -97,7 +97,8 @@ export class StuckPageWatch {
    */
   async #aloneSilent(ms: number): Promise<boolean> {
     const [pageSilent, browserAnswers] = await Promise.all([this.browser.silent?.(this.tabId, ms) ?? false, this.browser.browserAnswers?.(ms) ?? true]);
-    return pageSilent && browserAnswers;
+    // A crashed page answers nothing either, but has no script to end (see `callMindingCrashes`).
+    return pageSilent && browserAnswers && !this.#tab()?.crashed;
   }
 
   /**

@@ -1,5 +1,8 @@
 import type { BrowserTab } from '../browser/BrowserTab.js';
 
+/** The events of the browser's tabs a router follows (see `BrowserTabsEvents`). */
+export type TabEvent = 'opened' | 'closed' | 'crashed';
+
 /** What tab identity reads of the browser's own connection (`BrowserTabs`): its tabs, with their dialogs. */
 export interface TabView {
   list(): BrowserTab[];
@@ -17,6 +20,11 @@ export interface TabView {
   stopScripts?(tabId: string): Promise<boolean>;
   /** Emulates a viewport for one tab's page, its window left as it is (see `BrowserTabs.emulateViewport`). */
   emulateViewport?(tabId: string, width: number, height: number): Promise<boolean>;
+  /** Loads a url in a tab whose page crashed, through the browser's own connection (see `BrowserTabs.reloadCrashed`). */
+  reloadCrashed?(tabId: string, url: string): Promise<boolean>;
+  /** Follows tabs that open, close, or whose page crashed or runs again (`BrowserTabs`' events). */
+  on?(event: TabEvent, listener: (tab: BrowserTab) => void): unknown;
+  off?(event: TabEvent, listener: (tab: BrowserTab) => void): unknown;
   /** Closes a tab through the browser's own connection (see `BrowserTabs.close`). */
   close?(tabId: string): Promise<boolean>;
 }
