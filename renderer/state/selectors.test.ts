@@ -83,6 +83,11 @@ describe('tabRows', () => {
     expect(rows[3]?.owner).toEqual({ id: B, name: 'bbbbbbbb' });
   });
 
+  it("carries how a tab's page process ended, and null while it runs", () => {
+    const rows = tabRows([makeTab({ pageId: 3, crashed: 'oom' }), makeTab({ pageId: 4 })], sessions);
+    expect(rows.map((row) => row.crashed)).toEqual(['oom', null]);
+  });
+
   it('groups tabs by browser window, naming whose tabs each holds, unknown windows last', () => {
     const rows = tabRows(
       [

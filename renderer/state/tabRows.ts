@@ -25,6 +25,8 @@ export interface TabRow {
   windowId: number | null;
   /** Chrome's id of the tab (what its live picture is asked by); null when the daemon did not say. */
   tabId: string | null;
+  /** How the tab's page process ended (`crashed`, `oom`...), while Chrome shows its crash page; null while it runs. */
+  crashed: string | null;
   /** Sessions this tab can be attached to: any session (the daemon finds the tab on the session's own worker). */
   attachTo: SessionOption[];
 }
@@ -53,6 +55,7 @@ export function tabRows(tabs: readonly TabInfo[] | undefined, sessions: Record<s
         upstreamSelected: tab.upstreamSelected,
         windowId: tab.windowId,
         tabId: tab.tabId ?? null,
+        crashed: tab.crashed ?? null,
         attachTo: all.map((session) => ({ id: session.id, name: sessionName(session) })),
       };
     });

@@ -20,6 +20,13 @@ export function TabRowView(props: { profile: string; row: TabRow; showWorker: bo
       {row.tabId === null ? <div className="picture-none" aria-hidden="true" /> : <PictureButton profile={profile} tabId={row.tabId} testId={`tab-picture-${id}`} />}
       <div className="tab-text">
         <div className="cell-main truncate" title={row.title}>
+          {row.crashed !== null && (
+            <>
+              <span className="badge badge-error" data-testid={`tab-crashed-${id}`} title="The tab's page process ended; Chrome shows its crash page until the tab loads again (a session's navigate_page, or Reload in the browser)">
+                crashed{row.crashed === 'crashed' ? '' : ` (${row.crashed === 'oom' ? 'out of memory' : row.crashed})`}
+              </span>{' '}
+            </>
+          )}
           {row.title || <span className="muted">untitled</span>}
         </div>
         <div className="cell-sub truncate mono" title={row.url}>
