@@ -109,4 +109,30 @@ describe('live pictures', () => {
     expect(await evaluate(tab, 'document.getElementById("field").value')).toBe('héll');
     await pictures.unwatch('viewer');
   });
+
+  it("does not wait on a tab whose page never yields or has crashed: every other tab's pictures go on", async () => {
+    const spinning = await openTab('<body>busy<script>setTimeout(() => { for (;;) {} }, 50);</script></body>', true);
+    const crashed = await openTab('<body>gone</body>', true);
+    const { sessionId } = await connection.send('Target.attachToTarget', { targetId: crashed.pageTargetId ?? '', flatten: true });
+    // The crashed page never answers this.
+    void connection.session(sessionId)?.send('Page.crash').catch(() => undefined);
+    await waitUntil(() => tabs.get(crashed.tabId)?.crashed?.status === 'crashed', 'the browser to report the crash');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const hostile = await pictures.watch('hostile', () => undefined, [
+      { tabId: spinning.tabId, size: 'thumb' },
+      { tabId: crashed.tabId, size: 'thumb' },
+    ]);
+    expect(hostile.sort()).toEqual([spinning.tabId, crashed.tabId].sort());
+    const calm = await openTab('<body style="background:rgb(0,128,0)">calm</body>', true);
+    const seen: TabPicture[] = [];
+    expect(await pictures.watch('viewer', (picture) => seen.push(picture), [{ tabId: calm.tabId, size: 'thumb' }])).toEqual([calm.tabId]);
+    await waitFor(() => seen.at(0), 'a frame of the calm tab');
+    expect((await pictures.still(calm.tabId))?.tabId).toBe(calm.tabId);
+    await pictures.unwatch('viewer');
+    await pictures.unwatch('hostile');
+    expect(pictures.captured).toEqual([]);
+    for (const tab of [spinning, crashed, calm]) {
+      await connection.send('Target.closeTarget', { targetId: tab.tabId });
+    }
+  });
 });

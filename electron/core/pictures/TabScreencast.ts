@@ -56,8 +56,10 @@ export class TabScreencast {
     }
     const cast = new TabScreencast(connection, sessionId, session, tabId, limit, deliver);
     session.on('Page.screencastFrame', (event: Protocol.Page.ScreencastFrameEvent) => cast.#onFrame(event));
+    // Asked of the page's renderer, which a page that never yields or has crashed does not answer: not waited for, so
+    // such a tab never holds up the pictures of the others (the browser answers the screencast's start itself).
+    session.send('Emulation.setFocusEmulationEnabled', { enabled: true }).catch(() => undefined);
     try {
-      await session.send('Emulation.setFocusEmulationEnabled', { enabled: true });
       await cast.#startScreencast();
     } catch (error) {
       await cast.stop();
