@@ -3,6 +3,7 @@ import { closestName } from '../../../shared/closestName.js';
 import type { SessionLastCall } from '../../../shared/model.js';
 import { outcomeOf } from '../../../shared/outcomeOf.js';
 import type { ToolResult } from '../../../shared/protocol.js';
+import { textOf, textResult } from '../../../shared/toolResult.js';
 import { FRAME_TOOLS, type FrontTab } from './FrontTab.js';
 import type { PageAllocator } from './PageAllocator.js';
 import type { OwnedPage, Session, SessionLookup } from './Session.js';
@@ -33,7 +34,8 @@ import { PolicyGate } from './PolicyGate.js';
 import { snapshotToFile } from './snapshotToFile.js';
 import { withNotes } from './withNotes.js';
 import { callWatchingPage } from './StuckPageWatch.js';
-import { callMindingCrashes } from './CrashedPage.js';
+import { callMindingCrashes, refuseCrashed } from './CrashedPage.js';
+import { requirePageId } from './requirePageId.js';
 import type { BrowserPulse } from '../browser/BrowserPulse.js';
 import { checkAgentUrl } from './checkAgentUrl.js';
 import type { Logger } from '../platform/Logger.js';
@@ -246,6 +248,7 @@ export class AgentTools {
     if (answered) {
       return answered;
     }
+    refuseCrashed(this.options.tabs.browser, page, name);
     if (trace?.stopOrphan) {
       // The session that started this recording is gone: end it so the worker can record again.
       await worker.call('performance_stop_trace', { pageId: page.pageId });
@@ -253,22 +256,19 @@ export class AgentTools {
     }
     const filePath = confined['filePath'];
     if (name === 'take_snapshot' && typeof filePath === 'string') {
-      return snapshotToFile(session, worker, page, confined, filePath, (result) => rewriteResponse(result, this.#context(session, worker, page, 'take_snapshot')));
+      return this.#watched(session, page, name, () => snapshotToFile(session, worker, page, confined, filePath, (result) => rewriteResponse(result, this.#context(session, worker, page, name))));
     }
     if (name === 'navigate_page' && this.#readsFile(confined['url'])) {
       await this.#tabKnown(session, worker, page);
     }
     if (name === 'resize_page' && this.options.isolation !== 'window') {
-      const done = await resizeInPage(this.options.tabs, worker, page, confined);
-      return withNotes({ notes: [done] }, rewriteResponse(await worker.call('list_pages', {}), this.#context(session, worker, page, name)));
+      // The viewport is emulated in the page's renderer, which a page that never yields does not let run.
+      const resized = await this.#watched(session, page, name, async () => textResult(await resizeInPage(this.options.tabs, worker, page, confined)));
+      return withNotes({ notes: [textOf(resized)] }, rewriteResponse(await worker.call('list_pages', {}), this.#context(session, worker, page, name)));
     }
     const call = (): Promise<ToolResult> => worker.call(name, { ...confined, pageId: page.pageId });
-    const stuckMs = (this.options.stuckPageMs ?? DEFAULT_SETTINGS.stuckPageMs) * (page.cpuSlowdown ?? 1);
     const framed = (): Promise<ToolResult> => (FRAME_TOOLS.has(name) ? this.options.front.run(() => worker.call('select_page', { pageId: page.pageId, bringToFront: true }), call) : call());
-    const browser = this.options.tabs.browser;
-    const logged = (message: string): void => this.options.logger?.warn(`session ${session.id}: ${message}`);
-    const reachable = (url: string): boolean => this.options.urlPolicy()?.navigationRefusal(url, { kind: 'session', folder: sessionFolder(this.options.filesDir, session.id) }) === undefined;
-    const result = await callWatchingPage(browser, page, name, stuckMs, () => callMindingCrashes(browser, page, name, reachable, framed, logged), logged);
+    const result = await this.#watched(session, page, name, framed);
     if (trace && !result.isError) {
       noteTraceCall(worker.trace, session, name, confined);
     }
@@ -277,6 +277,15 @@ export class AgentTools {
       page.cpuSlowdown = typeof confined['cpuThrottlingRate'] === 'number' ? confined['cpuThrottlingRate'] : 1;
     }
     return rewriteResponse(result, this.#context(session, worker, page, name));
+  }
+
+  /** A call on the session's page, watched for a page that stops responding and for one that crashes. */
+  #watched(session: Session, page: OwnedPage, name: string, call: () => Promise<ToolResult>): Promise<ToolResult> {
+    const browser = this.options.tabs.browser;
+    const stuckMs = (this.options.stuckPageMs ?? DEFAULT_SETTINGS.stuckPageMs) * (page.cpuSlowdown ?? 1);
+    const logged = (message: string): void => this.options.logger?.warn(`session ${session.id}: ${message}`);
+    const reachable = (url: string): boolean => this.options.urlPolicy()?.navigationRefusal(url, { kind: 'session', folder: sessionFolder(this.options.filesDir, session.id) }) === undefined;
+    return callWatchingPage(browser, page, name, stuckMs, () => callMindingCrashes(browser, page, name, reachable, call, logged), logged);
   }
 
   async #newPage(session: Session, worker: Worker, args: Record<string, unknown>): Promise<ToolResult> {
@@ -388,11 +397,3 @@ export class AgentTools {
 
 const UNOWNED_HIDDEN =
   "Note: this browser is one tabmux did not launch, so tabs no session owns are the user's own and are not listed. A person can give you one with tabmux session attach.";
-
-function requirePageId(args: Record<string, unknown>): number {
-  const pageId = args['pageId'];
-  if (typeof pageId !== 'number' || !Number.isInteger(pageId)) {
-    throw new TabmuxError('invalid_params', 'pageId must be the number of one of your pages, as list_pages shows it');
-  }
-  return pageId;
-}

@@ -44,11 +44,8 @@ export async function callMindingCrashes(
   call: () => Promise<ToolResult>,
   logged: (message: string) => void,
 ): Promise<ToolResult> {
+  refuseCrashed(browser, page, tool);
   const tabId = page.tabId;
-  const tab = tabId === null ? undefined : (browser?.get?.(tabId) ?? browser?.list().find((candidate) => candidate.tabId === tabId));
-  if (tab?.crashed && !LOADS_PAGE.has(tool)) {
-    throw crashedPageError(page.pageId, tab.url || page.url, tab.crashed);
-  }
   const reloadCrashed = browser?.reloadCrashed?.bind(browser);
   if (tabId === null || !browser?.on || !browser.off || !reloadCrashed) {
     return call();
@@ -82,8 +79,17 @@ export async function callMindingCrashes(
   return withNotes({ notes: [crashNote(page, tool, reloads)] }, result);
 }
 
+/** Refuses a call on a page that crashed before it (`page_crashed`), but for one that loads it again. */
+export function refuseCrashed(browser: TabView | undefined, page: WatchedPage, tool: string): void {
+  const tabId = page.tabId;
+  const tab = tabId === null ? undefined : (browser?.get?.(tabId) ?? browser?.list().find((candidate) => candidate.tabId === tabId));
+  if (tab?.crashed && !LOADS_PAGE.has(tool)) {
+    throw crashedPageError(page.pageId, tab.url || page.url, tab.crashed);
+  }
+}
+
 /** The refusal of a call on a page that crashed before it. */
-export function crashedPageError(pageId: number, url: string, crash: TabCrash): TabmuxError {
+function crashedPageError(pageId: number, url: string, crash: TabCrash): TabmuxError {
   return new TabmuxError(
     'page_crashed',
     `your page ${pageId} (${url || 'no url'}) crashed: ${howItEnded(crash)}, and nothing on it can answer until it loads again. Load it again with navigate_page (type "reload", or a url), or close it with close_page; what it held before the crash (form input, its scripts' state) is gone`,

@@ -86,6 +86,28 @@ describe.each(TOPOLOGIES)('a page whose script never yields, on $name', (topolog
   });
 });
 
+describe('a page whose script never yields, resized by its agent', () => {
+  const rig = useHostileRig(TOPOLOGIES[0] ?? { name: 'one worker', workers: 1 }, { callTimeoutMs: CALL_TIMEOUT_MS, stuckPageMs: STUCK_PAGE_MS });
+  const probe = usePageProbe(rig);
+
+  it('has its script ended: the viewport is emulated in the page, and its neighbour on the worker is not held', async () => {
+    const { server } = rig();
+    const agent = await rig().session('resizer');
+    const neighbour = await rig().session('neighbour');
+    const url = server.page('<h1>Resized</h1>', 'Resized', 'resized');
+    await agent.text('new_page', { url });
+    await neighbour.text('new_page', { url: server.page('<h1>Beside</h1>', 'Beside', 'beside') });
+    await probe().run(url, SPIN);
+    await probe().blocked(url);
+    const resizing = agent.call('resize_page', { width: 640, height: 480 });
+    expect(await neighbour.text('take_snapshot')).toContain('Beside');
+    const text = textOf(await resizing);
+    expect(text).toContain(NOTE);
+    expect(text).toContain("Resized this page's viewport to 640x480 CSS pixels");
+    expect(await agent.text('evaluate_script', { function: '() => innerWidth' })).toContain('640');
+  });
+});
+
 describe('a page whose script never yields, slowed down by the agent', () => {
   const rig = useHostileRig(TOPOLOGIES[0] ?? { name: 'one worker', workers: 1 }, { callTimeoutMs: CALL_TIMEOUT_MS, stuckPageMs: STUCK_PAGE_MS });
   const probe = usePageProbe(rig);
