@@ -18,7 +18,10 @@ export async function remapPages(worker: Worker, upstream: Upstream, sessions: r
   const previous = worker.upstream;
   worker.upstream = upstream;
   try {
-    const byTab = await tabs.pageIdsByTab(worker);
+    // Only the sessions' own tabs are looked up: asking upstream about a page has it follow that page from then on
+    // (its console, its network), and a fresh worker should not follow every tab of the browser.
+    const wanted = new Map(sessions.flatMap((session) => [...session.pages.values()].flatMap((page) => (page.tabId === null ? [] : [[page.tabId, page.url] as const]))));
+    const byTab = await tabs.pageIdsOfTabs(worker, wanted);
     for (const session of sessions) {
       setAsideHeld(session, tabs);
       renumber(session, worker, byTab, 'the browser connection was restarted');
