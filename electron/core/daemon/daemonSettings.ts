@@ -22,6 +22,7 @@ export function routerSettings(config: ProfileConfig, env: Env = process.env): R
     questionTimeoutMs: positiveInt(env['TABMUX_QUESTION_TIMEOUT_MS']) ?? config.questionTimeoutMs ?? DEFAULT_SETTINGS.questionTimeoutMs,
     confirmTimeoutMs: positiveInt(env['TABMUX_CONFIRM_TIMEOUT_MS']) ?? config.confirmTimeoutMs ?? DEFAULT_SETTINGS.confirmTimeoutMs,
     stuckPageMs: nonNegativeInt(env['TABMUX_STUCK_PAGE_MS']) ?? config.stuckPageMs ?? DEFAULT_SETTINGS.stuckPageMs,
+    workerMemoryMb: nonNegativeInt(env['TABMUX_WORKER_MEMORY_MB']) ?? config.workerMemoryMb ?? DEFAULT_SETTINGS.workerMemoryMb,
   };
 }
 

@@ -38,6 +38,8 @@ export const profileConfigSchema = z.lazy(() => z.object({
   confirmTimeoutMs: z.optional(positiveInt),
   /** How long a call waits on a page that answers nothing before the script holding it is ended; 0: never. */
   stuckPageMs: z.optional(z.int().check(z.minimum(0))),
+  /** An upstream worker's memory in MiB past which its sessions move apart and it is replaced; 0: never. */
+  workerMemoryMb: z.optional(z.int().check(z.minimum(0))),
   /** Rules for agents' calls on this profile (tabmux policy add); a running daemon applies them at once. */
   policies: z.optional(z.array(policyRuleSchema)),
   workerIdleMs: z.optional(positiveInt),

@@ -25,6 +25,7 @@ import type { PolicyRule } from '../../../shared/policy.js';
 import { WorkerPool } from './WorkerPool.js';
 import { journalMatches, journalOf } from './journaledSessions.js';
 import { startWouldWait } from './heldTabs.js';
+import { movePages } from './remapPages.js';
 import { routerPulse } from './browserSilence.js';
 import type { BrowserPulse } from '../browser/BrowserPulse.js';
 import type { JournaledSession } from './SessionJournal.js';
@@ -92,6 +93,7 @@ export class Router {
       endAtBrowser: (call) => this.#owners.endAtBrowser(call.subject ?? call.sessionId),
       startWouldWait: () => startWouldWait(this.#tabs.browser),
       browserAnswering: () => this.pulse.whenAnswering(),
+      memory: { limitMb: settings.workerMemoryMb, sessionsOn: (worker) => sessions.onWorker(worker.index), relocate: (moving, to, since) => movePages(moving, this.#pool.of(moving), to, this.#tabs, since) },
     });
     this.#tabs = new TabIdentity({ available: () => this.catalog.upstreamHas('get_tab_id'), sessions: () => sessions.all(), sessionById });
     this.pulse = routerPulse(this.#tabs, logger, options.browserSilence);
@@ -320,10 +322,7 @@ export class Router {
 
   // ---- status and lifecycle ------------------------------------------------------------------------------
 
-  /**
-   * Follows the browser's own view of its tabs (openers, closings) and its contexts; called again for each new browser
-   * connection.
-   */
+  /** Follows the browser's own view of its tabs (openers, closings, crashes) and its contexts, for each connection. */
   watchTabs(source: TabSource | undefined, contexts?: ContextSource): void {
     this.#sessionTabs.watch(source);
     this.#isolation.follow(source ? contexts : undefined);

@@ -22,6 +22,11 @@ export interface RouterSettings {
    * and the call goes on (see `StuckPageWatch`); 0 leaves such a page to the call's time limit.
    */
   stuckPageMs: number;
+  /**
+   * An upstream worker's resident memory past which its sessions move apart and it is replaced (see
+   * `WorkerMemoryWatch`), in MiB; 0: never.
+   */
+  workerMemoryMb: number;
 }
 
 /** What one upstream worker (a chrome-devtools-mcp process) costs in memory, measured: about 150 MiB. */
@@ -51,5 +56,7 @@ export const DEFAULT_SETTINGS: RouterSettings = {
   confirmTimeoutMs: 10 * 60_000,
   // Chrome offers to end an unresponsive page's script after about as long.
   stuckPageMs: 15_000,
+  // A worker runs at ~150-250 MiB; V8 ends one at about 4 GiB. Audits and traces stay well below this.
+  workerMemoryMb: 2048,
   toolTimeoutsMs: { lighthouse_audit: 300_000, performance_start_trace: 300_000, performance_stop_trace: 300_000 },
 };

@@ -49,6 +49,11 @@ export class Session {
   lastCall: SessionLastCall | null = null;
   /** While the session moves to another worker (see `WorkerPool.moveOffBusy`): done once it serves from there. */
   moving: Promise<void> | null = null;
+  /**
+   * Sessions this one no longer shares a worker with, once they shared one that a page of theirs grew past the
+   * profile's memory limit (see `WorkerMemoryWatch`): which of them has the page is not known.
+   */
+  readonly apart = new Set<string>();
 
   constructor(
     readonly id: string,

@@ -5,6 +5,7 @@ import type { Upstream } from '../upstream/UpstreamClient.js';
 import type { Session } from './Session.js';
 import type { OverrunCall } from './FairQueue.js';
 import { Worker } from './Worker.js';
+import { WorkerMemoryWatch } from './WorkerMemoryWatch.js';
 
 export interface WorkerPoolOptions {
   size: number;
@@ -30,6 +31,11 @@ export interface WorkerPoolOptions {
   startWouldWait?: () => boolean | Promise<boolean>;
   /** Once the browser itself answers (see `Worker`). */
   browserAnswering?: () => Promise<boolean>;
+  /**
+   * A worker's resident memory past which its sessions move apart and it is replaced (see `WorkerMemoryWatch`), in
+   * MiB, with the sessions pinned to a worker and how a session moves; 0 or absent: never.
+   */
+  memory?: { limitMb: number; sessionsOn: (worker: Worker) => Session[]; relocate: Relocate } | undefined;
 }
 
 /**
@@ -52,6 +58,7 @@ export class WorkerPool {
   readonly #workers: Worker[];
   /** Workers a session is moving to: not idle for another mover meanwhile. */
   readonly #reserved = new Set<Worker>();
+  readonly #memory: WorkerMemoryWatch | undefined;
   #closed = false;
 
   constructor(private readonly options: WorkerPoolOptions) {
@@ -71,6 +78,18 @@ export class WorkerPool {
       onStateChange: () => options.onWorkersChange(),
     };
     this.#workers = Array.from({ length: Math.max(1, options.size) }, (_, index) => new Worker(index, 1, workerOptions));
+    const memory = options.memory;
+    if (memory && memory.limitMb > 0) {
+      this.#memory = new WorkerMemoryWatch({
+        limitMb: memory.limitMb,
+        workers: () => this.#workers,
+        sessionsOn: memory.sessionsOn,
+        moveToFree: (session, since) => this.moveToFree(session, memory.relocate, since),
+        runSystem: (worker, tool, run) => this.runSystem(worker, tool, run),
+        logger: options.logger,
+      });
+      this.#memory.start();
+    }
   }
 
   /** Worker 0: always there, started first, and the one whose page ids `tabmux pages` shows. */
@@ -130,19 +149,33 @@ export class WorkerPool {
         return current;
       }
       if (current.queue.busyWithOthers(session.id)) {
-        const idle = this.#idleWorker(current);
+        const idle = this.#idleWorker(current, session);
         return idle ? this.#move(session, current, idle, relocate, MOVED_SINCE.busy) : current;
       }
-      if (!this.#insteadOf(current)) {
+      if (!this.#insteadOf(current, session)) {
         return current;
       }
       if (wouldWait === undefined) {
         wouldWait = (await this.options.startWouldWait?.()) === true;
         continue;
       }
-      const instead = wouldWait ? this.#insteadOf(current) : undefined;
+      const instead = wouldWait ? this.#insteadOf(current, session) : undefined;
       return instead ? this.#move(session, current, instead, relocate, MOVED_SINCE.held) : current;
     }
+  }
+
+  /**
+   * Moves a session to a worker nobody is pinned to, if there is one and the session has nothing queued or running
+   * where it is (its calls keep their order), is not paused and records no trace there; whether it moved.
+   */
+  async moveToFree(session: Session, relocate: Relocate, since: string): Promise<boolean> {
+    const current = this.of(session);
+    const own = current.queue.countFor(session.id);
+    if (session.ended || session.moving || session.paused || own.queued + own.running > 0 || current.trace.owner === session.id) {
+      return false;
+    }
+    const free = this.#workers.find((worker) => worker !== current && worker.sessions === 0 && !this.#reserved.has(worker));
+    return free !== undefined && (await this.#move(session, current, free, relocate, since)) === free;
   }
 
   /** Moves a session to `target` through `relocate`, in `target`'s queue; it stays where it is if that fails. */
@@ -178,13 +211,13 @@ export class WorkerPool {
    * page shows (`startWouldWait`): the fewest sessions first. The session works there at once; its own worker starts
    * later, for a session pinned to it once no dialog holds a tab.
    */
-  #insteadOf(current: Worker): Worker | undefined {
+  #insteadOf(current: Worker, session: Session): Worker | undefined {
     if (current.upstream !== null || !this.options.startWouldWait) {
       return undefined;
     }
     let best: Worker | undefined;
     for (const worker of this.#workers) {
-      if (worker === current || worker.upstream === null || this.#reserved.has(worker)) {
+      if (worker === current || worker.upstream === null || this.#reserved.has(worker) || this.#keptApart(session, worker)) {
         continue;
       }
       if (!best || worker.sessions < best.sessions) {
@@ -195,10 +228,10 @@ export class WorkerPool {
   }
 
   /** A running worker with nothing to do, not about to take a moving session: the fewest sessions first. */
-  #idleWorker(except: Worker): Worker | undefined {
+  #idleWorker(except: Worker, session: Session): Worker | undefined {
     let best: Worker | undefined;
     for (const worker of this.#workers) {
-      if (worker === except || worker.upstream === null || worker.queue.size > 0 || worker.queue.inFlight > 0 || this.#reserved.has(worker)) {
+      if (worker === except || worker.upstream === null || worker.queue.size > 0 || worker.queue.inFlight > 0 || this.#reserved.has(worker) || this.#keptApart(session, worker)) {
         continue;
       }
       if (!best || worker.sessions < best.sessions) {
@@ -206,6 +239,11 @@ export class WorkerPool {
       }
     }
     return best;
+  }
+
+  /** Whether `worker` serves a session `session` is kept apart from (see `Session.apart`). */
+  #keptApart(session: Session, worker: Worker): boolean {
+    return session.apart.size > 0 && (this.options.memory?.sessionsOn(worker) ?? []).some((other) => session.apart.has(other.id));
   }
 
   #moveCount(from: Worker, to: Worker): void {
@@ -302,6 +340,7 @@ export class WorkerPool {
   /** Refuses all queued and future calls with `reason`; `stop` then ends the upstreams. */
   closeQueues(reason: TabmuxError): void {
     this.#closed = true;
+    this.#memory?.stop();
     for (const worker of this.#workers) {
       worker.queue.close(reason);
     }
@@ -309,6 +348,7 @@ export class WorkerPool {
 
   /** Ends every upstream, also one still starting or started ahead as a replacement; none starts after this. */
   async stop(): Promise<void> {
+    this.#memory?.stop();
     await Promise.all(this.#workers.map((worker) => worker.retire()));
   }
 

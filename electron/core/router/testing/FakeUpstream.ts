@@ -185,7 +185,8 @@ export interface Call {
 }
 
 export class FakeUpstream implements Upstream {
-  readonly pid = null;
+  /** Null as for a process that is not known; a test may give one. */
+  pid: number | null = null;
   readonly closed: Promise<void>;
   /** Every call, in order. */
   readonly calls: Call[] = [];
