@@ -127,6 +127,8 @@ export interface WorkerInfo {
   sessionIds?: string[] | undefined;
   /** The call it runs now, if any (a call given up on still shows while upstream ends it). */
   busy?: { callId: number; sessionId: string; tool: string; since: number } | null | undefined;
+  /** Its process's resident memory in MiB, read every few seconds while the memory limit is on; absent otherwise. */
+  residentMb?: number | null | undefined;
 }
 
 /**

@@ -105,6 +105,7 @@ const workerInfoSchema: z.ZodMiniType<WorkerInfo> = z.lazy(() => z.object({
   lastError: z.nullable(z.string()),
   sessionIds: z.optional(z.array(z.string())),
   busy: z.optional(z.nullable(z.object({ callId: z.number(), sessionId: z.string(), tool: z.string(), since: z.number() }))),
+  residentMb: z.optional(z.nullable(z.number())),
 }));
 
 const chromeInfoSchema: z.ZodMiniType<ChromeInfo> = z.lazy(() => z.object({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TabInfo } from '../../shared/model.js';
-import { ago, formatBrowserSilence, formatTabs, untilThen } from './format.js';
+import { ago, formatBrowserSilence, formatTabs, formatWorkers, untilThen } from './format.js';
 
 describe('times in words', () => {
   it('say how long until a moment, as ago says how long since one', () => {
@@ -32,5 +32,13 @@ describe('tabs, in tabmux pages', () => {
     expect(text.split('\n').at(-1)).toBe('page 4 crashed (oom): Chrome shows its crash page until the tab loads again');
     expect(text.match(/crashed/g)).toHaveLength(1);
     expect(formatTabs([tab])).not.toContain('crashed');
+  });
+});
+
+describe('workers, in daemon status', () => {
+  it("show a running worker's memory when the daemon reads it", () => {
+    const worker = { index: 0, pid: 41, state: 'ready' as const, selectedPageId: 1, inFlight: 0, sessions: 1, lastError: null, sessionIds: ['sess-1'] };
+    expect(formatWorkers([{ ...worker, residentMb: 183 }])).toBe('workers: #0 ready pid 41 (183 MiB), serves sess-1, idle, upstream selected page 1');
+    expect(formatWorkers([worker])).toBe('workers: #0 ready pid 41, serves sess-1, idle, upstream selected page 1');
   });
 });

@@ -128,7 +128,8 @@ export function formatWorkers(workers: readonly WorkerInfo[], now = Date.now()):
     }
     const serves = worker.sessionIds && worker.sessionIds.length > 0 ? worker.sessionIds.join(', ') : `${worker.sessions} session(s)`;
     const busy = worker.busy ? `busy with ${worker.busy.tool} of ${worker.busy.sessionId} for ${now - worker.busy.since} ms` : 'idle';
-    return `#${worker.index} ${worker.state} pid ${worker.pid}, serves ${serves}, ${busy}, upstream selected page ${String(worker.selectedPageId)}`;
+    const memory = typeof worker.residentMb === 'number' ? ` (${worker.residentMb} MiB)` : '';
+    return `#${worker.index} ${worker.state} pid ${worker.pid}${memory}, serves ${serves}, ${busy}, upstream selected page ${String(worker.selectedPageId)}`;
   });
   const spare = workers.length - shown.length;
   if (spare > 0) {

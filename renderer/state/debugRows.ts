@@ -16,6 +16,8 @@ export interface DebugWorker {
   index: number;
   state: WorkerState;
   pid: number | null;
+  /** Its process's resident memory in MiB, when the daemon reads it. */
+  residentMb: number | null;
   inFlight: number;
   lastError: string | null;
   selectedPageId: number | null;
@@ -49,6 +51,7 @@ export function debugRows(
       index: worker.index,
       state: worker.state,
       pid: worker.pid,
+      residentMb: worker.residentMb ?? null,
       inFlight: worker.inFlight,
       lastError: worker.lastError,
       selectedPageId: worker.selectedPageId,

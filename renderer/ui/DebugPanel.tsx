@@ -29,7 +29,8 @@ export function DebugPanel(props: { profile: string }) {
             <div className="debug-worker-head">
               <strong>Worker {worker.index}</strong>
               <span className="muted small mono">
-                pid {worker.pid ?? '—'} · {worker.state} · {worker.inFlight} in flight
+                pid {worker.pid ?? '—'}
+                {worker.residentMb !== null && <span data-testid={`debug-memory-${worker.index}`}> · {worker.residentMb} MiB</span>} · {worker.state} · {worker.inFlight} in flight
               </span>
             </div>
             <div className="debug-line">

@@ -114,6 +114,8 @@ test("debug mode shows upstream's selected page next to the session's current pa
   await expect(page.getByTestId('debug-panel')).toBeVisible();
   await expect(page.getByTestId('debug-selected-0')).not.toHaveText('none');
   await expect(page.getByTestId(`debug-session-${sessionId}`)).toContainText(`page ${String(pageId)}`);
+  // The daemon reads its workers' memory every few seconds; the worker's card shows it.
+  await expect(page.getByTestId('debug-memory-0')).toHaveText(/^ · \d+ MiB$/, { timeout: 20_000 });
   // The pane scrolls inside the window, so a full-page shot would cut the panel off.
   await page.getByTestId('debug-panel').scrollIntoViewIfNeeded();
   await snap(page, testInfo, 'debug-mode');

@@ -53,6 +53,8 @@ export class Worker {
   #state: WorkerState = 'stopped';
   lastError: string | null = null;
   selectedPageId: number | null = null;
+  /** Its upstream's resident memory in MiB at the memory watch's last reading; null without one (see `WorkerMemoryWatch`). */
+  residentMb: number | null = null;
   /** pageId (in this worker's terms) -> owning session id. */
   readonly owners = new Map<number, string>();
   readonly queue: FairQueue;
@@ -319,6 +321,7 @@ export class Worker {
       sessions: this.sessions,
       lastError: this.lastError,
       busy: this.queue.runningCall(),
+      ...(this.residentMb === null ? {} : { residentMb: this.residentMb }),
     };
   }
 }

@@ -94,6 +94,8 @@ describe('WorkerMemoryWatch', () => {
     await under.watch.check();
     expect(under.moves).toEqual([]);
     expect(await isUpstreamClosed(under.upstream)).toBe(false);
+    // What it read is shown with the worker; workers without a process show none.
+    expect(under.pool.infos().map((info) => info.residentMb)).toEqual([2000, undefined, undefined]);
 
     const tracing = await setup(3, ['sess-00000000aaaa0000', 'sess-00000000bbbb0000'], 3000);
     tracing.pool.first.trace.recording = true;

@@ -7,6 +7,9 @@ import type { Worker } from './Worker.js';
 /** How often each running worker's memory is read. */
 export const MEMORY_CHECK_MS = 5_000;
 
+/** How far a worker's memory moves before watchers hear of it (a reading every few seconds would be noise). */
+const SHOWN_STEP_MB = 16;
+
 const MIB = 1024 * 1024;
 
 export interface WorkerMemoryWatchOptions {
@@ -19,6 +22,8 @@ export interface WorkerMemoryWatchOptions {
   /** Runs work in a worker's queue, between its calls (see `WorkerPool.runSystem`). */
   runSystem: (worker: Worker, tool: string, run: () => Promise<void>) => Promise<void>;
   logger: Logger;
+  /** Told when a worker's memory moved by a step worth showing (the dashboard's workers). */
+  changed?: (() => void) | undefined;
   /** A process's resident memory in bytes; undefined when it cannot be read. Reads /proc by default. */
   residentBytes?: (pid: number) => Promise<number | undefined>;
 }
@@ -60,13 +65,16 @@ export class WorkerMemoryWatch {
   /** One round: every running worker's memory read, and each one past the limit relieved. Resolves once they are. */
   async check(): Promise<void> {
     const relieving: Array<Promise<void>> = [];
+    let moved = false;
     for (const worker of this.#options.workers()) {
       const pid = worker.upstream?.pid;
-      if (!pid || this.#relieving.has(worker) || worker.trace.recording) {
-        continue;
+      const bytes = pid ? await (this.#options.residentBytes ?? residentBytes)(pid) : undefined;
+      const mb = bytes === undefined ? null : Math.round(bytes / MIB);
+      if ((mb === null) !== (worker.residentMb === null) || Math.abs((mb ?? 0) - (worker.residentMb ?? 0)) >= SHOWN_STEP_MB) {
+        worker.residentMb = mb;
+        moved = true;
       }
-      const bytes = await (this.#options.residentBytes ?? residentBytes)(pid);
-      if (bytes === undefined || bytes <= this.#options.limitMb * MIB) {
+      if (!pid || bytes === undefined || bytes <= this.#options.limitMb * MIB || this.#relieving.has(worker) || worker.trace.recording) {
         continue;
       }
       this.#relieving.add(worker);
@@ -75,6 +83,9 @@ export class WorkerMemoryWatch {
           .catch((error: unknown) => this.#options.logger.warn(`relieving upstream worker ${worker.index} failed: ${TabmuxError.from(error).message}`))
           .finally(() => this.#relieving.delete(worker)),
       );
+    }
+    if (moved) {
+      this.#options.changed?.();
     }
     await Promise.all(relieving);
   }
@@ -108,6 +119,7 @@ export class WorkerMemoryWatch {
         logger.info(`stopping upstream worker ${worker.index}: it ${grown} and serves nobody now`);
         await worker.stopUpstream(`upstream worker ${worker.index} ${grown}`);
         worker.state = 'stopped';
+        worker.residentMb = null;
         return;
       }
       for (const session of staying) {
@@ -116,6 +128,8 @@ export class WorkerMemoryWatch {
         );
       }
       await worker.recycle(`it ${grown}`);
+      // Its new process is read at the next round.
+      worker.residentMb = null;
     });
   }
 }

@@ -87,6 +87,7 @@ export class WorkerPool {
         moveToFree: (session, since) => this.moveToFree(session, memory.relocate, since),
         runSystem: (worker, tool, run) => this.runSystem(worker, tool, run),
         logger: options.logger,
+        changed: options.onWorkersChange,
       });
       this.#memory.start();
     }

@@ -47,6 +47,8 @@ describe('a page that floods its console', () => {
       60_000,
     );
     expect(t.logged().some((line) => line.includes(`upstream worker ${shared} (pid`) && line.includes(`over the profile's limit of ${WORKER_MEMORY_MB} MiB`))).toBe(true);
+    // What the daemon read of its workers' memory is shown with them (status, the dashboard's debug view).
+    await waitFor(async () => ((await rig().status()).workers.some((worker) => typeof worker.residentMb === 'number') ? true : undefined), 'a worker with its memory shown');
     expect(told[0]).toMatch(/your calls moved to another upstream worker, since the one they ran on had grown to \d+ MiB|tabmux replaced the upstream worker your calls run on: it had grown to \d+ MiB/);
 
     // While the flood goes on and the flooder keeps calling, they never share a worker again.
