@@ -32,7 +32,7 @@ async function setup(size: number, ids: string[], memoryMb: number) {
     moveToFree: (session, since) => pool.moveToFree(session, relocate, since),
     runSystem: (worker, tool, run) => pool.runSystem(worker, tool, run),
     logger: Logger.silent(),
-    residentBytes: (pid) => Promise.resolve(pid === 4242 ? memoryMb * MIB : undefined),
+    residentBytes: (pid) => (pid === 4242 ? memoryMb * MIB : undefined),
   });
   return { pool, started, sessions, moves, watch, upstream, relocate };
 }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { Logger } from '../platform/Logger.js';
 import type { Session } from './Session.js';
@@ -25,7 +25,7 @@ export interface WorkerMemoryWatchOptions {
   /** Told when a worker's memory moved by a step worth showing (the dashboard's workers). */
   changed?: (() => void) | undefined;
   /** A process's resident memory in bytes; undefined when it cannot be read. Reads /proc by default. */
-  residentBytes?: (pid: number) => Promise<number | undefined>;
+  residentBytes?: (pid: number) => number | undefined;
 }
 
 /**
@@ -68,7 +68,7 @@ export class WorkerMemoryWatch {
     let moved = false;
     for (const worker of this.#options.workers()) {
       const pid = worker.upstream?.pid;
-      const bytes = pid ? await (this.#options.residentBytes ?? residentBytes)(pid) : undefined;
+      const bytes = pid ? (this.#options.residentBytes ?? residentBytes)(pid) : undefined;
       const mb = bytes === undefined ? null : Math.round(bytes / MIB);
       if ((mb === null) !== (worker.residentMb === null) || Math.abs((mb ?? 0) - (worker.residentMb ?? 0)) >= SHOWN_STEP_MB) {
         worker.residentMb = mb;
@@ -134,12 +134,38 @@ export class WorkerMemoryWatch {
   }
 }
 
-/** A process's resident memory from /proc (Linux); undefined elsewhere or once the process is gone. */
-async function residentBytes(pid: number): Promise<number | undefined> {
+/** Where `residentBytes` reads a process's status: one buffer for every reading, so a reading leaves no garbage. */
+let statusBuffer: Buffer | undefined;
+const VM_RSS = Buffer.from('VmRSS:');
+
+/**
+ * A process's resident memory from /proc (Linux); undefined elsewhere or once the process is gone. Read into one
+ * buffer and parsed in place: it runs every few seconds for the daemon's whole life.
+ */
+function residentBytes(pid: number): number | undefined {
+  statusBuffer ??= Buffer.alloc(4096);
+  let fd: number | undefined;
   try {
-    const kib = /^VmRSS:\s+(\d+)\s+kB/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kib === undefined ? undefined : Number(kib) * 1024;
+    fd = openSync(`/proc/${pid}/status`, 'r');
+    const length = readSync(fd, statusBuffer, 0, statusBuffer.length, 0);
+    let at = statusBuffer.indexOf(VM_RSS);
+    if (at < 0 || at >= length) {
+      return undefined;
+    }
+    at += VM_RSS.length;
+    while (at < length && (statusBuffer[at] === 0x20 || statusBuffer[at] === 0x09)) {
+      at++;
+    }
+    let kib = 0;
+    for (let digit = statusBuffer[at] ?? 0; at < length && digit >= 0x30 && digit <= 0x39; digit = statusBuffer[++at] ?? 0) {
+      kib = kib * 10 + digit - 0x30;
+    }
+    return kib * 1024;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) {
+      closeSync(fd);
+    }
   }
 }
