@@ -38,8 +38,9 @@ export interface WorkerMemoryWatchOptions {
  * - the sessions it serves move to workers nobody is pinned to, as far as the pool has room, each told so by its next
  *   result, and are kept apart from then on (a session moving off a busy worker does not join one of the others):
  *   which of their pages logs is not known, and apart none can share a worker with it again;
- * - then, between calls, the worker's upstream is replaced (a fresh one follows no page until a session acts on it),
- *   or, with nobody left on an extra worker, stopped. The sessions still on it are told why.
+ * - then, between calls, the worker's upstream is replaced (a fresh one follows the pages its sessions act on, and the
+ *   one it selects as it connects), or, with nobody left on an extra worker, stopped. The sessions still on it are
+ *   told why.
  *
  * The worker of a session recording a performance trace is left alone until the recording ends: the trace lives in it.
  */
