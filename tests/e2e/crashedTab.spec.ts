@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import WebSocket from 'ws';
 import { runCli } from '../helpers/runCli.js';
-import { startDashboard } from './dashboardFixture.js';
+import { startAgentOn, startDashboard } from './dashboardFixture.js';
 
 /** Ends the renderer of the tab showing `url` as a crash would, over the test's own connection to Chrome. */
 async function crashTab(port: number, url: string): Promise<void> {
@@ -31,15 +31,7 @@ test("a session's crashed tab is marked in the dashboard and tabmux pages until 
   const url = 'data:text/html,<title>Fragile</title><h1>Fragile</h1>';
   let dashboard: Awaited<ReturnType<typeof startDashboard>> | undefined;
   try {
-    expect((await runCli(['daemon', 'start'], env)).code).toBe(0);
-    const created = await runCli(['session', 'create', '--label', 'agent'], env);
-    expect(created.code, created.stderr).toBe(0);
-    const session = created.stdout.trim();
-    const opened = await runCli(['mcp', 'call', '--session', session, 'navigate_page', JSON.stringify({ url })], env);
-    expect(opened.code, opened.stderr).toBe(0);
-    const status = await runCli(['daemon', 'status', '--json'], env);
-    const port: unknown = (JSON.parse(status.stdout) as { chrome?: { port?: unknown } }).chrome?.port;
-    expect(typeof port).toBe('number');
+    const { session, chrome } = await startAgentOn(env, url);
 
     dashboard = await startDashboard(env);
     await page.goto(dashboard.url);
@@ -48,7 +40,7 @@ test("a session's crashed tab is marked in the dashboard and tabmux pages until 
     const badge = page.locator('[data-testid^="tab-crashed-"]');
     await expect(badge).toHaveCount(0);
 
-    await crashTab(port as number, url);
+    await crashTab(chrome.port, url);
     await expect(badge).toHaveText('crashed', { timeout: 20_000 });
     const path = testInfo.outputPath('crashed-tab.png');
     await page.screenshot({ path, fullPage: true });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { test as base } from '@playwright/test';
+import { expect, test as base } from '@playwright/test';
 import { cliPath, runCli, type CliResult } from '../helpers/runCli.js';
 
 export interface TabmuxStack {
@@ -14,6 +14,24 @@ export interface TabmuxStack {
   cli: (args: readonly string[]) => Promise<CliResult>;
   /** Starts a CLI command without waiting for it; resolves with its outcome later. */
   cliInBackground: (args: readonly string[]) => { done: Promise<CliResult>; finished: () => boolean };
+}
+
+/**
+ * A daemon started as `tabmux daemon start` does it, one session (labelled `agent`) whose page shows `url`, and the
+ * launched Chrome's pid and DevTools port, from `daemon status`.
+ */
+export async function startAgentOn(env: Record<string, string>, url: string): Promise<{ session: string; chrome: { pid: number; port: number } }> {
+  expect((await runCli(['daemon', 'start'], env)).code).toBe(0);
+  const created = await runCli(['session', 'create', '--label', 'agent'], env);
+  expect(created.code, created.stderr).toBe(0);
+  const session = created.stdout.trim();
+  const opened = await runCli(['mcp', 'call', '--session', session, 'navigate_page', JSON.stringify({ url })], env);
+  expect(opened.code, opened.stderr).toBe(0);
+  const status = await runCli(['daemon', 'status', '--json'], env);
+  const chrome = (JSON.parse(status.stdout) as { chrome?: { pid?: unknown; port?: unknown } }).chrome;
+  expect(typeof chrome?.pid).toBe('number');
+  expect(typeof chrome?.port).toBe('number');
+  return { session, chrome: { pid: chrome?.pid as number, port: chrome?.port as number } };
 }
 
 export async function startDashboard(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { isProcessAlive } from '../../electron/core/process/processes.js';
 import { runCli } from '../helpers/runCli.js';
-import { startDashboard } from './dashboardFixture.js';
+import { startAgentOn, startDashboard } from './dashboardFixture.js';
 
 /**
  * A Chrome whose own process stops answering (paused here with SIGSTOP, as a page flooding it would hold it) holds
@@ -19,16 +19,8 @@ test('a browser that does not answer is shown on its profile, and the notice goe
   let chromePid: number | undefined;
   let dashboard: Awaited<ReturnType<typeof startDashboard>> | undefined;
   try {
-    expect((await runCli(['daemon', 'start'], env)).code).toBe(0);
-    const created = await runCli(['session', 'create', '--label', 'agent'], env);
-    expect(created.code, created.stderr).toBe(0);
-    const session = created.stdout.trim();
-    const opened = await runCli(['mcp', 'call', '--session', session, 'navigate_page', JSON.stringify({ url: 'data:text/html,<h1>Waiting</h1>' })], env);
-    expect(opened.code, opened.stderr).toBe(0);
-    const status = await runCli(['daemon', 'status', '--json'], env);
-    const pid: unknown = (JSON.parse(status.stdout) as { chrome?: { pid?: unknown } }).chrome?.pid;
-    expect(typeof pid).toBe('number');
-    chromePid = pid as number;
+    const { session, chrome } = await startAgentOn(env, 'data:text/html,<h1>Waiting</h1>');
+    chromePid = chrome.pid;
 
     dashboard = await startDashboard(env);
     await page.goto(dashboard.url);

@@ -20,8 +20,7 @@ export async function remapPages(worker: Worker, upstream: Upstream, sessions: r
   try {
     // Only the sessions' own tabs are looked up: asking upstream about a page has it follow that page from then on
     // (its console, its network), and a fresh worker should not follow every tab of the browser.
-    const wanted = new Map(sessions.flatMap((session) => [...session.pages.values()].flatMap((page) => (page.tabId === null ? [] : [[page.tabId, page.url] as const]))));
-    const byTab = await tabs.pageIdsOfTabs(worker, wanted);
+    const byTab = await tabs.pageIdsOfTabs(worker, knownTabs(sessions));
     for (const session of sessions) {
       setAsideHeld(session, tabs);
       renumber(session, worker, byTab, 'the browser connection was restarted');
@@ -98,17 +97,22 @@ export async function movePages(session: Session, from: Worker, to: Worker, tabs
     throw new TabmuxError('dialog_open', 'a page of the session waits on a dialog, so its tab cannot be found on another worker');
   }
   const oldIds = [...session.pages.keys()];
-  const wanted = new Map<string, string>();
-  for (const page of session.pages.values()) {
-    if (page.tabId !== null) {
-      wanted.set(page.tabId, page.url);
-    }
-  }
-  const byTab = await tabs.pageIdsOfTabs(to, wanted);
+  const byTab = await tabs.pageIdsOfTabs(to, knownTabs([session]));
   renumber(session, to, byTab, `your calls moved to another upstream worker, since ${since}`);
   for (const pageId of oldIds) {
     if (from.owners.get(pageId) === session.id) {
       from.owners.delete(pageId);
     }
   }
+}
+
+/** The sessions' pages whose Chrome tab id is known: tab id -> the URL the session last saw there. */
+function knownTabs(sessions: readonly Session[]): Map<string, string> {
+  const tabs = new Map<string, string>();
+  for (const page of sessions.flatMap((session) => [...session.pages.values()])) {
+    if (page.tabId !== null) {
+      tabs.set(page.tabId, page.url);
+    }
+  }
+  return tabs;
 }
