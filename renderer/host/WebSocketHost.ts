@@ -9,6 +9,7 @@ import {
   type SupervisorResults,
 } from '../../shared/supervisor.js';
 import { checkSupervisorResult } from './checkSupervisorResult.js';
+import { HostListeners } from './HostListeners.js';
 import type { Host, HostConnection } from './Host.js';
 
 /** The part of the DOM WebSocket this host uses, so tests can hand it a fake. */
@@ -42,11 +43,9 @@ export class WebSocketHost implements Host {
   readonly #url: string;
   readonly #createSocket: (url: string) => SocketLike;
   readonly #backoffMs: (attempt: number) => number;
-  readonly #listeners = new Set<(event: SupervisorEvent) => void>();
-  readonly #connectionListeners = new Set<(connection: HostConnection) => void>();
+  readonly #listeners = new HostListeners({ state: 'connecting' });
   readonly #rpc: RpcClientCore;
   #socket: SocketLike | null = null;
-  #connection: HostConnection = { state: 'connecting' };
   #attempt = 0;
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
   #disposed = false;
@@ -65,9 +64,7 @@ export class WebSocketHost implements Host {
       onNotification: (method, params) => {
         const event = method === SUPERVISOR_EVENT_METHOD ? supervisorEventSchema.safeParse(params) : undefined;
         if (event?.success) {
-          for (const listener of [...this.#listeners]) {
-            listener(event.data);
-          }
+          this.#listeners.emit(event.data);
         }
       },
       // Starting a profile launches Chrome, so this is generous.
@@ -77,7 +74,7 @@ export class WebSocketHost implements Host {
   }
 
   async call<M extends SupervisorMethod>(method: M, params: SupervisorParams[M]): Promise<SupervisorResults[M]> {
-    if (this.#connection.state !== 'open') {
+    if (this.#listeners.connection.state !== 'open') {
       throw notConnected();
     }
     const result = checkSupervisorResult(method, params, await this.#rpc.request(method, params));
@@ -88,18 +85,11 @@ export class WebSocketHost implements Host {
   }
 
   subscribe(listener: (event: SupervisorEvent) => void): () => void {
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
+    return this.#listeners.subscribe(listener);
   }
 
   watchConnection(listener: (connection: HostConnection) => void): () => void {
-    this.#connectionListeners.add(listener);
-    listener(this.#connection);
-    return () => {
-      this.#connectionListeners.delete(listener);
-    };
+    return this.#listeners.watchConnection(listener);
   }
 
   dispose(): void {
@@ -111,7 +101,6 @@ export class WebSocketHost implements Host {
     this.#socket?.close(1000, 'closed');
     this.#socket = null;
     this.#listeners.clear();
-    this.#connectionListeners.clear();
   }
 
   #connect(): void {
@@ -162,10 +151,7 @@ export class WebSocketHost implements Host {
   }
 
   #setConnection(connection: HostConnection): void {
-    this.#connection = connection;
-    for (const listener of [...this.#connectionListeners]) {
-      listener(connection);
-    }
+    this.#listeners.setConnection(connection);
   }
 }
 

@@ -1,20 +1,19 @@
 import type { SupervisorEvent, SupervisorMethod, SupervisorParams, SupervisorResults } from '../../shared/supervisor.js';
 import type { Host, HostConnection } from '../host/Host.js';
 import { checkSupervisorResult } from '../host/checkSupervisorResult.js';
+import { HostListeners } from '../host/HostListeners.js';
 
 type Handler = (method: SupervisorMethod, params: unknown) => unknown;
 
 /** An in-memory host for unit tests: answers calls with a handler, records them, and lets the test push events. */
 export class TestHost implements Host {
   readonly calls: Array<{ method: SupervisorMethod; params: unknown }> = [];
-  readonly #listeners = new Set<(event: SupervisorEvent) => void>();
-  readonly #connectionListeners = new Set<(connection: HostConnection) => void>();
-  #connection: HostConnection;
+  readonly #listeners: HostListeners;
   handler: Handler;
 
   constructor(handler: Handler, connection: HostConnection = { state: 'open' }) {
     this.handler = handler;
-    this.#connection = connection;
+    this.#listeners = new HostListeners(connection);
   }
 
   async call<M extends SupervisorMethod>(method: M, params: SupervisorParams[M]): Promise<SupervisorResults[M]> {
@@ -28,31 +27,19 @@ export class TestHost implements Host {
   }
 
   subscribe(listener: (event: SupervisorEvent) => void): () => void {
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
+    return this.#listeners.subscribe(listener);
   }
 
   watchConnection(listener: (connection: HostConnection) => void): () => void {
-    this.#connectionListeners.add(listener);
-    listener(this.#connection);
-    return () => {
-      this.#connectionListeners.delete(listener);
-    };
+    return this.#listeners.watchConnection(listener);
   }
 
   emit(event: SupervisorEvent): void {
-    for (const listener of this.#listeners) {
-      listener(event);
-    }
+    this.#listeners.emit(event);
   }
 
   setConnection(connection: HostConnection): void {
-    this.#connection = connection;
-    for (const listener of this.#connectionListeners) {
-      listener(connection);
-    }
+    this.#listeners.setConnection(connection);
   }
 
   dispose(): void {

@@ -128,7 +128,10 @@ export class LaunchedBrowser extends EventEmitter<ProfileBrowserEvents> implemen
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#close();
+    this.#closing ??= this.#end(async (run) => {
+      await run.chrome.close(run.connection);
+      run.connection.dispose();
+    });
     return this.#closing;
   }
 
@@ -137,32 +140,23 @@ export class LaunchedBrowser extends EventEmitter<ProfileBrowserEvents> implemen
    * its tabs, and its watchdog leaves it to the next daemon for the grace period (see ChromeWatchdog).
    */
   detach(): Promise<void> {
-    this.#closing ??= this.#detach();
+    this.#closing ??= this.#end((run) => {
+      run.connection.dispose();
+      run.chrome.release();
+      return Promise.resolve();
+    });
     return this.#closing;
   }
 
-  async #detach(): Promise<void> {
+  /** Stops relaunching, waits for a launch under way, then ends the running Chrome's run as `finish` says. */
+  async #end(finish: (run: Run) => Promise<void>): Promise<void> {
     this.#setState('closing', null);
     this.#wake?.();
     await this.#launching?.catch(() => undefined);
     const run = this.#run;
     this.#run = undefined;
     if (run) {
-      run.connection.dispose();
-      run.chrome.release();
-    }
-    this.#setState('closed', null);
-  }
-
-  async #close(): Promise<void> {
-    this.#setState('closing', null);
-    this.#wake?.();
-    await this.#launching?.catch(() => undefined);
-    const run = this.#run;
-    this.#run = undefined;
-    if (run) {
-      await run.chrome.close(run.connection);
-      run.connection.dispose();
+      await finish(run);
     }
     this.#setState('closed', null);
   }
