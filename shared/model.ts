@@ -227,6 +227,9 @@ export interface DownloadsInfo {
   mode: 'session' | 'off' | 'cancelled';
   /** The largest file one download may write, in bytes. */
   maxBytes: number;
+  /** The most bytes, and files, one session's downloads may keep (absent from a daemon of an earlier version). */
+  sessionMaxBytes?: number | undefined;
+  sessionMaxFiles?: number | undefined;
   /** Where a session's downloads are kept: `<files>/<session id>/downloads`. */
   sessionFolder: string;
   /** Where downloads from tabs nobody owns are kept; null where tabmux leaves them to the browser. */

@@ -179,6 +179,8 @@ const activityLogHealthSchema: z.ZodMiniType<ActivityLogHealth> = z.lazy(() => z
 const downloadsInfoSchema: z.ZodMiniType<DownloadsInfo> = z.lazy(() => z.object({
   mode: z.enum(['session', 'off', 'cancelled']),
   maxBytes: z.number(),
+  sessionMaxBytes: z.optional(z.number()),
+  sessionMaxFiles: z.optional(z.number()),
   sessionFolder: z.string(),
   unownedFolder: z.nullable(z.string()),
 }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TabInfo } from '../../shared/model.js';
-import { ago, formatBrowserSilence, formatTabs, formatWorkers, untilThen } from './format.js';
+import { ago, formatBrowserSilence, formatDownloads, formatTabs, formatWorkers, untilThen } from './format.js';
 
 describe('times in words', () => {
   it('say how long until a moment, as ago says how long since one', () => {
@@ -40,5 +40,19 @@ describe('workers, in daemon status', () => {
     const worker = { index: 0, pid: 41, state: 'ready' as const, selectedPageId: 1, inFlight: 0, sessions: 1, lastError: null, sessionIds: ['sess-1'] };
     expect(formatWorkers([{ ...worker, residentMb: 183 }])).toBe('workers: #0 ready pid 41 (183 MiB), serves sess-1, idle, upstream selected page 1');
     expect(formatWorkers([worker])).toBe('workers: #0 ready pid 41, serves sess-1, idle, upstream selected page 1');
+  });
+});
+
+describe('downloads, in daemon status', () => {
+  const info = { mode: 'session' as const, maxBytes: 25 * 1024 * 1024, sessionFolder: '/f/<session>/downloads', unownedFolder: '/d' };
+
+  it("says where each session's go and how much one download and one session may keep", () => {
+    expect(formatDownloads({ ...info, sessionMaxBytes: 250 * 1024 * 1024, sessionMaxFiles: 100 })).toEqual([
+      "downloads: each session's in /f/<session>/downloads, up to 25 MiB each, 250 MiB in 100 files a session; from tabs no session owns in /d",
+    ]);
+  });
+
+  it('leaves out the session limits a daemon of an earlier version does not report', () => {
+    expect(formatDownloads(info)).toEqual(["downloads: each session's in /f/<session>/downloads, up to 25 MiB each; from tabs no session owns in /d"]);
   });
 });

@@ -143,10 +143,14 @@ export function formatDownloads(downloads: DownloadsInfo | undefined): string[] 
   if (!downloads) {
     return [];
   }
-  const cap = `${Math.round((downloads.maxBytes / (1024 * 1024)) * 10) / 10} MiB`;
+  const mib = (bytes: number): string => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
+  const { sessionMaxBytes, sessionMaxFiles } = downloads;
+  const perSession = sessionMaxBytes === undefined || sessionMaxFiles === undefined ? '' : `, ${mib(sessionMaxBytes)} in ${sessionMaxFiles} files a session`;
   switch (downloads.mode) {
     case 'session':
-      return [`downloads: each session's in ${downloads.sessionFolder}, up to ${cap} each${downloads.unownedFolder === null ? '' : `; from tabs no session owns in ${downloads.unownedFolder}`}`];
+      return [
+        `downloads: each session's in ${downloads.sessionFolder}, up to ${mib(downloads.maxBytes)} each${perSession}${downloads.unownedFolder === null ? '' : `; from tabs no session owns in ${downloads.unownedFolder}`}`,
+      ];
     case 'off':
       return ['downloads: refused (the profile sets downloads off)'];
     case 'cancelled':

@@ -11,6 +11,24 @@ export interface DownloadSettings {
   mode: 'session' | 'off';
   /** The largest file one download may write; a download past it is cancelled and its bytes deleted. */
   maxBytes: number;
+  /** The most bytes one session's downloads may keep, all together; a download that would pass it is not kept. */
+  sessionMaxBytes: number;
+  /** The most files one session's downloads may keep; a download past it is not kept. */
+  sessionMaxFiles: number;
+}
+
+/**
+ * What one session's downloads hold: the files kept and their bytes, and the bytes each download still running has
+ * written so far (by guid), counted against the profile's limits for one session.
+ */
+export interface DownloadTally {
+  keptBytes: number;
+  keptFiles: number;
+  readonly running: Map<string, number>;
+}
+
+export function newDownloadTally(): DownloadTally {
+  return { keptBytes: 0, keptFiles: 0, running: new Map() };
 }
 
 /** How one download ended, as its owner is told. `name` is the file name the page suggested, made safe. */
@@ -18,6 +36,7 @@ export type DownloadOutcome =
   | { kind: 'saved'; name: string; path: string; bytes: number }
   | { kind: 'refused'; name: string; why: 'off' | 'external' }
   | { kind: 'too_large'; name: string; maxBytes: number }
+  | { kind: 'over_limit'; name: string; limit: 'bytes' | 'files'; maxBytes: number; maxFiles: number }
   | { kind: 'failed'; name: string; reason: string };
 
 /** A session whose tab started a download: where its downloads go, and how it hears of each. */
@@ -26,6 +45,8 @@ export interface DownloadOwner {
   root: string;
   segments: readonly string[];
   tell: (outcome: DownloadOutcome) => void;
+  /** What the owner's downloads hold so far; the same object for every download of one session. */
+  tally: DownloadTally;
 }
 
 export interface BrowserDownloadsOptions {
@@ -51,6 +72,10 @@ interface Download {
   /** Events of one download are handled in order, each after its owner is known. */
   chain: Promise<void>;
   tooLarge: boolean;
+  /** The session's limit this download would pass, once known: it is cancelled and nothing of it is kept. */
+  overLimit: 'bytes' | 'files' | undefined;
+  /** Its owner once known, for a launched browser keeping downloads: its progress counts against the owner's tally. */
+  counted: DownloadOwner | undefined;
   told: boolean;
 }
 
@@ -139,6 +164,8 @@ export class BrowserDownloads {
       owner: this.#ownerOf(event.frameId).catch(() => undefined),
       chain: Promise.resolve(),
       tooLarge: false,
+      overLimit: undefined,
+      counted: undefined,
       told: false,
     };
     this.#downloads.set(event.guid, download);
@@ -153,8 +180,29 @@ export class BrowserDownloads {
         }
       } else if (settings.mode === 'off') {
         this.#tell(download, owner, { kind: 'refused', name: download.name, why: 'off' });
+      } else if (owner && this.#downloads.has(download.guid)) {
+        download.counted = owner;
+        owner.tally.running.set(download.guid, 0);
+        if (owner.tally.keptFiles + owner.tally.running.size > settings.sessionMaxFiles) {
+          this.#passLimit(download, 'files');
+        }
       }
     });
+  }
+
+  /** Cancels a download that would take its session past one of its limits; the owner is told when it ends. */
+  #passLimit(download: Download, limit: 'bytes' | 'files'): void {
+    download.overLimit = limit;
+    void this.#cancel(download);
+  }
+
+  /** Whether keeping `bytes` more, in one more file, would take the owner past a session's limits, and which. */
+  #wouldPass(tally: DownloadTally, bytes: number, files: number): 'bytes' | 'files' | undefined {
+    const { sessionMaxBytes, sessionMaxFiles } = this.#options.settings;
+    if (tally.keptFiles + files > sessionMaxFiles) {
+      return 'files';
+    }
+    return tally.keptBytes + bytes > sessionMaxBytes ? 'bytes' : undefined;
   }
 
   #progress(event: Protocol.Browser.DownloadProgressEvent): void {
@@ -169,6 +217,19 @@ export class BrowserDownloads {
       // downloads in their own browser are theirs; an agent's there is cancelled when it begins.)
       download.tooLarge = true;
       void this.#cancel(download);
+    }
+    const counted = download.counted;
+    if (counted && event.state === 'inProgress' && !download.tooLarge && download.overLimit === undefined) {
+      // Every running download of the session counts with what it has written so far: many at once pass the
+      // session's limit as surely as one after another.
+      counted.tally.running.set(download.guid, event.receivedBytes);
+      let running = 0;
+      for (const bytes of counted.tally.running.values()) {
+        running += bytes;
+      }
+      if (this.#wouldPass(counted.tally, running, 0) === 'bytes') {
+        this.#passLimit(download, 'bytes');
+      }
     }
     if (event.state === 'inProgress') {
       return;
@@ -186,11 +247,17 @@ export class BrowserDownloads {
         );
         return;
       }
+      owner?.tally.running.delete(download.guid);
       const tooLarge = download.tooLarge || (capped && event.receivedBytes > maxBytes);
-      if (event.state === 'canceled' || tooLarge) {
+      // Checked again as it ends: a download may be over before its owner was known.
+      const overLimit = download.overLimit ?? (owner && !tooLarge && event.state === 'completed' ? this.#wouldPass(owner.tally, event.receivedBytes, 1) : undefined);
+      if (event.state === 'canceled' || tooLarge || overLimit !== undefined) {
         await this.#removeStaged(download, event.filePath);
         if (tooLarge) {
           this.#tell(download, owner, { kind: 'too_large', name: download.name, maxBytes });
+        } else if (overLimit !== undefined) {
+          const { sessionMaxBytes, sessionMaxFiles } = this.#options.settings;
+          this.#tell(download, owner, { kind: 'over_limit', name: download.name, limit: overLimit, maxBytes: sessionMaxBytes, maxFiles: sessionMaxFiles });
         } else {
           this.#tell(download, owner, { kind: 'failed', name: download.name, reason: 'it was cancelled before it finished' });
         }
@@ -204,6 +271,11 @@ export class BrowserDownloads {
   async #place(download: Download, owner: DownloadOwner | undefined, event: Protocol.Browser.DownloadProgressEvent): Promise<void> {
     const { logger, unownedDir } = this.#options;
     const staged = this.#stagedPath(download, event.filePath);
+    if (owner) {
+      // Counted before the file is placed, right after the check: two downloads ending at once cannot both fit.
+      owner.tally.keptFiles += 1;
+      owner.tally.keptBytes += event.receivedBytes;
+    }
     try {
       const path = owner ? await placeDownload(staged, owner.root, owner.segments, download.name) : await placeDownload(staged, unownedDir, [], download.name);
       if (owner) {
@@ -212,6 +284,10 @@ export class BrowserDownloads {
         logger.info(`a download from a tab no session owns was saved to ${path} (${event.receivedBytes} bytes)`);
       }
     } catch (error) {
+      if (owner) {
+        owner.tally.keptFiles -= 1;
+        owner.tally.keptBytes -= event.receivedBytes;
+      }
       await this.#removeStaged(download, event.filePath);
       this.#tell(download, owner, { kind: 'failed', name: download.name, reason: TabmuxError.from(error).message });
     }

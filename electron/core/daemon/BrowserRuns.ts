@@ -168,6 +168,8 @@ export class BrowserRuns {
     return {
       mode: external ? 'cancelled' : settings.mode,
       maxBytes: settings.maxBytes,
+      sessionMaxBytes: settings.sessionMaxBytes,
+      sessionMaxFiles: settings.sessionMaxFiles,
       sessionFolder: join(profileFilesDir(paths, profile.name), '<session>', DOWNLOADS_SUBFOLDER),
       unownedFolder: external || settings.mode === 'off' ? null : profileDownloadsDir(paths, profile.name),
     };

@@ -41,16 +41,22 @@ function toolTimeouts(value: string | undefined): Record<string, number> {
 
 /** The largest file one download may write by default: 25 MiB. */
 export const DEFAULT_DOWNLOAD_MAX_BYTES = 25 * 1024 * 1024;
+/** The most one session's downloads may keep by default: 250 MiB, in at most 100 files. */
+export const DEFAULT_DOWNLOAD_SESSION_MAX_BYTES = 250 * 1024 * 1024;
+export const DEFAULT_DOWNLOAD_SESSION_MAX_FILES = 100;
 
 /**
  * What a profile does with downloads: `TABMUX_DOWNLOADS=session|off` over the profile's `downloads` over `session`;
- * the size cap from `TABMUX_DOWNLOAD_MAX_BYTES` over `downloadMaxBytes` over 25 MiB.
+ * the size cap from `TABMUX_DOWNLOAD_MAX_BYTES` over `downloadMaxBytes` over 25 MiB; what one session may keep from
+ * `TABMUX_DOWNLOAD_SESSION_MAX_BYTES` / `_FILES` over `downloadSessionMaxBytes` / `Files` over 250 MiB and 100 files.
  */
 export function downloadSettings(config: ProfileConfig, env: Env = process.env): DownloadSettings {
   const fromEnv = env['TABMUX_DOWNLOADS'];
   return {
     mode: fromEnv === 'off' || fromEnv === 'session' ? fromEnv : (config.downloads ?? 'session'),
     maxBytes: positiveInt(env['TABMUX_DOWNLOAD_MAX_BYTES']) ?? config.downloadMaxBytes ?? DEFAULT_DOWNLOAD_MAX_BYTES,
+    sessionMaxBytes: positiveInt(env['TABMUX_DOWNLOAD_SESSION_MAX_BYTES']) ?? config.downloadSessionMaxBytes ?? DEFAULT_DOWNLOAD_SESSION_MAX_BYTES,
+    sessionMaxFiles: positiveInt(env['TABMUX_DOWNLOAD_SESSION_MAX_FILES']) ?? config.downloadSessionMaxFiles ?? DEFAULT_DOWNLOAD_SESSION_MAX_FILES,
   };
 }
 

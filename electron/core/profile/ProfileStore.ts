@@ -52,6 +52,9 @@ export const profileConfigSchema = z.lazy(() => z.object({
   downloads: z.optional(z.enum(['session', 'off'])),
   /** The largest file one download may write, in bytes. */
   downloadMaxBytes: z.optional(positiveInt),
+  /** The most bytes, and files, one session's downloads may keep. */
+  downloadSessionMaxBytes: z.optional(positiveInt),
+  downloadSessionMaxFiles: z.optional(positiveInt),
   /** The activity log: on unless false. */
   activityLog: z.optional(z.boolean()),
   /** Keep typed values and header values in the activity log in clear (redacted by default). */

@@ -1,4 +1,5 @@
 import type { PageOrigin, SessionInfo, SessionLastCall, SessionPage } from '../../../shared/model.js';
+import { newDownloadTally, type DownloadTally } from '../browser/BrowserDownloads.js';
 
 export interface OwnedPage {
   pageId: number;
@@ -54,6 +55,10 @@ export class Session {
    * profile's memory limit (see `WorkerMemoryWatch`): which of them has the page is not known.
    */
   readonly apart = new Set<string>();
+  /** What the session's downloads hold, against the profile's limits for one session (see BrowserDownloads). */
+  readonly downloads: DownloadTally = newDownloadTally();
+  /** Whether the session was told its downloads reached a limit: it is told once, not of every download after. */
+  downloadLimitTold = false;
 
   constructor(
     readonly id: string,

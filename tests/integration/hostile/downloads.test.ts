@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +15,9 @@ import { waitFor } from '../../helpers/waitFor.js';
  */
 
 const CAP = 1_000_000;
+/** What one session may keep here: a few files, and less than three files of 900 kB. */
+const SESSION_FILES = 4;
+const SESSION_BYTES = 2_500_000;
 
 function paths(rig: HostileRig): { files: string; staging: string; unowned: string } {
   const resolved = resolvePaths({ TABMUX_HOME: rig.t.home });
@@ -58,7 +61,7 @@ function stagingEmpty(rig: HostileRig): boolean {
 }
 
 describe.each(TOPOLOGIES)('downloads on $name', (topology) => {
-  const rig = useHostileRig(topology, { downloadMaxBytes: CAP });
+  const rig = useHostileRig(topology, { downloadMaxBytes: CAP, downloadSessionMaxFiles: SESSION_FILES, downloadSessionMaxBytes: SESSION_BYTES });
 
   it("a page's download lands in its session's own folder, not in the user's Downloads, and the agent is told where", async () => {
     const { attacker, victim } = await rig().pair();
@@ -115,9 +118,85 @@ describe.each(TOPOLOGIES)('downloads on $name', (topology) => {
     expect((await rig().status()).downloads).toEqual({
       mode: 'session',
       maxBytes: CAP,
+      sessionMaxBytes: SESSION_BYTES,
+      sessionMaxFiles: SESSION_FILES,
       sessionFolder: join(paths(rig()).files, '<session>', 'downloads'),
       unownedFolder: paths(rig()).unowned,
     });
+  });
+});
+
+describe.each(TOPOLOGIES)('a page flooding downloads on $name', (topology) => {
+  const rig = useHostileRig(topology, { downloadMaxBytes: CAP, downloadSessionMaxFiles: SESSION_FILES, downloadSessionMaxBytes: SESSION_BYTES });
+
+  /** Everything the agent reads meanwhile: its results until the page has started every download and none runs. */
+  async function readUntilDone(s: BoundSession, earlier: string[]): Promise<string[]> {
+    const results = [...earlier];
+    await waitFor(async () => {
+      results.push(await s.text('evaluate_script', { function: '() => window.started === true' }));
+      return results[results.length - 1]?.includes('true') === true && stagingEmpty(rig()) ? true : undefined;
+    }, 'the page to have started every download, and every one to have ended');
+    results.push(await s.text('list_pages'));
+    return results;
+  }
+
+  /** Notes about downloads in one result. */
+  const downloadNotes = (text: string): string[] => text.split('\n').filter((line) => /^Note: .*download/.test(line));
+
+  it("keeps no more files than a session may, tells its agent once and briefly, and leaves a neighbour's downloads alone", async () => {
+    const { attacker, victim } = await rig().pair();
+    const links = Array.from({ length: 30 }, () => {
+      const name = unique('flood');
+      return rig().server.download(name, name);
+    });
+    // Six links a turn, as fast as the browser lets a page start downloads without anyone's gesture.
+    const flood = rig().server.page(
+      `<script>const links = ${JSON.stringify(links)}; let next = 0; const turn = setInterval(() => {` +
+        `for (let i = 0; i < 6 && next < links.length; i++) { const a = document.createElement('a'); a.href = links[next++]; a.download = ''; document.body.append(a); a.click(); }` +
+        `if (next >= links.length) { clearInterval(turn); window.started = true; } }, 250);</script>`,
+      'Flood',
+    );
+    const results = await readUntilDone(attacker, [await attacker.text('new_page', { url: flood })]);
+    expect(readdirSync(downloadsOf(rig(), attacker))).toHaveLength(SESSION_FILES);
+    const notes = results.flatMap(downloadNotes);
+    expect(notes.filter((note) => note.includes('as many downloads as one session may keep'))).toHaveLength(1);
+    expect(notes.find((note) => note.includes('may keep'))).toContain(`${SESSION_FILES} files`);
+    for (const result of results) {
+      expect(downloadNotes(result).length).toBeLessThanOrEqual(6);
+    }
+
+    const name = unique('neighbour');
+    const opened = await victim.text('new_page', { url: downloadingPage(rig(), rig().server.download(name, name)) });
+    expect(await waitForFile(join(downloadsOf(rig(), victim), name))).toBe(name);
+    expect(await downloadNote(victim, opened)).toContain('was saved to');
+  });
+
+  it('keeps no more bytes than a session may, also of downloads that run at once', async () => {
+    const s = await rig().session('hoarder');
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // As many as the session may keep files, so only their bytes are too many.
+    const names = Array.from({ length: SESSION_FILES }, () => unique('parallel'));
+    const links = names.map((name, index) => rig().server.download(name, Buffer.alloc(900_000, 0x41 + index), index % 2 === 0, held));
+    const page = rig().server.page(
+      `<script>setTimeout(() => { for (const link of ${JSON.stringify(links)}) { const a = document.createElement('a'); a.href = link; a.download = ''; document.body.append(a); a.click(); } window.started = true; }, 200);</script>`,
+      'Parallel',
+    );
+    const earlier = [await s.text('new_page', { url: page })];
+    // Every download holds at its first bytes until all have begun, then they all run at once.
+    await waitFor(async () => {
+      earlier.push(await s.text('evaluate_script', { function: '() => window.started === true' }));
+      return earlier[earlier.length - 1]?.includes('true') === true ? true : undefined;
+    }, 'the page to start its downloads');
+    release();
+    const results = await readUntilDone(s, earlier);
+    const kept = existsSync(downloadsOf(rig(), s)) ? readdirSync(downloadsOf(rig(), s)) : [];
+    const bytes = kept.reduce((sum, name) => sum + statSync(join(downloadsOf(rig(), s), name)).size, 0);
+    expect(bytes).toBeLessThanOrEqual(SESSION_BYTES);
+    expect(kept.length).toBeLessThanOrEqual(2);
+    expect(results.flatMap(downloadNotes).filter((note) => note.includes(`${SESSION_BYTES} bytes in this profile`))).toHaveLength(1);
   });
 });
 
