@@ -8,6 +8,7 @@ import { outcomeOf } from '../../../shared/outcomeOf.js';
 import { redactArgs } from './redactArgs.js';
 import { redactUrl } from './redactUrl.js';
 import { summaryOf } from './summaryOf.js';
+import { shownParts, shownUrl } from '../../../shared/shownUrl.js';
 
 export interface ActivityRecorderOptions {
   store: ActivityLogStore;
@@ -82,10 +83,14 @@ export class ActivityRecorder {
     return this.#pictureChain;
   }
 
-  /** A session's calls mostly name the page they were on before: the last URL redacted is kept, not redacted again. */
+  /**
+   * A session's calls mostly name the page they were on before: the last URL redacted is kept, not redacted again. A
+   * URL is recorded up to the length status shows (see shownUrl): a page cannot fill the log every session shares.
+   */
   #redactedUrl(url: string): string {
     if (this.#lastUrl?.url !== url) {
-      this.#lastUrl = { url, redacted: redactUrl(url).url };
+      const { start, leftOut } = shownParts(url);
+      this.#lastUrl = { url, redacted: redactUrl(start).url + leftOut };
     }
     return this.#lastUrl.redacted;
   }
@@ -95,7 +100,8 @@ export class ActivityRecorder {
     const redacted = keep ? { args: call.args, redacted: [], secrets: [] } : redactArgs(call.tool, call.args);
     // A dialog's text is the page's and shows in this answer only: it is cut out here, not remembered for later ones.
     const secrets = keep ? [] : [...this.#remember(call.sessionId, redacted.secrets), ...pageSecretsOf(call.result)];
-    const page = (value: ActivityPage | null): ActivityPage | null => (value === null || keep ? value : { pageId: value.pageId, url: this.#redactedUrl(value.url) });
+    const page = (value: ActivityPage | null): ActivityPage | null =>
+      value === null ? null : { pageId: value.pageId, url: keep ? shownUrl(value.url) : this.#redactedUrl(value.url) };
     const error = call.error && this.#options.stopping?.() === true ? stoppedError(call.error) : call.error;
     const message = error ? error.message : undefined;
     return {

@@ -17,6 +17,7 @@ import type { Router } from '../router/Router.js';
 import { DOWNLOADS_SUBFOLDER } from '../router/sessionDownloads.js';
 import { sessionFolder } from '../router/sessionFiles.js';
 import { downloadSettings } from './daemonSettings.js';
+import { shownUrl } from '../../../shared/shownUrl.js';
 
 export interface BrowserRunsOptions {
   paths: TabmuxPaths;
@@ -94,7 +95,7 @@ export class BrowserRuns {
         run.connection,
         policy,
         run.debuggingPort,
-        { refused: ({ url, reason, kind }) => guardLog.info(`refused ${kind} to ${url}: ${reason}`) },
+        { refused: ({ url, reason, kind }) => guardLog.info(`refused ${kind} to ${shownUrl(url)}: ${reason}`) },
         this.#options.browserKind === 'external' ? { isAgentPage: (pageTargetId) => router.isAgentPage(pageTargetId), dashboardPorts, fileScope } : { dashboardPorts, fileScope },
       );
       this.#guard = guard;

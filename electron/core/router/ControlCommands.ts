@@ -9,6 +9,7 @@ import type { TabIdentity } from './TabIdentity.js';
 import type { Worker } from './Worker.js';
 import type { WorkerPool } from './WorkerPool.js';
 import { listPages } from './pageSync.js';
+import { shownUrl } from '../../../shared/shownUrl.js';
 
 export interface ControlCommandsOptions {
   sessions: SessionRegistry;
@@ -169,8 +170,8 @@ export class ControlCommands {
         worker: worker.index,
         ownerPageId: owned?.pageId ?? null,
         ownerWorker: owner?.worker ?? null,
-        url: page.url,
-        title: page.title,
+        url: shownUrl(page.url),
+        title: shownUrl(page.title),
         owner: owner?.id ?? null,
         origin: owned?.origin ?? null,
         upstreamSelected: page.selected,
@@ -198,7 +199,7 @@ function pageResult(session: Session): SessionPageResult {
   return {
     session: session.id,
     pageId: current?.pageId ?? null,
-    url: current?.url ?? null,
+    url: current ? shownUrl(current.url) : null,
     pages: session.info({ queued: 0, running: 0 }).pages,
   };
 }

@@ -4,6 +4,7 @@ import type { BrowserTab, TabCrash } from '../browser/BrowserTab.js';
 import type { OwnedPage } from './Session.js';
 import type { TabView } from './TabView.js';
 import { withNotes } from './withNotes.js';
+import { shownUrl } from '../../../shared/shownUrl.js';
 
 /** A tool that loads the page anew, which a crashed page takes: the way back for an agent. */
 const LOADS_PAGE: ReadonlySet<string> = new Set(['navigate_page']);
@@ -75,7 +76,10 @@ export async function callMindingCrashes(
     return result;
   }
   await reloading;
-  logged(`page ${page.pageId} (${page.url}) crashed during ${tool} (${reloads.map((reload) => reload.crash.status).join(', ')}); loaded ${reloads.map((reload) => (reload.started ? reload.url : `${reload.url} (refused)`)).join(', then ')}`);
+  logged(
+    `page ${page.pageId} (${shownUrl(page.url)}) crashed during ${tool} (${reloads.map((reload) => reload.crash.status).join(', ')}); ` +
+      `loaded ${reloads.map((reload) => (reload.started ? shownUrl(reload.url) : `${shownUrl(reload.url)} (refused)`)).join(', then ')}`,
+  );
   return withNotes({ notes: [crashNote(page, tool, reloads)] }, result);
 }
 

@@ -1,5 +1,6 @@
 import type { PageOrigin, SessionInfo, SessionLastCall, SessionPage } from '../../../shared/model.js';
 import { newDownloadTally, type DownloadTally } from '../browser/BrowserDownloads.js';
+import { shownUrl } from '../../../shared/shownUrl.js';
 
 export interface OwnedPage {
   pageId: number;
@@ -136,8 +137,8 @@ export class Session {
   info(counts: { queued: number; running: number }): SessionInfo {
     const pages: SessionPage[] = [...this.pages.values()].map((page) => ({
       pageId: page.pageId,
-      url: page.url,
-      title: page.title,
+      url: shownUrl(page.url),
+      title: shownUrl(page.title),
       origin: page.origin,
       current: page.pageId === this.currentPageId,
     }));

@@ -5,6 +5,7 @@ import type { TabView } from './TabView.js';
 import { openerFamily } from './heldTabs.js';
 import { withNotes } from './withNotes.js';
 import { withDeadline } from '../../../shared/withDeadline.js';
+import { shownUrl } from '../../../shared/shownUrl.js';
 
 /**
  * Tools whose running script may be the agent's own (`evaluate_script` runs the function it was given): a page busy
@@ -170,7 +171,7 @@ export async function callWatchingPage(
   if (watch.ended.length === 0) {
     return result;
   }
-  logged(`page ${page.pageId} (${page.url}) did not respond during ${tool}; ended the script that held it`);
+  logged(`page ${page.pageId} (${shownUrl(page.url)}) did not respond during ${tool}; ended the script that held it`);
   return withNotes({ notes: [stuckPageNote(page.pageId, page.url, watch.ended)] }, result);
 }
 

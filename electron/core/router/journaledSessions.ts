@@ -1,5 +1,6 @@
 import type { Session } from './Session.js';
 import type { JournaledPage, JournaledSession } from './SessionJournal.js';
+import { shownUrl } from '../../../shared/shownUrl.js';
 
 /** What the session journal keeps of these sessions: pages whose tab is not known yet are left out. */
 export function journalOf(sessions: readonly Session[]): JournaledSession[] {
@@ -13,7 +14,7 @@ export function journalOf(sessions: readonly Session[]): JournaledSession[] {
     pages: [...session.pages.values()].flatMap((page): JournaledPage[] =>
       page.tabId === null
         ? []
-        : [{ tabId: page.tabId, origin: page.origin, url: page.url, title: page.title, lastSelectedAt: page.lastSelectedAt, current: page.pageId === session.currentPageId }],
+        : [{ tabId: page.tabId, origin: page.origin, url: shownUrl(page.url), title: shownUrl(page.title), lastSelectedAt: page.lastSelectedAt, current: page.pageId === session.currentPageId }],
     ),
   }));
 }
