@@ -32,6 +32,7 @@ const CODES = {
   resource_busy: true,
   dialog_open: true,
   page_crashed: true,
+  folder_full: true,
   request_gone: true,
   policy_denied: true,
   upstream_failed: false,

@@ -23,6 +23,7 @@ export function routerSettings(config: ProfileConfig, env: Env = process.env): R
     confirmTimeoutMs: positiveInt(env['TABMUX_CONFIRM_TIMEOUT_MS']) ?? config.confirmTimeoutMs ?? DEFAULT_SETTINGS.confirmTimeoutMs,
     stuckPageMs: nonNegativeInt(env['TABMUX_STUCK_PAGE_MS']) ?? config.stuckPageMs ?? DEFAULT_SETTINGS.stuckPageMs,
     workerMemoryMb: nonNegativeInt(env['TABMUX_WORKER_MEMORY_MB']) ?? config.workerMemoryMb ?? DEFAULT_SETTINGS.workerMemoryMb,
+    sessionFilesMaxBytes: nonNegativeInt(env['TABMUX_SESSION_FILES_MAX_BYTES']) ?? config.sessionFilesMaxBytes ?? DEFAULT_SETTINGS.sessionFilesMaxBytes,
   };
 }
 

@@ -40,6 +40,8 @@ export const profileConfigSchema = z.lazy(() => z.object({
   stuckPageMs: z.optional(z.int().check(z.minimum(0))),
   /** An upstream worker's memory in MiB past which its sessions move apart and it is replaced; 0: never. */
   workerMemoryMb: z.optional(z.int().check(z.minimum(0))),
+  /** The most bytes one session's folder may hold before file-writing tools are refused; 0: no limit. */
+  sessionFilesMaxBytes: z.optional(z.int().check(z.minimum(0))),
   /** Rules for agents' calls on this profile (tabmux policy add); a running daemon applies them at once. */
   policies: z.optional(z.array(policyRuleSchema)),
   workerIdleMs: z.optional(positiveInt),

@@ -54,8 +54,9 @@ export interface AgentToolsOptions {
   catalog: () => ToolCatalog;
   timeoutFor: (tool: string) => number;
   changed: (session: Session) => void;
-  /** The profile's folder for files tools read and write; each session gets a folder of its own inside it. */
+  /** The profile's folder for files tools read and write; each session gets one inside it, of at most `filesMaxBytes` (0: any). */
   filesDir: string;
+  filesMaxBytes?: number | undefined;
   /** What agents may navigate to; undefined until the browser is known. */
   urlPolicy: () => UrlPolicy | undefined;
   /** Closes what a closed session still holds; runs inside the worker's queue slot. */
@@ -241,7 +242,7 @@ export class AgentTools {
     // Tokens are checked before a page is opened, so a bad token never causes side effects.
     const pendingPage = session.currentPage;
     const translated = translateInputUids(args, (token, field) => checkToken(session, pendingPage, token, field, (short) => this.options.sessions.all().some((other) => other.short === short)));
-    const confined = await confineFileArgs(name, translated, sessionFolder(this.options.filesDir, session.id));
+    const confined = await confineFileArgs(name, translated, sessionFolder(this.options.filesDir, session.id), this.options.filesMaxBytes);
     const trace = TRACE_TOOLS.has(name) ? checkTraceCall(worker.trace, session, name, this.#sessionById) : undefined;
     const page = await this.options.pages.current(session, worker);
     const answered = await gatePageCall(this.options.tabs, session, worker, page, name, confined);
@@ -362,7 +363,7 @@ export class AgentTools {
         return selected;
       }
     }
-    const confined = await confineFileArgs(name, args, sessionFolder(this.options.filesDir, session.id));
+    const confined = await confineFileArgs(name, args, sessionFolder(this.options.filesDir, session.id), this.options.filesMaxBytes);
     const result = await worker.call(name, confined);
     return rewriteResponse(result, this.#context(session, worker, session.currentPage, name));
   }

@@ -134,6 +134,7 @@ export class Router {
       questionTimeoutMs: settings.questionTimeoutMs,
       confirmTimeoutMs: settings.confirmTimeoutMs,
       stuckPageMs: settings.stuckPageMs,
+      filesMaxBytes: settings.sessionFilesMaxBytes,
       pulse: this.pulse,
       logger,
       redact: options.redactArgs,

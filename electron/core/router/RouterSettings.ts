@@ -27,6 +27,8 @@ export interface RouterSettings {
    * `WorkerMemoryWatch`), in MiB; 0: never.
    */
   workerMemoryMb: number;
+  /** The most bytes one session's folder may hold before tools that write files into it are refused; 0: no limit. */
+  sessionFilesMaxBytes: number;
 }
 
 /** What one upstream worker (a chrome-devtools-mcp process) costs in memory, measured: about 150 MiB. */
@@ -58,5 +60,6 @@ export const DEFAULT_SETTINGS: RouterSettings = {
   stuckPageMs: 15_000,
   // A worker runs at ~150-250 MiB; V8 ends one at about 4 GiB. Audits and traces stay well below this.
   workerMemoryMb: 2048,
+  sessionFilesMaxBytes: 1024 * 1024 * 1024,
   toolTimeoutsMs: { lighthouse_audit: 300_000, performance_start_trace: 300_000, performance_stop_trace: 300_000 },
 };

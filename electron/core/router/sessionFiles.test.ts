@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { confineFileArgs, sessionFolder, writeSessionFile } from './sessionFiles.js';
+import { confineFileArgs, folderBytes, sessionFolder, writeSessionFile } from './sessionFiles.js';
 
 let root: string;
 let folder: string;
@@ -59,6 +59,39 @@ describe('confineFileArgs', () => {
     expect(await confineFileArgs('click', { uid: '../x' }, folder)).toEqual({ uid: '../x' });
     expect(await confineFileArgs('install_pwa', { installUrlOrBundleUrl: 'https://example.com/app' }, folder)).toEqual({ installUrlOrBundleUrl: 'https://example.com/app' });
     await expect(confineFileArgs('install_pwa', { installUrlOrBundleUrl: 'file:///etc/passwd' }, folder)).rejects.toMatchObject({ code: 'path_denied' });
+  });
+});
+
+describe('a full session folder', () => {
+  const fill = (bytes: number): void => {
+    mkdirSync(join(folder, 'downloads'), { recursive: true });
+    writeFileSync(join(folder, 'downloads', 'big.bin'), Buffer.alloc(bytes));
+    writeFileSync(join(folder, 'a.png'), Buffer.alloc(100));
+  };
+
+  it('counts the files below it, in every subfolder, and not what a link points at', async () => {
+    fill(5000);
+    writeFileSync(join(root, 'outside.bin'), Buffer.alloc(10_000));
+    symlinkSync(join(root, 'outside.bin'), join(folder, 'link.bin'));
+    expect(await folderBytes(folder)).toBe(5100);
+    expect(await folderBytes(join(root, 'nowhere'))).toBe(0);
+  });
+
+  it('refuses a call that would write into it, and says what to do instead', async () => {
+    fill(5000);
+    await expect(confineFileArgs('take_screenshot', { filePath: 'b.png' }, folder, 5100)).rejects.toMatchObject({
+      code: 'folder_full',
+      message: expect.stringContaining('Leave out filePath to get the result in the answer') as unknown,
+    });
+    await expect(confineFileArgs('get_network_request', { reqid: 1, responseFilePath: 'body.json' }, folder, 1000)).rejects.toMatchObject({ code: 'folder_full' });
+  });
+
+  it('lets through what writes nothing there, what only reads, and everything below the limit or without one', async () => {
+    fill(5000);
+    expect(await confineFileArgs('take_screenshot', { format: 'png' }, folder, 1000)).toEqual({ format: 'png' });
+    expect(await confineFileArgs('upload_file', { uid: 'x', filePaths: ['a.png'] }, folder, 1000)).toEqual({ uid: 'x', filePaths: [join(folder, 'a.png')] });
+    expect(await confineFileArgs('take_screenshot', { filePath: 'b.png' }, folder, 5101)).toEqual({ filePath: join(folder, 'b.png') });
+    expect(await confineFileArgs('take_screenshot', { filePath: 'b.png' }, folder, 0)).toEqual({ filePath: join(folder, 'b.png') });
   });
 });
 

@@ -2,7 +2,7 @@ import { constants, promises as fs } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { FILE_PARAMS, FOLDER_PARAMS, WRITTEN_EXTENSION } from '../upstream/fileParams.js';
+import { FILE_PARAMS, FOLDER_PARAMS, WRITE_PARAMS, WRITTEN_EXTENSION } from '../upstream/fileParams.js';
 
 /**
  * The folder a session's file tools may use: `<profile files>/<session id>`. Relative paths are taken inside it;
@@ -86,10 +86,14 @@ async function confineValue(folder: string, value: string, field: string, writte
  * Returns the arguments with every file path of the tool confined to the session folder. Strings that are URLs
  * (install_pwa takes one) pass through; upstream refuses remote locations itself.
  */
-export async function confineFileArgs(tool: string, args: Readonly<Record<string, unknown>>, folder: string): Promise<Record<string, unknown>> {
+export async function confineFileArgs(tool: string, args: Readonly<Record<string, unknown>>, folder: string, maxFolderBytes = 0): Promise<Record<string, unknown>> {
   const params = FILE_PARAMS[tool];
   if (!params) {
     return { ...args };
+  }
+  const writes = (WRITE_PARAMS[tool] ?? []).filter((param) => typeof args[param] === 'string');
+  if (maxFolderBytes > 0 && writes.length > 0) {
+    await checkRoom(tool, writes, folder, maxFolderBytes);
   }
   const out: Record<string, unknown> = { ...args };
   for (const param of params) {
@@ -106,6 +110,41 @@ export async function confineFileArgs(tool: string, args: Readonly<Record<string
     }
   }
   return out;
+}
+
+/**
+ * Refuses a call that would write into a session folder already holding its profile's most (`sessionFilesMaxBytes`):
+ * one agent's files cannot fill the disk every session, the activity log and the browser's profile share. A call
+ * checked while the folder is below the limit writes its file whole, so a folder ends at most one file past it.
+ */
+async function checkRoom(tool: string, writes: readonly string[], folder: string, maxFolderBytes: number): Promise<void> {
+  const used = await folderBytes(folder, maxFolderBytes);
+  if (used >= maxFolderBytes) {
+    const mib = (bytes: number): string => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
+    throw new TabmuxError(
+      'folder_full',
+      `${tool} would write into your session folder, which already holds ${mib(used)}, the most one session may keep in this profile ` +
+        `(${mib(maxFolderBytes)}); nothing was written. Leave out ${writes.join(' and ')} to get the result in the answer, or go on in a new session.`,
+    );
+  }
+}
+
+/** The bytes the files below `folder` hold (links not followed); counting stops once past `enough`. */
+export async function folderBytes(folder: string, enough = Number.POSITIVE_INFINITY): Promise<number> {
+  let total = 0;
+  const folders = [folder];
+  for (let next = folders.pop(); next !== undefined && total < enough; next = folders.pop()) {
+    const entries = await fs.readdir(next, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const path = join(next, entry.name);
+      if (entry.isDirectory()) {
+        folders.push(path);
+      } else if (entry.isFile()) {
+        total += await fs.lstat(path).then((stat) => stat.size, () => 0);
+      }
+    }
+  }
+  return total;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FILE_PARAMS, FOLDER_PARAMS } from './fileParams.js';
+import { FILE_PARAMS, FOLDER_PARAMS, WRITE_PARAMS } from './fileParams.js';
 
 describe('FILE_PARAMS', () => {
   it('names every file parameter of the installed upstream, with every optional tool family on', async () => {
@@ -12,8 +12,8 @@ describe('FILE_PARAMS', () => {
     expect(FILE_PARAMS).toEqual(upstream);
   });
 
-  it('names as folder parameters only file parameters of the same tools', () => {
-    for (const [tool, params] of Object.entries(FOLDER_PARAMS)) {
+  it('names as folder parameters, and as parameters that write, only file parameters of the same tools', () => {
+    for (const [tool, params] of [...Object.entries(FOLDER_PARAMS), ...Object.entries(WRITE_PARAMS)]) {
       expect(FILE_PARAMS[tool], tool).toEqual(expect.arrayContaining([...params]));
     }
   });

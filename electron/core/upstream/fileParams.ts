@@ -41,6 +41,22 @@ export const WRITTEN_EXTENSION: Readonly<Record<string, string>> = {
 };
 
 /**
+ * The file parameters through which a tool writes into the session's folder (a screenshot, a snapshot, a trace, a
+ * heap snapshot, a request's body, a script's result, audit reports, a recording); the others only read.
+ */
+export const WRITE_PARAMS: Readonly<Record<string, readonly string[]>> = {
+  evaluate_script: ['filePath'],
+  get_network_request: ['requestFilePath', 'responseFilePath'],
+  lighthouse_audit: ['outputDirPath'],
+  performance_start_trace: ['filePath'],
+  performance_stop_trace: ['filePath'],
+  screencast_start: ['filePath'],
+  take_heapsnapshot: ['filePath'],
+  take_screenshot: ['filePath'],
+  take_snapshot: ['filePath'],
+};
+
+/**
  * The file parameters that name a folder rather than a file: upstream reads an unpacked extension from it, or writes
  * its reports inside it. Every other file parameter names a file, which upstream may write under another extension.
  */

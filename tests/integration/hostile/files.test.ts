@@ -188,3 +188,34 @@ describe.each(TOPOLOGIES)('file tools on $name', (topology) => {
     expect((await s.call('click', { uid: token })).isError).toBeUndefined();
   });
 });
+
+describe.each(TOPOLOGIES)('a session folder at its limit, on $name', (topology) => {
+  const LIMIT = 300_000;
+  const rig = useHostileRig(topology, { sessionFilesMaxBytes: LIMIT });
+
+  /** Bytes of the files in a folder and its subfolders, read from the disk. */
+  const bytesIn = (folder: string): number =>
+    readdirSync(folder, { withFileTypes: true, recursive: true })
+      .filter((entry) => entry.isFile())
+      .reduce((sum, entry) => sum + readFileSync(join(entry.parentPath, entry.name)).length, 0);
+
+  it("refuses what would write more into it, with what to do instead, and leaves a neighbour's files alone", async () => {
+    const { attacker, victim } = await rig().pair();
+    await attacker.text('new_page', { url: rig().server.page(`<pre>${'tabmux '.repeat(20_000)}</pre>`, 'Wordy') });
+    const folder = await folderOf(attacker);
+    let refused: string | undefined;
+    for (let index = 0; index < 40 && refused === undefined; index++) {
+      const result = await attacker.call('take_snapshot', { filePath: `snap-${index}.txt` });
+      refused = result.isError === true ? textOf(result) : undefined;
+    }
+    expect(refused).toContain('already holds');
+    expect(refused).toContain('Leave out filePath to get the result in the answer');
+    // The call that found the folder full wrote nothing: it holds at most one file past the limit.
+    const held = bytesIn(folder);
+    expect(held).toBeGreaterThanOrEqual(LIMIT);
+    expect(held).toBeLessThan(2 * LIMIT);
+    // What needs no file still works, and so does the neighbour's own folder.
+    expect(await attacker.text('take_snapshot')).toContain('Wordy');
+    expect(await victim.text('take_screenshot', { filePath: 'mine.png' })).toContain('Saved screenshot to');
+  });
+});
