@@ -63,9 +63,14 @@ export class BoundSessionSlot {
     return this.#pending === undefined && this.#generation === generation && this.#lane?.open === true ? this.#lane : undefined;
   }
 
-  /** The daemon stopped answering: the calls on the lane get `error`, and the next call binds the session on a new lane. */
-  abandon(error: TabmuxError): void {
-    this.#lane?.abandon(error);
+  /**
+   * The daemon stopped answering: the calls on the lane get `error`, and the next call binds the session on a new lane.
+   * With `generation`, only a lane bound over that connection.
+   */
+  abandon(error: TabmuxError, generation?: number): void {
+    if (generation === undefined || generation === this.#generation) {
+      this.#lane?.abandon(error);
+    }
   }
 
   /** Lets the session go: its lane is closed (the session itself is closed by whoever created it). */

@@ -125,6 +125,17 @@ describe('DaemonLane', () => {
     expect(lane.call(2, Buffer.from('{}'), call.done)).toBe(false);
   });
 
+  it('takes no call once abandoned, before its socket has closed, and answers the calls on it with the reason', async () => {
+    const daemon = await fakeDaemon();
+    const lane = await DaemonLane.open(daemon.path, 'sess-1', Logger.silent());
+    const call = collector();
+    lane.call(1, Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}'), call.done);
+    lane.abandon(new TabmuxError('daemon_unresponsive', 'stopped answering'));
+    expect(lane.open).toBe(false);
+    expect(lane.call(2, Buffer.from('{}'), call.done)).toBe(false);
+    expect(await call.next()).toMatchObject({ code: 'daemon_unresponsive' });
+  });
+
   it('tells a call the daemon never got that it did not run, apart from one cut off after it was sent', async () => {
     const daemon = await fakeDaemon();
     const lane = await DaemonLane.open(daemon.path, 'sess-1', Logger.silent());

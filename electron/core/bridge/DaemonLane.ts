@@ -124,6 +124,8 @@ export class DaemonLane {
 
   /** Gives up on the daemon (it stopped answering): every call on the lane gets `error`, and the lane closes. */
   abandon(error: TabmuxError): void {
+    // At once, not when the socket's close arrives: a call that comes meanwhile goes on a new lane.
+    this.#open = false;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const settle of pending) {

@@ -77,9 +77,11 @@ export class McpBridge implements ToolBridge {
           client.onNotification(onNotification);
         }
         // The connection gave up on a daemon that stopped answering: the calls on the lane wait on the same daemon.
+        // Only the lane bound over this connection: a call made since may already be on a lane of the next one.
+        const generation = this.#link.generation;
         client.onClose(() => {
           if (client.abandonedWith) {
-            this.#bound.abandon(client.abandonedWith);
+            this.#bound.abandon(client.abandonedWith, generation);
           }
         });
       },

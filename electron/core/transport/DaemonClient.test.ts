@@ -305,6 +305,13 @@ describe('DaemonClient while a request waits', () => {
     await vi.waitFor(() => expect(client.closed).toBe(true));
   });
 
+  it('counts as closed the moment it is given up on, so the next call connects anew', async () => {
+    const client = await DaemonClient.connect(await quietDaemon(false), 'test', { helloTimeoutMs: 60_000 });
+    client.abandon(new TabmuxError('daemon_unresponsive', 'stopped answering'));
+    expect(client.closed).toBe(true);
+    await expect(client.request('ping')).rejects.toMatchObject({ code: 'daemon_not_running' });
+  });
+
   it('waits as long as the daemon answers, however long the request takes', async () => {
     const client = await DaemonClient.connect(await quietDaemon(true), 'test', { helloTimeoutMs: 400 });
     let settled = false;

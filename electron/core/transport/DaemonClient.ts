@@ -115,8 +115,9 @@ export class DaemonClient {
     return client;
   }
 
+  /** True once the connection closed, or was given up on (then at once, before its socket's close arrives). */
   get closed(): boolean {
-    return this.#closed;
+    return this.#closed || this.#abandonedWith !== undefined;
   }
 
   /** A control call; the result is checked against the method's schema, so a daemon of another version cannot slip a wrong shape through. */
@@ -173,7 +174,7 @@ export class DaemonClient {
 
   /** Sends any JSON-RPC request (MCP methods on a bound connection) and resolves with its result. */
   request(method: string, params?: unknown): Promise<unknown> {
-    if (this.#closed) {
+    if (this.closed) {
       return Promise.reject(new TabmuxError('daemon_not_running', 'the connection to the daemon is closed'));
     }
     const back = this.#answers?.begin();
@@ -215,7 +216,7 @@ export class DaemonClient {
   }
 
   notify(method: string, params?: unknown): void {
-    if (!this.#closed) {
+    if (!this.closed) {
       this.#rpc.notify(method, params);
     }
   }
