@@ -18,17 +18,16 @@ export interface DownloadSettings {
 }
 
 /**
- * What one session's downloads hold: the files kept and their bytes, and the bytes each download still running has
- * written so far (by guid), counted against the profile's limits for one session.
+ * What one session's downloads have kept: files and their bytes, counted against the profile's limits for one session
+ * (with the downloads of it still running, which only the browser's run that has them knows).
  */
 export interface DownloadTally {
   keptBytes: number;
   keptFiles: number;
-  readonly running: Map<string, number>;
 }
 
 export function newDownloadTally(): DownloadTally {
-  return { keptBytes: 0, keptFiles: 0, running: new Map() };
+  return { keptBytes: 0, keptFiles: 0 };
 }
 
 /** How one download ended, as its owner is told. `name` is the file name the page suggested, made safe. */
@@ -76,6 +75,8 @@ interface Download {
   overLimit: 'bytes' | 'files' | undefined;
   /** Its owner once known, for a launched browser keeping downloads: its progress counts against the owner's tally. */
   counted: DownloadOwner | undefined;
+  /** The bytes it has written so far, as the browser last reported. */
+  received: number;
   told: boolean;
 }
 
@@ -166,6 +167,7 @@ export class BrowserDownloads {
       tooLarge: false,
       overLimit: undefined,
       counted: undefined,
+      received: 0,
       told: false,
     };
     this.#downloads.set(event.guid, download);
@@ -182,8 +184,7 @@ export class BrowserDownloads {
         this.#tell(download, owner, { kind: 'refused', name: download.name, why: 'off' });
       } else if (owner && this.#downloads.has(download.guid)) {
         download.counted = owner;
-        owner.tally.running.set(download.guid, 0);
-        if (owner.tally.keptFiles + owner.tally.running.size > settings.sessionMaxFiles) {
+        if (this.#wouldPass(owner.tally, 0, this.#running(owner.tally).files) === 'files') {
           this.#passLimit(download, 'files');
         }
       }
@@ -196,7 +197,20 @@ export class BrowserDownloads {
     void this.#cancel(download);
   }
 
-  /** Whether keeping `bytes` more, in one more file, would take the owner past a session's limits, and which. */
+  /** What the owner's downloads still running on this browser (and not being cancelled) hold so far. */
+  #running(tally: DownloadTally): { files: number; bytes: number } {
+    let files = 0;
+    let bytes = 0;
+    for (const download of this.#downloads.values()) {
+      if (download.counted?.tally === tally && !download.tooLarge && download.overLimit === undefined) {
+        files += 1;
+        bytes += download.received;
+      }
+    }
+    return { files, bytes };
+  }
+
+  /** Whether keeping `bytes` more, in `files` more files, would take the owner past a session's limits, and which. */
   #wouldPass(tally: DownloadTally, bytes: number, files: number): 'bytes' | 'files' | undefined {
     const { sessionMaxBytes, sessionMaxFiles } = this.#options.settings;
     if (tally.keptFiles + files > sessionMaxFiles) {
@@ -218,18 +232,12 @@ export class BrowserDownloads {
       download.tooLarge = true;
       void this.#cancel(download);
     }
+    download.received = event.receivedBytes;
     const counted = download.counted;
-    if (counted && event.state === 'inProgress' && !download.tooLarge && download.overLimit === undefined) {
-      // Every running download of the session counts with what it has written so far: many at once pass the
-      // session's limit as surely as one after another.
-      counted.tally.running.set(download.guid, event.receivedBytes);
-      let running = 0;
-      for (const bytes of counted.tally.running.values()) {
-        running += bytes;
-      }
-      if (this.#wouldPass(counted.tally, running, 0) === 'bytes') {
-        this.#passLimit(download, 'bytes');
-      }
+    // Every running download of the session counts with what it has written so far: many at once pass the session's
+    // limit as surely as one after another.
+    if (counted && event.state === 'inProgress' && !download.tooLarge && download.overLimit === undefined && this.#wouldPass(counted.tally, this.#running(counted.tally).bytes, 0) === 'bytes') {
+      this.#passLimit(download, 'bytes');
     }
     if (event.state === 'inProgress') {
       return;
@@ -247,7 +255,6 @@ export class BrowserDownloads {
         );
         return;
       }
-      owner?.tally.running.delete(download.guid);
       const tooLarge = download.tooLarge || (capped && event.receivedBytes > maxBytes);
       // Checked again as it ends: a download may be over before its owner was known.
       const overLimit = download.overLimit ?? (owner && !tooLarge && event.state === 'completed' ? this.#wouldPass(owner.tally, event.receivedBytes, 1) : undefined);
