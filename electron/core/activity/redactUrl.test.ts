@@ -70,6 +70,17 @@ describe('redactUrlsIn', () => {
     expect(redactUrlsIn('url="https://a.example/?sig=abc" and \'https://b.example/#code=1\'').text).toBe('url="https://a.example/?sig=[redacted]" and \'https://b.example/#code=[redacted]\'');
   });
 
+  it('reads a text of megabytes of any shape in one pass: long runs of letters, colons, closing brackets, full stops', () => {
+    // Each of these once took time in the square of its length (minutes for a script of a megabyte), holding up the
+    // daemon's event loop, and every session with it, while an agent's call was logged.
+    const run = 'z'.repeat(1_000_000);
+    expect(redactUrlsIn(`const s = "${run}"; fetch("https://a.example/?token=t1")`).text).toBe(`const s = "${run}"; fetch("https://a.example/?token=[redacted]")`);
+    expect(redactUrlsIn('a1'.repeat(500_000)).text).toHaveLength(1_000_000);
+    expect(redactUrlsIn('a:'.repeat(500_000)).text).toHaveLength(1_000_000);
+    expect(redactUrlsIn(`https://a.example/?key=k1${')'.repeat(500_000)}`).text).toBe(`https://a.example/?key=[redacted]${')'.repeat(500_000)}`);
+    expect(redactUrlsIn(`(https://a.example/?key=k1${'.'.repeat(500_000)}`).text).toBe(`(https://a.example/?key=[redacted]${'.'.repeat(500_000)}`);
+  });
+
   it('leaves text without URLs, and URL-like words, as they are', () => {
     for (const text of ['plain words', 'uid=u:1:2:3 button "OK"', 'alert: hello', 'ratio 3:4, time 10:30']) {
       expect(redactUrlsIn(text)).toEqual({ text, secrets: [] });

@@ -13,13 +13,13 @@ export interface Redacted {
 const MAX_DEPTH = 3;
 /** Schemes whose body is content rather than an address (a document, a script): only URLs written inside it are. */
 const CONTENT_SCHEMES: ReadonlySet<string> = new Set(['data:', 'javascript:']);
-/**
- * A URL as it appears in text: a scheme and everything up to white space or a character that cannot be in a URL a
- * browser prints (quotes, angle brackets, backquote, backslash).
- */
-const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:[^\s"'<>`\\]+/gi;
+/** Characters of a URL's scheme after its first letter. */
+const SCHEME_CHAR = /[a-z0-9+.-]/i;
+const LETTER = /[a-z]/i;
+/** The rest of a URL after its colon, up to white space or what cannot be in a URL a browser prints. */
+const URL_BODY = /[^\s"'<>`\\]+/y;
 /** Punctuation that ends a sentence rather than the URL before it. */
-const TRAILING = /[.,;:!?]$/;
+const TRAILING = '.,;:!?';
 
 /**
  * A URL as the activity log keeps it, parsed as browsers do (WHATWG): its user info (name and password), and the
@@ -48,12 +48,12 @@ function redactText(text: string, depth: number, cutOff: boolean): Redacted {
   const secrets: string[] = [];
   let out = '';
   let at = 0;
-  for (const match of text.matchAll(URL_IN_TEXT)) {
+  for (const match of urlsIn(text)) {
     const start = match.index;
-    const candidate = trimTrailing(match[0]);
+    const candidate = trimTrailing(match.text);
     const end = start + candidate.length;
     let replacement: string;
-    if (cutOff && start + match[0].length === text.length) {
+    if (cutOff && start + match.text.length === text.length) {
       replacement = REDACTED;
     } else {
       const redacted = redactOneUrl(candidate, depth);
@@ -66,18 +66,46 @@ function redactText(text: string, depth: number, cutOff: boolean): Redacted {
   return at === 0 ? { text, secrets } : { text: out + text.slice(at), secrets };
 }
 
+/**
+ * The URLs in a text, leftmost first: a scheme (a letter, then letters, digits, `+`, `.` or `-`), a colon, and
+ * everything up to the end of the URL (see URL_BODY). Found from each colon, in one pass over the text: a text of any
+ * length and shape (a script of megabytes, a long run of letters) costs time in proportion to its length.
+ */
+function* urlsIn(text: string): Generator<{ index: number; text: string }> {
+  let from = 0;
+  for (let colon = text.indexOf(':', from); colon !== -1; colon = text.indexOf(':', from)) {
+    let first = colon;
+    while (first > from && SCHEME_CHAR.test(text[first - 1] ?? '')) {
+      first--;
+    }
+    while (first < colon && !LETTER.test(text[first] ?? '')) {
+      first++;
+    }
+    URL_BODY.lastIndex = colon + 1;
+    const end = colon + 1 + (URL_BODY.exec(text)?.[0].length ?? 0);
+    if (first === colon || end === colon + 1) {
+      from = colon + 1;
+      continue;
+    }
+    yield { index: first, text: text.slice(first, end) };
+    from = end;
+  }
+}
+
 /** Drops sentence punctuation and closing brackets the URL did not open: `(see https://x/?a=1).` */
 function trimTrailing(candidate: string): string {
-  let out = candidate;
+  const open = { ')': count(candidate, '('), ']': count(candidate, '[') };
+  let close = { ')': count(candidate, ')'), ']': count(candidate, ']') };
+  let end = candidate.length;
   for (;;) {
-    if (TRAILING.test(out)) {
-      out = out.slice(0, -1);
-    } else if (out.endsWith(')') && count(out, '(') < count(out, ')')) {
-      out = out.slice(0, -1);
-    } else if (out.endsWith(']') && count(out, '[') < count(out, ']')) {
-      out = out.slice(0, -1);
+    const last = candidate[end - 1] ?? '';
+    if (end > 0 && TRAILING.includes(last)) {
+      end--;
+    } else if ((last === ')' || last === ']') && open[last] < close[last]) {
+      close = { ...close, [last]: close[last] - 1 };
+      end--;
     } else {
-      return out;
+      return candidate.slice(0, end);
     }
   }
 }
