@@ -7,13 +7,13 @@
  */
 export const MAX_SHOWN_CHARS = 2048;
 
-/** `text` as shown: whole up to MAX_SHOWN_CHARS, else its start and how much was left out. */
-export function shownUrl(text: string): string {
-  const { start, leftOut } = shownParts(text);
+/** `text` as shown: whole up to `max` characters, else its start and how much was left out. */
+export function shownUrl(text: string, max = MAX_SHOWN_CHARS): string {
+  const { start, leftOut } = shownParts(text, max);
   return start + leftOut;
 }
 
 /** The part of `text` that is shown, and what says how much was left out ('' for none), for a caller that works on the shown part first (redaction). */
-export function shownParts(text: string): { start: string; leftOut: string } {
-  return text.length <= MAX_SHOWN_CHARS ? { start: text, leftOut: '' } : { start: text.slice(0, MAX_SHOWN_CHARS), leftOut: `… (${text.length - MAX_SHOWN_CHARS} more characters)` };
+export function shownParts(text: string, max = MAX_SHOWN_CHARS): { start: string; leftOut: string } {
+  return text.length <= max ? { start: text, leftOut: '' } : { start: text.slice(0, max), leftOut: `… (${text.length - max} more characters)` };
 }

@@ -7,7 +7,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import { withPageSecrets, type CallRecord } from './CallRecord.js';
 import { ActivityLogStore } from './ActivityLogStore.js';
 import { ActivityPictures } from './ActivityPictures.js';
-import { ActivityRecorder } from './ActivityRecorder.js';
+import { ActivityRecorder, MAX_LOGGED_ARGUMENT_CHARS } from './ActivityRecorder.js';
 
 let root: string;
 
@@ -67,6 +67,19 @@ describe('ActivityRecorder', () => {
     expect(written).not.toContain('Sup3rSecret');
     expect(written).not.toContain('abcd1234');
     expect(written.trim().split('\n')).toHaveLength(3);
+  });
+
+  it('keeps the start of a long argument, at any depth, so one call cannot fill the log every session shares', async () => {
+    const { recorder, emitted } = setup(true);
+    const script = `() => ${JSON.stringify('x'.repeat(3_000_000))}`;
+    void recorder.record(call('evaluate_script', { function: script, args: [{ nested: 'y'.repeat(10_000) }, 'short'] }, 'ok'));
+    await recorder.flush();
+    const args = emitted[0]?.args as { function: string; args: [{ nested: string }, string] };
+    expect(args.function.startsWith('() => "xxx')).toBe(true);
+    expect(args.function).toContain(`… (${script.length - MAX_LOGGED_ARGUMENT_CHARS} more characters)`);
+    expect(args.args[0].nested).toContain('… (5904 more characters)');
+    expect(args.args[1]).toBe('short');
+    expect(files().length).toBeLessThan(3 * MAX_LOGGED_ARGUMENT_CHARS);
   });
 
   it('cuts a dialog’s text out of the answer that shows it, and keeps tokens out of summaries and page URLs', async () => {

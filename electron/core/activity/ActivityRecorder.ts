@@ -110,7 +110,7 @@ export class ActivityRecorder {
       session: call.sessionId,
       label: call.label,
       tool: call.tool,
-      args: redacted.args,
+      args: shownArgs(redacted.args),
       redacted: redacted.redacted,
       at: call.at,
       durationMs: call.durationMs,
@@ -200,4 +200,27 @@ function textOfResult(content: readonly { type: string; text?: string | undefine
     }
   }
   return content.length > 0 ? `[${content.map((item) => item.type).join(', ')}]` : '';
+}
+
+/**
+ * The most characters of one argument string an entry keeps: an agent may send a script or a URL of megabytes, and
+ * the log is one per profile, kept to a size; whole, a few such calls would push every other session's out of it.
+ */
+export const MAX_LOGGED_ARGUMENT_CHARS = 4096;
+
+/** The arguments with every string in them, at any depth, kept to MAX_LOGGED_ARGUMENT_CHARS. */
+function shownArgs(args: Record<string, unknown>): Record<string, unknown> {
+  const shown = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') {
+      return shownUrl(value, MAX_LOGGED_ARGUMENT_CHARS);
+    }
+    if (depth > 16 || value === null || typeof value !== 'object') {
+      return value;
+    }
+    if (Array.isArray(value)) {
+      return value.map((item) => shown(item, depth + 1));
+    }
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, shown(item, depth + 1)]));
+  };
+  return shown(args, 0) as Record<string, unknown>;
 }

@@ -10,7 +10,8 @@ import { waitFor } from '../../helpers/waitFor.js';
  * and a title of thousands of characters. Its own agent still works on it, while what every session shares stays its
  * size: status and the tab list (which every dashboard receives on each change), the activity log (one per profile,
  * kept to a size, where a page must not push out the other sessions' calls) and the session journal. Sizes are read
- * from the daemon's answers and from the disk.
+ * from the daemon's answers and from the disk. An agent's own call with an argument of megabytes (a script) runs as
+ * sent, and the log keeps the argument's start.
  */
 
 const LONG = 1_900_000;
@@ -58,5 +59,23 @@ describe.each(TOPOLOGIES)('a page with a URL of megabytes, on $name', (topology)
 
     // The neighbour's calls go on as ever.
     expect(await victim.text('evaluate_script', { function: '() => document.title' })).toContain('Neighbour');
+  });
+});
+
+describe.each(TOPOLOGIES)('an agent call with an argument of megabytes, on $name', (topology) => {
+  const rig = useHostileRig(topology);
+
+  it('runs beside a neighbour who is served meanwhile, and the activity log keeps only the start of the argument', async () => {
+    const { attacker, victim } = await rig().pair();
+    await attacker.text('new_page', { url: rig().server.page('<p>here</p>', 'Here') });
+    await victim.text('new_page', { url: rig().server.page('<p>there</p>', 'There') });
+    const before = activityBytes(rig());
+    const script = `() => ${JSON.stringify('z'.repeat(LONG))}.length`;
+    const big = attacker.text('evaluate_script', { function: script });
+    // Logging the call once held the daemon's only thread for minutes (reading the script for URLs took time in the
+    // square of its length): everyone's calls waited, and agents were told the daemon stopped answering.
+    expect(await victim.text('evaluate_script', { function: '() => document.title' })).toContain('There');
+    expect(await big).toContain(String(LONG));
+    expect(activityBytes(rig()) - before).toBeLessThan(32_768);
   });
 });
