@@ -1,5 +1,8 @@
-/** Polls `probe` until it returns a value (not undefined); fails after `timeoutMs`, naming what it waited for. */
-export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
+/**
+ * Polls `probe` until it returns a value (not undefined); fails after `timeoutMs`, naming what it waited for (`what` may
+ * be a function, asked only then, to tell what was last seen).
+ */
+export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, what: string | (() => string), timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -7,7 +10,7 @@ export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undef
       return value;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
+      throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -4,7 +4,7 @@ import { pagesOf, uidOf } from '../../helpers/daemonFixture.js';
 import { usePageProbe } from '../../helpers/pageProbe.js';
 import { TOPOLOGIES, useHostileRig } from '../../helpers/hostileRig.js';
 import { openUnseenPopup } from '../../helpers/unseenPopup.js';
-import { waitFor } from '../../helpers/waitFor.js';
+import { waitFor, waitUntil } from '../../helpers/waitFor.js';
 
 /**
  * A page that leaves a JavaScript dialog open blocks its renderer, and upstream waits on such a page, holding its
@@ -42,10 +42,14 @@ describe.each(TOPOLOGIES)('a popup that opens with an alert, in tab isolation, o
     // The opener's next call answers, telling it its popup waits on a dialog; the popup is not its page yet. The
     // daemon hears of the dialog on its own connection to Chrome, which may be a moment behind the test's probe: the
     // opener's calls answer meanwhile (`text` fails on any error), and one of them tells it.
-    const next = await waitFor(async () => {
-      const listed = await opener.text('list_pages');
-      return listed.includes(`(${popupUrl}) shows`) ? listed : undefined;
-    }, "the opener to be told of its popup's dialog");
+    let lastListed = '';
+    const next = await waitFor(
+      async () => {
+        lastListed = await opener.text('list_pages');
+        return lastListed.includes(`(${popupUrl}) shows`) ? lastListed : undefined;
+      },
+      () => `the opener to be told of its popup's dialog; the last list_pages said:\n${lastListed}`,
+    );
     expect(next).toContain(`(${popupUrl}) shows an alert dialog and waits for an answer`);
     expect(next).not.toContain('popup says hi');
     expect(pagesOf(next).ids).toHaveLength(1);
@@ -83,7 +87,8 @@ describe.each(TOPOLOGIES)('a popup that opens with an alert, in tab isolation, o
     const snapshot = await opener.text('take_snapshot');
     expect(snapshot).toContain('slow opener');
     expect(snapshot).not.toContain('does not respond');
-    expect(await probe().responds(popupUrl)).toBe(true);
+    // The popup itself runs once it gets its turn on the renderer (which a loaded machine may take a while to give).
+    await waitUntil(() => probe().responds(popupUrl), 'the popup to run once the opener’s script ended');
   });
 
   it('whose alert opened before the daemon could see it holds nobody either, and its opener closes it with handle_dialog', async () => {
