@@ -4,6 +4,14 @@ import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_thread
 /** The most the main thread stays frozen: the popup opens, loads and calls alert well within it. */
 const FROZEN_AT_MOST_MS = 30_000;
 
+export interface UnseenPopupOptions {
+  /**
+   * Instead of an alert, the popup holds a frame of another site (so of another process) that starts a download of
+   * this name as it loads; the main thread goes on once the download was served.
+   */
+  downloadName?: string;
+}
+
 export interface UnseenPopup {
   /** The popup's URL (served by the helper's own thread, same site as loopback pages). */
   url: string;
@@ -17,11 +25,11 @@ export interface UnseenPopup {
  * browser's other clients (or attached late) does, and never sees the dialog. The work is done by a thread of its own
  * (`unseenPopup.worker.mjs`) over DevTools connections of its own; this thread waits on a shared flag meanwhile.
  */
-export async function openUnseenPopup(chromePort: number, openerUrl: string): Promise<UnseenPopup> {
+export async function openUnseenPopup(chromePort: number, openerUrl: string, options: UnseenPopupOptions = {}): Promise<UnseenPopup> {
   const flag = new SharedArrayBuffer(4);
   const { port1: report, port2: reportEnd } = new MessageChannel();
   const worker = new Worker(new URL('./unseenPopup.worker.mjs', import.meta.url), {
-    workerData: { chromePort, openerUrl, flag, report: reportEnd },
+    workerData: { chromePort, openerUrl, flag, report: reportEnd, downloadName: options.downloadName },
     transferList: [reportEnd],
   });
   const close = async (): Promise<void> => {

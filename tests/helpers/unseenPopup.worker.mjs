@@ -1,12 +1,13 @@
 // The thread side of unseenPopup.ts: it runs while the test's main thread, and the daemon on it, is frozen. It serves
-// a popup page that shows an alert as it loads, has the opener's page open it (over a DevTools connection of its own),
-// and lets the main thread go once the alert blocks the popup: the daemon then hears of the popup only after its
-// dialog opened. `flag[0]` becomes 1 on success, 2 on failure (the reason is posted on `report`).
+// a popup page that shows an alert as it loads (or, with `downloadName`, holds a cross-site frame that starts a
+// download as it loads), has the opener's page open it (over a DevTools connection of its own), and lets the main
+// thread go once the alert blocks the popup (or the download was served): the daemon then hears of the popup only
+// after that. `flag[0]` becomes 1 on success, 2 on failure (the reason is posted on `report`).
 import { createServer } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 
-const { chromePort, openerUrl, flag, report } = workerData;
+const { chromePort, openerUrl, flag, report, downloadName } = workerData;
 const signal = new Int32Array(flag);
 const DEADLINE_MS = 20_000;
 const BLOCKED_AFTER_MS = 500;
@@ -16,6 +17,10 @@ const beacon = new Promise((resolve) => {
   beaconSeen = resolve;
 });
 const server = createServer((request, response) => {
+  if (downloadName !== undefined) {
+    serveFramedDownload(request, response);
+    return;
+  }
   if (request.url === '/beacon') {
     beaconSeen();
     response.end();
@@ -25,6 +30,22 @@ const server = createServer((request, response) => {
   // The beacon goes out in the same task as the alert: once it arrives, the alert has been called.
   response.end('<!doctype html><title>Unseen popup</title><script>fetch("/beacon"); alert("popup says hi")</script><p>popup</p>');
 });
+
+/** The popup holds a frame of another site (localhost, the popup being 127.0.0.1) that clicks a download link. */
+function serveFramedDownload(request, response) {
+  const { port } = server.address();
+  if (request.url === '/file') {
+    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${downloadName}"` });
+    response.end(downloadName, () => beaconSeen());
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+  response.end(
+    request.url === '/inner'
+      ? '<!doctype html><a id="d" href="/file">get</a><script>document.getElementById("d").click()</script>'
+      : `<!doctype html><title>Unseen popup</title><iframe src="http://localhost:${port}/inner"></iframe>`,
+  );
+}
 
 function finish(outcome, error) {
   if (error !== undefined) {
@@ -79,9 +100,14 @@ async function run(popupUrl) {
   try {
     // window.open waits while the popup is held for the browser's auto-attaching clients: not awaited.
     void opener.evaluate(`window.open(${JSON.stringify(popupUrl)}); 1`, DEADLINE_MS);
-    await withDeadline(beacon, DEADLINE_MS, 'the popup to load and call alert');
+    await withDeadline(beacon, DEADLINE_MS, downloadName === undefined ? 'the popup to load and call alert' : 'the popup’s frame to fetch its download');
   } finally {
     opener.close();
+  }
+  if (downloadName !== undefined) {
+    // The browser begins the download as the answer arrives; a moment more for it to have done so.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return;
   }
   const popup = await connect(await pageTarget(popupUrl));
   try {

@@ -12,8 +12,19 @@ function pageSession(iframeId: string): CDPSession {
   } as unknown as CDPSession;
 }
 
-/** A connection that knows no page sessions yet: the lookup's own search of the frame trees finds nothing. */
-const connection = { session: () => undefined } as unknown as CdpConnection;
+/**
+ * A connection that knows no page sessions yet, so the lookup's own search of the frame trees finds nothing, and lists
+ * these out-of-process iframes (id -> the frame that holds it) as the browser's targets.
+ */
+function connectionListing(iframes: Record<string, string> = {}): CdpConnection {
+  const targetInfos = Object.entries(iframes).map(([targetId, parentFrameId]) => ({ targetId, parentFrameId, type: 'iframe' }));
+  return {
+    session: () => undefined,
+    send: (method: string) => (method === 'Target.getTargets' ? Promise.resolve({ targetInfos }) : Promise.reject(new Error(method))),
+  } as unknown as CdpConnection;
+}
+
+const connection = connectionListing();
 
 describe('TabFrames.tabOf', () => {
   it('finds a frame in a page reported after the lookup began, whose iframe was made before its events were followed', async () => {
@@ -32,6 +43,27 @@ describe('TabFrames.tabOf', () => {
     frames.caughtUp('tab-1', session, 1_000);
     await Promise.resolve();
     expect(asked).toBe(0);
+  });
+
+  it('finds an out-of-process frame, nested in another, through the frames the browser says hold them', async () => {
+    const frames = new TabFrames(connectionListing({ 'inner-oopif': 'outer-oopif', 'outer-oopif': 'page-1' }), new Map([['page-1', 'tab-1']]), new Map());
+    expect(await frames.tabOf('inner-oopif', 1_000)).toBe('tab-1');
+  });
+
+  it('finds an out-of-process frame once the page that holds it is reported', async () => {
+    const tabOfPage = new Map<string, string>();
+    const frames = new TabFrames(connectionListing({ oopif: 'page-1' }), tabOfPage, new Map());
+    const lookup = frames.tabOf('oopif', 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    tabOfPage.set('page-1', 'tab-1');
+    frames.found();
+    expect(await lookup).toBe('tab-1');
+  });
+
+  it('gives up on frames that hold each other, or that no page holds', async () => {
+    const frames = new TabFrames(connectionListing({ a: 'b', b: 'a', orphan: 'gone' }), new Map(), new Map());
+    expect(await frames.tabOf('a', 50)).toBeUndefined();
+    expect(await frames.tabOf('orphan', 50)).toBeUndefined();
   });
 
   it('gives up on a frame no tab holds after its wait', async () => {

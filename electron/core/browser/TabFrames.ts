@@ -8,6 +8,9 @@ import { withDeadline } from '../../../shared/withDeadline.js';
  * main frame, and its iframes are known from its Page events. The pages and their sessions are the tab list's own maps,
  * read as they are at each lookup; only the iframes are kept here.
  */
+/** How deep out-of-process iframes are followed to the page that holds them. */
+const MAX_FRAME_NESTING = 8;
+
 export class TabFrames {
   readonly #connection: CdpConnection;
   /** Page target id -> tab id. */
@@ -16,6 +19,11 @@ export class TabFrames {
   readonly #pageSessions: ReadonlyMap<string, string>;
   /** Frames inside tabs' pages (iframes), frame id -> tab id, from each page's own Page events. */
   readonly #frameTabs = new Map<string, string>();
+  /**
+   * Out-of-process iframes, frame id -> the id of the frame that holds it, from the browser's target list as a lookup
+   * last read it: a page's frame tree leaves out its frames that run in another process.
+   */
+  #frameParents = new Map<string, string>();
   /** Lookups of frames not known yet (see `tabOf`), asked again whenever a page or frame is reported. */
   readonly #frameWaiters = new Set<() => void>();
 
@@ -57,11 +65,11 @@ export class TabFrames {
 
   /**
    * The tab whose page holds a frame. Frames that came before the daemon attached are looked up in every page's frame
-   * tree; a frame of a page the browser has not reported yet is waited for, up to `waitMs`. Undefined when no tab
-   * holds it.
+   * tree, and out-of-process ones in the browser's target list; a frame of a page the browser has not reported yet is
+   * waited for, up to `waitMs`. Undefined when no tab holds it.
    */
   tabOf(frameId: string, waitMs: number): Promise<string | undefined> {
-    const known = (): string | undefined => this.#tabOfPage.get(frameId) ?? this.#frameTabs.get(frameId);
+    const known = (): string | undefined => this.#known(frameId);
     const now = known();
     if (now !== undefined) {
       return Promise.resolve(now);
@@ -96,13 +104,46 @@ export class TabFrames {
     }
   }
 
-  /** Learns the iframes of every page from its frame tree; a page that does not answer in `withinMs` is skipped. */
+  /**
+   * The tab of a frame the daemon knows, or of the frame that holds it: an out-of-process iframe (a cross-site one)
+   * is held by a frame of its page, or by another such iframe, up to a few levels.
+   */
+  #known(frameId: string): string | undefined {
+    let id = frameId;
+    for (let level = 0; level <= MAX_FRAME_NESTING; level++) {
+      const tabId = this.#tabOfPage.get(id) ?? this.#frameTabs.get(id);
+      const parent = this.#frameParents.get(id);
+      if (tabId !== undefined || parent === undefined) {
+        return tabId;
+      }
+      id = parent;
+    }
+    return undefined;
+  }
+
+  /**
+   * Learns the iframes of every page from its frame tree, and which frame holds each out-of-process iframe from the
+   * browser's target list; a page or a list that does not answer in `withinMs` is skipped.
+   */
   async #searchFrames(withinMs: number): Promise<void> {
     const trees = [...this.#pageSessions].flatMap(([tabId, sessionId]) => {
       const session = this.#connection.session(sessionId);
       return session ? [this.#learnTree(tabId, session, withinMs)] : [];
     });
-    await Promise.all(trees);
+    await Promise.all([...trees, this.#learnParents(withinMs)]);
+  }
+
+  async #learnParents(withinMs: number): Promise<void> {
+    const listed = this.#connection.send('Target.getTargets', { filter: [{ type: 'iframe' }] }).then(
+      (answer) => answer.targetInfos,
+      () => undefined,
+    );
+    const infos = await withDeadline(listed, withinMs, undefined);
+    if (infos === undefined) {
+      return;
+    }
+    // The list as the browser has it now: iframes that went are forgotten.
+    this.#frameParents = new Map(infos.flatMap((info) => (info.type === 'iframe' && info.parentFrameId !== undefined ? [[info.targetId, info.parentFrameId] as const] : [])));
   }
 
   async #learnTree(tabId: string, session: CDPSession, withinMs: number): Promise<void> {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { profileDownloadsDir, profileDownloadStagingDir, profileFilesDir, resolvePaths } from '../../../electron/core/platform/paths.js';
 import { uidOf, type BoundSession } from '../../helpers/daemonFixture.js';
 import { TOPOLOGIES, useHostileRig, type HostileRig } from '../../helpers/hostileRig.js';
+import { openUnseenPopup } from '../../helpers/unseenPopup.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
 /**
@@ -92,6 +93,24 @@ describe.each(TOPOLOGIES)('downloads on $name', (topology) => {
       expect(existsSync(userDownloads(name))).toBe(false);
     }
     expect(existsSync(downloadsOf(rig(), victim))).toBe(false);
+  });
+
+  it('a download from a cross-site frame of a popup that loaded before the daemon looked belongs to the session whose page opened it', async () => {
+    const { attacker, victim } = await rig().pair();
+    const openerUrl = rig().server.page('<p>opener</p>', 'Opener', 'unseen-opener');
+    await attacker.text('new_page', { url: openerUrl });
+    const name = unique('unseen-frame');
+    // The daemon runs on this thread, which stands still while the popup opens, its frame (another site, another
+    // process, left out of the popup's own frame tree) loads and the download begins: the daemon never saw the frame.
+    const popup = await openUnseenPopup(rig().port, openerUrl, { downloadName: name });
+    try {
+      expect(await waitForFile(join(downloadsOf(rig(), attacker), name))).toBe(name);
+      expect(existsSync(join(paths(rig()).unowned, name))).toBe(false);
+      expect(existsSync(userDownloads(name))).toBe(false);
+      expect(existsSync(downloadsOf(rig(), victim))).toBe(false);
+    } finally {
+      await popup.close();
+    }
   });
 
   it('a download past the size cap is cancelled and nothing of it is kept anywhere', async () => {
