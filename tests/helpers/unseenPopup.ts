@@ -6,8 +6,8 @@ const FROZEN_AT_MOST_MS = 30_000;
 
 export interface UnseenPopupOptions {
   /**
-   * Instead of an alert, the popup holds a frame of another site (so of another process) that starts a download of
-   * this name as it loads; the main thread goes on once the download was served.
+   * Instead of an alert, the popup holds a frame of another site (so of another process), which holds a frame of its
+   * own site that starts a download of this name as it loads; the main thread goes on once the download was served.
    */
   downloadName?: string;
 }

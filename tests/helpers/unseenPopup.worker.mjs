@@ -1,6 +1,6 @@
 // The thread side of unseenPopup.ts: it runs while the test's main thread, and the daemon on it, is frozen. It serves
-// a popup page that shows an alert as it loads (or, with `downloadName`, holds a cross-site frame that starts a
-// download as it loads), has the opener's page open it (over a DevTools connection of its own), and lets the main
+// a popup page that shows an alert as it loads (or, with `downloadName`, holds a cross-site frame whose own frame
+// starts a download as it loads), has the opener's page open it (over a DevTools connection of its own), and lets the main
 // thread go once the alert blocks the popup (or the download was served): the daemon then hears of the popup only
 // after that. `flag[0]` becomes 1 on success, 2 on failure (the reason is posted on `report`).
 import { createServer } from 'node:http';
@@ -31,7 +31,10 @@ const server = createServer((request, response) => {
   response.end('<!doctype html><title>Unseen popup</title><script>fetch("/beacon"); alert("popup says hi")</script><p>popup</p>');
 });
 
-/** The popup holds a frame of another site (localhost, the popup being 127.0.0.1) that clicks a download link. */
+/**
+ * The popup holds a frame of another site (localhost, the popup being 127.0.0.1), which holds a frame of its own site
+ * (so of its process) that clicks a download link.
+ */
 function serveFramedDownload(request, response) {
   const { port } = server.address();
   if (request.url === '/file') {
@@ -40,11 +43,11 @@ function serveFramedDownload(request, response) {
     return;
   }
   response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-  response.end(
-    request.url === '/inner'
-      ? '<!doctype html><a id="d" href="/file">get</a><script>document.getElementById("d").click()</script>'
-      : `<!doctype html><title>Unseen popup</title><iframe src="http://localhost:${port}/inner"></iframe>`,
-  );
+  const pages = {
+    '/inner': '<!doctype html><a id="d" href="/file">get</a><script>document.getElementById("d").click()</script>',
+    '/outer': '<!doctype html><iframe src="/inner"></iframe>',
+  };
+  response.end(pages[request.url] ?? `<!doctype html><title>Unseen popup</title><iframe src="http://localhost:${port}/outer"></iframe>`);
 }
 
 function finish(outcome, error) {

@@ -60,6 +60,28 @@ describe('TabFrames.tabOf', () => {
     expect(await lookup).toBe('tab-1');
   });
 
+  it('finds a frame inside an out-of-process frame, from that frame’s own tree, and lets go of the session it read it on', async () => {
+    const sent: string[] = [];
+    const oopifTree = { frame: { id: 'oopif' }, childFrames: [{ frame: { id: 'middle' }, childFrames: [{ frame: { id: 'deep' } }] }] };
+    const oopifSession = { send: (method: string) => (method === 'Page.getFrameTree' ? Promise.resolve({ frameTree: oopifTree }) : Promise.reject(new Error(method))) };
+    const connection = {
+      session: (id: string) => (id === 'oopif-session' ? oopifSession : undefined),
+      send: (method: string, params: { targetId?: string }) => {
+        sent.push(method);
+        if (method === 'Target.getTargets') {
+          return Promise.resolve({ targetInfos: [{ targetId: 'oopif', parentFrameId: 'page-1', type: 'iframe' }] });
+        }
+        if (method === 'Target.attachToTarget' && params.targetId === 'oopif') {
+          return Promise.resolve({ sessionId: 'oopif-session' });
+        }
+        return Promise.resolve({});
+      },
+    } as unknown as CdpConnection;
+    const frames = new TabFrames(connection, new Map([['page-1', 'tab-1']]), new Map());
+    expect(await frames.tabOf('deep', 1_000)).toBe('tab-1');
+    expect(sent).toContain('Target.detachFromTarget');
+  });
+
   it('gives up on frames that hold each other, or that no page holds', async () => {
     const frames = new TabFrames(connectionListing({ a: 'b', b: 'a', orphan: 'gone' }), new Map(), new Map());
     expect(await frames.tabOf('a', 50)).toBeUndefined();

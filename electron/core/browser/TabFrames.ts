@@ -133,17 +133,45 @@ export class TabFrames {
     await Promise.all([...trees, this.#learnParents(withinMs)]);
   }
 
+  /**
+   * Which frame holds each out-of-process iframe, from the browser's target list, and which out-of-process iframe
+   * holds each frame of its own process inside it, from its frame tree (read on a session of the daemon's own, opened
+   * for that and closed after). Only what answers within `withinMs` is learned.
+   */
   async #learnParents(withinMs: number): Promise<void> {
     const listed = this.#connection.send('Target.getTargets', { filter: [{ type: 'iframe' }] }).then(
-      (answer) => answer.targetInfos,
+      (answer) => answer.targetInfos.filter((info) => info.type === 'iframe'),
       () => undefined,
     );
+    const started = Date.now();
     const infos = await withDeadline(listed, withinMs, undefined);
     if (infos === undefined) {
       return;
     }
     // The list as the browser has it now: iframes that went are forgotten.
-    this.#frameParents = new Map(infos.flatMap((info) => (info.type === 'iframe' && info.parentFrameId !== undefined ? [[info.targetId, info.parentFrameId] as const] : [])));
+    const parents = new Map(infos.flatMap((info) => (info.parentFrameId === undefined ? [] : [[info.targetId, info.parentFrameId] as const])));
+    const inner = await Promise.all(infos.map((info) => this.#innerFrames(info.targetId, withinMs - (Date.now() - started))));
+    infos.forEach((info, index) => {
+      for (const frameId of inner[index] ?? []) {
+        parents.set(frameId, info.targetId);
+      }
+    });
+    this.#frameParents = parents;
+  }
+
+  /** The frames inside an out-of-process iframe that run in its process (its frame tree below its own frame). */
+  async #innerFrames(targetId: string, withinMs: number): Promise<string[]> {
+    const read = async (): Promise<string[]> => {
+      const { sessionId } = await this.#connection.send('Target.attachToTarget', { targetId, flatten: true });
+      try {
+        const session = this.#connection.session(sessionId);
+        const tree = session ? await withDeadline(session.send('Page.getFrameTree').then((answer) => answer.frameTree), withinMs, undefined) : undefined;
+        return tree ? descendantFrames(tree) : [];
+      } finally {
+        void this.#connection.send('Target.detachFromTarget', { sessionId }).catch(() => undefined);
+      }
+    };
+    return withDeadline(read().catch(() => []), withinMs, []);
   }
 
   async #learnTree(tabId: string, session: CDPSession, withinMs: number): Promise<void> {
@@ -152,10 +180,19 @@ export class TabFrames {
       () => undefined,
     );
     const tree = await withDeadline(frameTree, withinMs, undefined);
-    const frames = tree?.childFrames ? [...tree.childFrames] : [];
-    for (let frame = frames.pop(); frame !== undefined; frame = frames.pop()) {
-      this.#frameTabs.set(frame.frame.id, tabId);
-      frames.push(...(frame.childFrames ?? []));
+    for (const frameId of tree ? descendantFrames(tree) : []) {
+      this.#frameTabs.set(frameId, tabId);
     }
   }
+}
+
+/** The ids of the frames below a frame tree's root, at any depth. */
+function descendantFrames(tree: Protocol.Page.FrameTree): string[] {
+  const ids: string[] = [];
+  const frames = [...(tree.childFrames ?? [])];
+  for (let frame = frames.pop(); frame !== undefined; frame = frames.pop()) {
+    ids.push(frame.frame.id);
+    frames.push(...(frame.childFrames ?? []));
+  }
+  return ids;
 }

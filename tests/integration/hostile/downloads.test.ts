@@ -77,31 +77,37 @@ describe.each(TOPOLOGIES)('downloads on $name', (topology) => {
     expect(stagingEmpty(rig())).toBe(true);
   });
 
-  it("a download from a popup, a cross-site frame or an isolated context belongs to the session whose page started it", async () => {
+  it("a download from a popup, a cross-site frame, a frame inside one or an isolated context belongs to the session whose page started it", async () => {
     const { attacker, victim } = await rig().pair();
     const viaPopup = unique('popup');
     const viaFrame = unique('frame');
     const viaContext = unique('context');
+    const viaNested = unique('nested');
     // A popup needs a user's gesture: the agent clicks the link, which opens a tab that turns into the download.
     await attacker.text('new_page', { url: rig().server.page(`<a href="${rig().server.download(viaPopup, viaPopup)}" target="_blank">get it</a>`, 'Popup') });
     await attacker.text('click', { uid: uidOf(await attacker.text('take_snapshot'), 'link', 'get it') });
     const framed = downloadingPage(rig(), rig().server.download(viaFrame, viaFrame)).replace('127.0.0.1', 'localhost');
     await attacker.text('new_page', { url: rig().server.page(`<iframe src="${framed}"></iframe>`, 'Framed') });
+    // A frame of the cross-site frame's own site runs in its process, and is not in the page's frame tree either.
+    const nested = downloadingPage(rig(), rig().server.download(viaNested, viaNested)).replace('127.0.0.1', 'localhost');
+    const outer = rig().server.page(`<iframe src="${nested}"></iframe>`, 'Outer').replace('127.0.0.1', 'localhost');
+    await attacker.text('new_page', { url: rig().server.page(`<iframe src="${outer}"></iframe>`, 'Nested') });
     await attacker.text('new_page', { url: downloadingPage(rig(), rig().server.download(viaContext, viaContext)), isolatedContext: 'dl' });
-    for (const name of [viaPopup, viaFrame, viaContext]) {
+    for (const name of [viaPopup, viaFrame, viaNested, viaContext]) {
       expect(await waitForFile(join(downloadsOf(rig(), attacker), name))).toBe(name);
       expect(existsSync(userDownloads(name))).toBe(false);
     }
     expect(existsSync(downloadsOf(rig(), victim))).toBe(false);
   });
 
-  it('a download from a cross-site frame of a popup that loaded before the daemon looked belongs to the session whose page opened it', async () => {
+  it('a download from a frame inside a cross-site frame of a popup that loaded before the daemon looked belongs to the session whose page opened it', async () => {
     const { attacker, victim } = await rig().pair();
     const openerUrl = rig().server.page('<p>opener</p>', 'Opener', 'unseen-opener');
     await attacker.text('new_page', { url: openerUrl });
     const name = unique('unseen-frame');
     // The daemon runs on this thread, which stands still while the popup opens, its frame (another site, another
-    // process, left out of the popup's own frame tree) loads and the download begins: the daemon never saw the frame.
+    // process, left out of the popup's own frame tree) and that frame's own frame load, and the download begins: the
+    // daemon saw none of these frames come.
     const popup = await openUnseenPopup(rig().port, openerUrl, { downloadName: name });
     try {
       expect(await waitForFile(join(downloadsOf(rig(), attacker), name))).toBe(name);
