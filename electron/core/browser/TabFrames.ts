@@ -3,14 +3,14 @@ import type { CDPSession } from 'puppeteer-core/internal/api/CDPSession.js';
 import type { CdpConnection } from './CdpConnection.js';
 import { withDeadline } from '../../../shared/withDeadline.js';
 
-/**
- * Which tab holds a frame, for the tab list (`BrowserTabs`), from the browser's own ids: a page target's id names its
- * main frame, and its iframes are known from its Page events. The pages and their sessions are the tab list's own maps,
- * read as they are at each lookup; only the iframes are kept here.
- */
 /** How deep out-of-process iframes are followed to the page that holds them. */
 const MAX_FRAME_NESTING = 8;
 
+/**
+ * Which tab holds a frame, for the tab list (`BrowserTabs`), from the browser's own ids: a page target's id names its
+ * main frame, and its iframes are known from its Page events. The pages and their sessions are the tab list's own maps,
+ * read as they are at each lookup; only the iframes, and which frame holds each out-of-process one, are kept here.
+ */
 export class TabFrames {
   readonly #connection: CdpConnection;
   /** Page target id -> tab id. */
@@ -150,12 +150,13 @@ export class TabFrames {
     }
     // The list as the browser has it now: iframes that went are forgotten.
     const parents = new Map(infos.flatMap((info) => (info.parentFrameId === undefined ? [] : [[info.targetId, info.parentFrameId] as const])));
-    const inner = await Promise.all(infos.map((info) => this.#innerFrames(info.targetId, withinMs - (Date.now() - started))));
-    infos.forEach((info, index) => {
-      for (const frameId of inner[index] ?? []) {
-        parents.set(frameId, info.targetId);
+    const left = withinMs - (Date.now() - started);
+    const inner = await Promise.all(infos.map(async (info) => ({ holder: info.targetId, frames: await this.#innerFrames(info.targetId, left) })));
+    for (const { holder, frames } of inner) {
+      for (const frameId of frames) {
+        parents.set(frameId, holder);
       }
-    });
+    }
     this.#frameParents = parents;
   }
 
