@@ -6,10 +6,13 @@ const FROZEN_AT_MOST_MS = 30_000;
 
 export interface UnseenPopupOptions {
   /**
-   * Instead of an alert, the popup holds a frame of another site (so of another process), which holds a frame of its
-   * own site that starts a download of this name as it loads; the main thread goes on once the download was served.
+   * Instead of an alert, the popup holds a frame of another site (so of another process) for each name, which holds a
+   * frame of its own site that starts a download of that name as it loads; the main thread goes on once every download
+   * was served.
    */
-  downloadName?: string;
+  downloadNames?: readonly string[];
+  /** With `downloadNames`: the popup removes those frames once the downloads were served, before the main thread goes on. */
+  removeFrames?: boolean;
 }
 
 export interface UnseenPopup {
@@ -29,7 +32,7 @@ export async function openUnseenPopup(chromePort: number, openerUrl: string, opt
   const flag = new SharedArrayBuffer(4);
   const { port1: report, port2: reportEnd } = new MessageChannel();
   const worker = new Worker(new URL('./unseenPopup.worker.mjs', import.meta.url), {
-    workerData: { chromePort, openerUrl, flag, report: reportEnd, downloadName: options.downloadName },
+    workerData: { chromePort, openerUrl, flag, report: reportEnd, downloadNames: options.downloadNames, removeFrames: options.removeFrames === true },
     transferList: [reportEnd],
   });
   const close = async (): Promise<void> => {

@@ -1,13 +1,14 @@
 // The thread side of unseenPopup.ts: it runs while the test's main thread, and the daemon on it, is frozen. It serves
-// a popup page that shows an alert as it loads (or, with `downloadName`, holds a cross-site frame whose own frame
-// starts a download as it loads), has the opener's page open it (over a DevTools connection of its own), and lets the main
-// thread go once the alert blocks the popup (or the download was served): the daemon then hears of the popup only
-// after that. `flag[0]` becomes 1 on success, 2 on failure (the reason is posted on `report`).
+// a popup page that shows an alert as it loads (or, with `downloadNames`, holds a cross-site frame for each name whose
+// own frame starts a download of that name as it loads, and with `removeFrames` removes those frames once every
+// download was served), has the opener's page open it (over a DevTools connection of its own), and lets the main thread
+// go once the alert blocks the popup (or the downloads were served): the daemon then hears of the popup only after
+// that. `flag[0]` becomes 1 on success, 2 on failure (the reason is posted on `report`).
 import { createServer } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 
-const { chromePort, openerUrl, flag, report, downloadName } = workerData;
+const { chromePort, openerUrl, flag, report, downloadNames, removeFrames } = workerData;
 const signal = new Int32Array(flag);
 const DEADLINE_MS = 20_000;
 const BLOCKED_AFTER_MS = 500;
@@ -16,8 +17,9 @@ let beaconSeen = () => undefined;
 const beacon = new Promise((resolve) => {
   beaconSeen = resolve;
 });
+let served = 0;
 const server = createServer((request, response) => {
-  if (downloadName !== undefined) {
+  if (downloadNames !== undefined) {
     serveFramedDownload(request, response);
     return;
   }
@@ -32,22 +34,31 @@ const server = createServer((request, response) => {
 });
 
 /**
- * The popup holds a frame of another site (localhost, the popup being 127.0.0.1), which holds a frame of its own site
- * (so of its process) that clicks a download link.
+ * The popup holds a frame of another site (localhost, the popup being 127.0.0.1) for each download, which holds a frame
+ * of its own site (so of its process) that clicks that download's link.
  */
 function serveFramedDownload(request, response) {
   const { port } = server.address();
-  if (request.url === '/file') {
-    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${downloadName}"` });
-    response.end(downloadName, () => beaconSeen());
+  const url = new URL(request.url, 'http://127.0.0.1');
+  const index = Number(url.searchParams.get('n') ?? '0');
+  if (url.pathname === '/file') {
+    const name = downloadNames[index];
+    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name}"` });
+    response.end(name, () => {
+      served += 1;
+      if (served === downloadNames.length) {
+        beaconSeen();
+      }
+    });
     return;
   }
   response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
   const pages = {
-    '/inner': '<!doctype html><a id="d" href="/file">get</a><script>document.getElementById("d").click()</script>',
-    '/outer': '<!doctype html><iframe src="/inner"></iframe>',
+    '/inner': `<!doctype html><a id="d" href="/file?n=${index}">get</a><script>document.getElementById("d").click()</script>`,
+    '/outer': `<!doctype html><iframe src="/inner?n=${index}"></iframe>`,
   };
-  response.end(pages[request.url] ?? `<!doctype html><title>Unseen popup</title><iframe src="http://localhost:${port}/outer"></iframe>`);
+  const frames = downloadNames.map((_name, n) => `<iframe src="http://localhost:${port}/outer?n=${n}"></iframe>`).join('');
+  response.end(pages[url.pathname] ?? `<!doctype html><title>Unseen popup</title>${frames}`);
 }
 
 function finish(outcome, error) {
@@ -103,13 +114,25 @@ async function run(popupUrl) {
   try {
     // window.open waits while the popup is held for the browser's auto-attaching clients: not awaited.
     void opener.evaluate(`window.open(${JSON.stringify(popupUrl)}); 1`, DEADLINE_MS);
-    await withDeadline(beacon, DEADLINE_MS, downloadName === undefined ? 'the popup to load and call alert' : 'the popup’s frame to fetch its download');
+    await withDeadline(beacon, DEADLINE_MS, downloadNames === undefined ? 'the popup to load and call alert' : 'the popup’s frames to fetch their downloads');
   } finally {
     opener.close();
   }
-  if (downloadName !== undefined) {
-    // The browser begins the download as the answer arrives; a moment more for it to have done so.
+  if (downloadNames !== undefined) {
+    // The browser begins the downloads as the answers arrive; a moment more for it to have done so.
     await new Promise((resolve) => setTimeout(resolve, 300));
+    if (removeFrames) {
+      const popup = await connect(await pageTarget(popupUrl));
+      try {
+        if (!(await popup.evaluate('document.querySelectorAll("iframe").forEach((frame) => frame.remove()); 1', DEADLINE_MS))) {
+          throw new Error('the popup did not remove its frames');
+        }
+      } finally {
+        popup.close();
+      }
+      // The browser drops the frames' processes and targets after they are removed.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
     return;
   }
   const popup = await connect(await pageTarget(popupUrl));

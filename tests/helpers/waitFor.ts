@@ -16,7 +16,7 @@ export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undef
   }
 }
 
-/** Polls `check` until it holds; fails after `timeoutMs`, naming what it waited for. */
-export async function waitUntil(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 15_000): Promise<void> {
+/** Polls `check` until it holds; fails after `timeoutMs`, naming what it waited for (as `waitFor` does). */
+export async function waitUntil(check: () => Promise<boolean> | boolean, what: string | (() => string), timeoutMs = 15_000): Promise<void> {
   await waitFor(async () => ((await check()) ? true : undefined), what, timeoutMs);
 }

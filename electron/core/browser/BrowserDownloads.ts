@@ -56,8 +56,11 @@ export interface BrowserDownloadsOptions {
   stagingDir: string;
   /** Where a launched browser's downloads from tabs nobody owns (a person's) are kept. */
   unownedDir: string;
-  /** The session owning the tab a frame is in, from the browser's own ids; undefined for nobody's or an unknown frame. */
-  ownerOf: (frameId: string) => Promise<DownloadOwner | undefined>;
+  /**
+   * The session owning the tab a frame is in, from the browser's own ids; `nobody` for a tab no session owns, `untold`
+   * for a frame whose tab could not be found.
+   */
+  ownerOf: (frameId: string) => Promise<DownloadOwner | 'nobody' | 'untold'>;
   logger: Logger;
 }
 
@@ -104,10 +107,17 @@ export class BrowserDownloads {
    * by the browser at once, often before the daemon watches it, and then its opener tells whose it was.
    */
   readonly #openers = new Map<string, string>();
+  /**
+   * Downloads whose tab could not be told (a frame gone before the lookup found its page) count together as one
+   * session's, kept in the folder for tabs nobody owns: a page cannot get past its session's limits by hiding which tab
+   * it is, and a person's own downloads, whose tab is known, are not counted with them.
+   */
+  readonly #untold: DownloadOwner;
 
   private constructor(connection: CdpConnection, options: BrowserDownloadsOptions) {
     this.#connection = connection;
     this.#options = options;
+    this.#untold = { root: options.unownedDir, segments: [], tally: newDownloadTally(), tell: (outcome) => this.#logUntold(outcome) };
   }
 
   static async install(connection: CdpConnection, options: BrowserDownloadsOptions): Promise<BrowserDownloads> {
@@ -151,11 +161,44 @@ export class BrowserDownloads {
     }
   }
 
-  /** The owner of the tab a frame is in; for a popup gone before it was watched, its opener's. */
+  /**
+   * The owner of the tab a frame is in; for a popup gone before it was watched, its opener's. Undefined for a tab
+   * nobody owns, and in a browser the user runs for a frame whose tab could not be told (it is left to that browser as
+   * the user's are); in a browser tabmux launched such a download is counted with the others whose tab was not told.
+   */
   async #ownerOf(frameId: string): Promise<DownloadOwner | undefined> {
-    const owner = await this.#options.ownerOf(frameId);
+    let found = await this.#options.ownerOf(frameId);
     const opener = this.#openers.get(frameId);
-    return owner ?? (opener === undefined ? undefined : this.#options.ownerOf(opener));
+    if (typeof found === 'string' && opener !== undefined) {
+      found = await this.#options.ownerOf(opener);
+    }
+    if (found === 'untold') {
+      return this.#options.browser === 'launched' ? this.#untold : undefined;
+    }
+    return found === 'nobody' ? undefined : found;
+  }
+
+  /** What became of a download whose tab could not be told: nobody to tell but the daemon's log. */
+  #logUntold(outcome: DownloadOutcome): void {
+    const { logger, settings } = this.#options;
+    const what = `a download whose tab could not be told (${JSON.stringify(outcome.name)})`;
+    switch (outcome.kind) {
+      case 'saved':
+        logger.info(`${what} was saved to ${outcome.path} (${outcome.bytes} bytes)`);
+        break;
+      case 'over_limit':
+        logger.warn(`${what} was not kept: such downloads keep at most ${settings.sessionMaxFiles} files and ${settings.sessionMaxBytes} bytes together, as one session's`);
+        break;
+      case 'too_large':
+        logger.warn(`${what} was cancelled at ${outcome.maxBytes} bytes`);
+        break;
+      case 'refused':
+        logger.info(`${what} was refused (downloads are ${outcome.why})`);
+        break;
+      case 'failed':
+        logger.warn(`${what} failed: ${outcome.reason}`);
+        break;
+    }
   }
 
   #began(event: Protocol.Browser.DownloadWillBeginEvent): void {

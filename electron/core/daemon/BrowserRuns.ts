@@ -147,7 +147,7 @@ export class BrowserRuns {
         unownedDir: profileDownloadsDir(paths, profile.name),
         ownerOf: async (frameId) => {
           const tabId = await tabs.tabOfFrame(frameId);
-          return tabId === undefined ? undefined : this.#options.router.downloadOwner(tabId);
+          return tabId === undefined ? 'untold' : ((await this.#options.router.downloadOwner(tabId)) ?? 'nobody');
         },
         logger: log,
       });

@@ -6,7 +6,7 @@ import { profileDownloadsDir, profileDownloadStagingDir, profileFilesDir, resolv
 import { uidOf, type BoundSession } from '../../helpers/daemonFixture.js';
 import { TOPOLOGIES, useHostileRig, type HostileRig } from '../../helpers/hostileRig.js';
 import { openUnseenPopup } from '../../helpers/unseenPopup.js';
-import { waitFor } from '../../helpers/waitFor.js';
+import { waitFor, waitUntil } from '../../helpers/waitFor.js';
 
 /**
  * A hostile page downloads files. A download goes to the folder of the session whose tab started it (popups and
@@ -108,7 +108,7 @@ describe.each(TOPOLOGIES)('downloads on $name', (topology) => {
     // The daemon runs on this thread, which stands still while the popup opens, its frame (another site, another
     // process, left out of the popup's own frame tree) and that frame's own frame load, and the download begins: the
     // daemon saw none of these frames come.
-    const popup = await openUnseenPopup(rig().port, openerUrl, { downloadName: name });
+    const popup = await openUnseenPopup(rig().port, openerUrl, { downloadNames: [name] });
     try {
       expect(await waitForFile(join(downloadsOf(rig(), attacker), name))).toBe(name);
       expect(existsSync(join(paths(rig()).unowned, name))).toBe(false);
@@ -117,6 +117,32 @@ describe.each(TOPOLOGIES)('downloads on $name', (topology) => {
     } finally {
       await popup.close();
     }
+  });
+
+  it('downloads whose tab cannot be told (their frames gone before the daemon looked) count together as one session\'s, and no more of them are kept', async () => {
+    const { attacker, victim } = await rig().pair();
+    const openerUrl = rig().server.page('<p>opener</p>', 'Opener', 'untold-opener');
+    await attacker.text('new_page', { url: openerUrl });
+    const names = Array.from({ length: SESSION_FILES + 2 }, () => unique('untold'));
+    // As above, the daemon's thread stands still while a popup loads its frames and they begin their downloads; then
+    // the popup removes those frames, so that neither its frame tree nor the browser's target list holds them when the
+    // daemon looks for their tab.
+    const popup = await openUnseenPopup(rig().port, openerUrl, { downloadNames: names, removeFrames: true });
+    const { unowned } = paths(rig());
+    const kept = (): string[] => names.filter((name) => existsSync(join(unowned, name)));
+    try {
+      // The browser wrote every download into the staging folder while the daemon stood still: once that is empty,
+      // the daemon has kept or deleted each.
+      await waitUntil(() => stagingEmpty(rig()), () => `the staging folder to empty (kept so far in ${unowned}: ${kept().length})`);
+      for (const name of names) {
+        expect(existsSync(userDownloads(name))).toBe(false);
+        expect(existsSync(join(downloadsOf(rig(), attacker), name))).toBe(false);
+        expect(existsSync(join(downloadsOf(rig(), victim), name))).toBe(false);
+      }
+    } finally {
+      await popup.close();
+    }
+    expect(kept().length).toBe(SESSION_FILES);
   });
 
   it('a download past the size cap is cancelled and nothing of it is kept anywhere', async () => {
