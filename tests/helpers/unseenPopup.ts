@@ -13,6 +13,8 @@ export interface UnseenPopupOptions {
   downloadNames?: readonly string[];
   /** With `downloadNames`: the popup removes those frames once the downloads were served, before the main thread goes on. */
   removeFrames?: boolean;
+  /** With `downloadNames`: each download gets its first bytes only, and runs until it is cancelled (see `cancelled`). */
+  holdDownloads?: boolean;
 }
 
 export interface UnseenPopup {
@@ -20,6 +22,8 @@ export interface UnseenPopup {
   url: string;
   /** Stops the helper's thread and its web server. */
   close: () => Promise<void>;
+  /** With `holdDownloads`: resolves once the browser gave up the download of this name (it was cancelled). */
+  cancelled: (name: string) => Promise<void>;
 }
 
 /**
@@ -32,7 +36,7 @@ export async function openUnseenPopup(chromePort: number, openerUrl: string, opt
   const flag = new SharedArrayBuffer(4);
   const { port1: report, port2: reportEnd } = new MessageChannel();
   const worker = new Worker(new URL('./unseenPopup.worker.mjs', import.meta.url), {
-    workerData: { chromePort, openerUrl, flag, report: reportEnd, downloadNames: options.downloadNames, removeFrames: options.removeFrames === true },
+    workerData: { chromePort, openerUrl, flag, report: reportEnd, downloadNames: options.downloadNames, removeFrames: options.removeFrames === true, holdDownloads: options.holdDownloads === true },
     transferList: [reportEnd],
   });
   const close = async (): Promise<void> => {
@@ -40,6 +44,27 @@ export async function openUnseenPopup(chromePort: number, openerUrl: string, opt
     await worker.terminate();
   };
   const [{ popupUrl }] = (await once(worker, 'message')) as [{ popupUrl: string }];
+  const aborted = new Set<string>();
+  const abortWaiters = new Set<() => void>();
+  worker.on('message', (message: { aborted?: string }) => {
+    if (message.aborted !== undefined) {
+      aborted.add(message.aborted);
+      for (const check of [...abortWaiters]) {
+        check();
+      }
+    }
+  });
+  const cancelled = (name: string): Promise<void> =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        if (aborted.has(name)) {
+          abortWaiters.delete(check);
+          resolve();
+        }
+      };
+      abortWaiters.add(check);
+      check();
+    });
   worker.postMessage('go');
   const woke = Atomics.wait(new Int32Array(flag), 0, 0, FROZEN_AT_MOST_MS);
   const outcome = Atomics.load(new Int32Array(flag), 0);
@@ -48,5 +73,5 @@ export async function openUnseenPopup(chromePort: number, openerUrl: string, opt
     await close();
     throw new Error(`the unseen popup did not open: ${woke === 'timed-out' ? `nothing happened within ${FROZEN_AT_MOST_MS} ms` : (reason ?? 'no reason given')}`);
   }
-  return { url: popupUrl, close };
+  return { url: popupUrl, close, cancelled };
 }

@@ -1,14 +1,15 @@
 // The thread side of unseenPopup.ts: it runs while the test's main thread, and the daemon on it, is frozen. It serves
 // a popup page that shows an alert as it loads (or, with `downloadNames`, holds a cross-site frame for each name whose
 // own frame starts a download of that name as it loads, and with `removeFrames` removes those frames once every
-// download was served), has the opener's page open it (over a DevTools connection of its own), and lets the main thread
+// download was served; with `holdDownloads` each download gets its first bytes only, and the main thread is told of
+// each one cancelled), has the opener's page open it (over a DevTools connection of its own), and lets the main thread
 // go once the alert blocks the popup (or the downloads were served): the daemon then hears of the popup only after
 // that. `flag[0]` becomes 1 on success, 2 on failure (the reason is posted on `report`).
 import { createServer } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 
-const { chromePort, openerUrl, flag, report, downloadNames, removeFrames } = workerData;
+const { chromePort, openerUrl, flag, report, downloadNames, removeFrames, holdDownloads } = workerData;
 const signal = new Int32Array(flag);
 const DEADLINE_MS = 20_000;
 const BLOCKED_AFTER_MS = 500;
@@ -43,13 +44,21 @@ function serveFramedDownload(request, response) {
   const index = Number(url.searchParams.get('n') ?? '0');
   if (url.pathname === '/file') {
     const name = downloadNames[index];
-    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name}"` });
-    response.end(name, () => {
+    const sent = () => {
       served += 1;
       if (served === downloadNames.length) {
         beaconSeen();
       }
-    });
+    };
+    if (holdDownloads) {
+      // Its first bytes, and the rest never: the download runs until someone cancels it, which the main thread hears.
+      response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name}"`, 'content-length': '1048576' });
+      response.write(Buffer.alloc(1024, 0x61), sent);
+      response.on('close', () => parentPort.postMessage({ aborted: name }));
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name}"` });
+    response.end(name, sent);
     return;
   }
   response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });

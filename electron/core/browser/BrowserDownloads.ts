@@ -108,9 +108,10 @@ export class BrowserDownloads {
    */
   readonly #openers = new Map<string, string>();
   /**
-   * Downloads whose tab could not be told (a frame gone before the lookup found its page) count together as one
-   * session's, kept in the folder for tabs nobody owns: a page cannot get past its session's limits by hiding which tab
-   * it is, and a person's own downloads, whose tab is known, are not counted with them.
+   * The owner of downloads whose tab could not be told (a frame gone before the lookup found its page), so that a page
+   * gains nothing by hiding which tab it is. In a browser tabmux launched they count together as one session's, kept
+   * in the folder for tabs nobody owns; a person's own downloads, whose tab is known, are not counted with them. In a
+   * browser the user runs they are cancelled as a session's are: the user's own tabs are known.
    */
   readonly #untold: DownloadOwner;
 
@@ -162,9 +163,8 @@ export class BrowserDownloads {
   }
 
   /**
-   * The owner of the tab a frame is in; for a popup gone before it was watched, its opener's. Undefined for a tab
-   * nobody owns, and in a browser the user runs for a frame whose tab could not be told (it is left to that browser as
-   * the user's are); in a browser tabmux launched such a download is counted with the others whose tab was not told.
+   * The owner of the tab a frame is in; for a popup gone before it was watched, its opener's; for a frame whose tab
+   * could not be told, the owner of such downloads (see `#untold`). Undefined for a tab nobody owns.
    */
   async #ownerOf(frameId: string): Promise<DownloadOwner | undefined> {
     let found = await this.#options.ownerOf(frameId);
@@ -173,7 +173,7 @@ export class BrowserDownloads {
       found = await this.#options.ownerOf(opener);
     }
     if (found === 'untold') {
-      return this.#options.browser === 'launched' ? this.#untold : undefined;
+      return this.#untold;
     }
     return found === 'nobody' ? undefined : found;
   }
@@ -193,7 +193,7 @@ export class BrowserDownloads {
         logger.warn(`${what} was cancelled at ${outcome.maxBytes} bytes`);
         break;
       case 'refused':
-        logger.info(`${what} was refused (downloads are ${outcome.why})`);
+        logger.info(outcome.why === 'off' ? `${what} was refused: downloads are off` : `${what} was cancelled: a browser tabmux did not launch keeps only its user's own downloads`);
         break;
       case 'failed':
         logger.warn(`${what} failed: ${outcome.reason}`);

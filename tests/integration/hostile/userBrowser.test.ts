@@ -6,7 +6,9 @@ import { startTestDaemon, type BoundSession, type TestDaemon } from '../../helpe
 import { TOPOLOGIES } from '../../helpers/hostileRig.js';
 import { HostileServer } from '../../helpers/hostileServer.js';
 import { startUserChromium, type UserChromium } from '../../helpers/userChromium.js';
+import { openUnseenPopup } from '../../helpers/unseenPopup.js';
 import { waitFor } from '../../helpers/waitFor.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
 
 /**
  * A profile on the user's own browser (`--browser-url`): the tabs the user has open there are theirs. A curious agent
@@ -117,5 +119,22 @@ describe.each(TOPOLOGIES)("the user's own browser on $name", (topology) => {
     } finally {
       rmSync(saved, { force: true });
     }
+  });
+
+  it("a session's download whose tab cannot be told is cancelled too: a page that hides its tab cannot write into the user's Downloads", async () => {
+    const agent = await session('hider');
+    const openerUrl = server.page('<p>opener</p>', 'Opener', 'untold-opener');
+    await agent.text('new_page', { url: openerUrl });
+    const name = `untold-${Math.random().toString(16).slice(2)}.bin`;
+    // The daemon runs on this thread, which stands still while the page's popup loads a cross-site frame whose own
+    // frame begins a download, and the popup removes that frame: once the daemon looks, no frame tree and no target of
+    // the browser holds it. The download keeps running until someone cancels it.
+    const popup = await openUnseenPopup(chromium.port, openerUrl, { downloadNames: [name], removeFrames: true, holdDownloads: true });
+    try {
+      expect(await withDeadline(popup.cancelled(name).then(() => 'cancelled'), 15_000, 'still running after 15 s')).toBe('cancelled');
+    } finally {
+      await popup.close();
+    }
+    expect(existsSync(join(homedir(), 'Downloads', name))).toBe(false);
   });
 });
