@@ -3,6 +3,7 @@ import { LaunchedBrowser } from '../browser/LaunchedBrowser.js';
 import type { ProfileBrowser } from '../browser/ProfileBrowser.js';
 import { pidFilePath, profileUserDataDir, type TabmuxPaths } from '../platform/paths.js';
 import { ClaimFile } from '../process/ClaimFile.js';
+import { clearStopRequest } from '../lifecycle/stopRequest.js';
 
 /**
  * The profile's pid file, which its daemon holds for its whole life: no other daemon runs on the profile meanwhile
@@ -33,6 +34,7 @@ export class DaemonPidClaim {
         `a daemon for profile ${profile} is already running (pid ${outcome.holder.pid}); use it, or stop it with: tabmux daemon stop --profile ${profile}`,
       );
     }
+    await clearStopRequest(paths, profile).catch(() => undefined);
     return new DaemonPidClaim(outcome.claim, outcome.replaced, paths, profile, startedAt);
   }
 

@@ -6,6 +6,7 @@ import { pidFilePath, type TabmuxPaths } from '../platform/paths.js';
 import { readFileNoFollow } from '../platform/secureFs.js';
 import { runningHolder } from '../process/ClaimFile.js';
 import { exitedWithin, signalProcess } from '../process/processes.js';
+import { noteStopRequested } from './stopRequest.js';
 
 /** A daemon that took a connection but did not answer its hello, named by its profile and process (the socket alone does not tell). */
 export async function unresponsiveError(paths: TabmuxPaths, profile: string, waitedMs: number, cause: TabmuxError): Promise<TabmuxError> {
@@ -31,6 +32,8 @@ export async function stopUnresponsive(paths: TabmuxPaths, profile: string, time
   if (holder === undefined) {
     return false;
   }
+  // Noted first: if it must be killed, its pid file stays, and whoever watches it must not take that for a crash.
+  await noteStopRequested(paths, profile, holder.pid).catch(() => undefined);
   signalProcess(holder.pid, 'SIGCONT');
   signalProcess(holder.pid, 'SIGTERM');
   if (!(await exitedWithin(holder.pid, Math.min(UNRESPONSIVE_TERM_MS, timeoutMs)))) {

@@ -107,6 +107,11 @@ export function pidFilePath(paths: TabmuxPaths, profile: string): string {
   return join(paths.runtimeDir, `${profile}.pid`);
 }
 
+/** Where a stop asked of a daemon that answers nothing is noted, with its pid (see lifecycle/stopRequest.ts). */
+export function stopRequestPath(paths: TabmuxPaths, profile: string): string {
+  return join(paths.runtimeDir, `${profile}.stopping`);
+}
+
 export function profilesConfigFile(paths: TabmuxPaths): string {
   return join(paths.configDir, 'profiles.json');
 }
