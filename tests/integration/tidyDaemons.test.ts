@@ -204,7 +204,11 @@ describe('idle exit', () => {
         await client.close();
       }
       expect(pid).toEqual(expect.any(Number));
-      await waitUntil(() => supervisor.view('default').state === 'stopped', 'the supervisor to show the daemon stopped', 60_000);
+      await waitUntil(
+        () => supervisor.view('default').state === 'stopped',
+        () => `the supervisor to show the daemon stopped (it shows ${supervisor.view('default').state}, ${supervisor.view('default').lastError ?? 'no error'}; the daemon ${alive(pid ?? 0) ? 'runs' : 'has exited'})`,
+        60_000,
+      );
       await waitUntil(() => !alive(pid ?? 0), 'the daemon to exit', 30_000);
     } finally {
       await supervisor.dispose();
