@@ -35,6 +35,12 @@ export class PageProbe {
     return withDeadline(answered, withinMs, false);
   }
 
+  /** Whether `expression` comes to true in the page at this URL (false too while there is no such page yet). */
+  async holds(url: string, expression: string): Promise<boolean> {
+    const answer = await (await this.#session(url).catch(() => undefined))?.send('Runtime.evaluate', { expression, returnByValue: true }).catch(() => undefined);
+    return answer?.result.value === true;
+  }
+
   /** Runs `expression` in the page at this URL as if the user had just clicked it (a popup may open), and returns. */
   async run(url: string, expression: string): Promise<void> {
     await (await this.#session(url)).send('Runtime.evaluate', { expression, userGesture: true });

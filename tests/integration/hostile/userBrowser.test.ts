@@ -2,13 +2,13 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { startTestDaemon, type BoundSession, type TestDaemon } from '../../helpers/daemonFixture.js';
 import { TOPOLOGIES } from '../../helpers/hostileRig.js';
 import { HostileServer } from '../../helpers/hostileServer.js';
+import { PageProbe } from '../../helpers/pageProbe.js';
 import { startUserChromium, type UserChromium } from '../../helpers/userChromium.js';
 import { openUnseenPopup } from '../../helpers/unseenPopup.js';
-import { waitFor } from '../../helpers/waitFor.js';
+import { waitFor, waitUntil } from '../../helpers/waitFor.js';
 import { withDeadline } from '../../../shared/withDeadline.js';
 
 /**
@@ -34,47 +34,6 @@ async function jsonList(chromium: UserChromium): Promise<JsonTab[]> {
     throw new Error('/json/list is not a list');
   }
   return listed.filter(isPageTab);
-}
-
-/**
- * Clicks an element of the user's tab at `url` as the user would (a gesture), once the page has loaded, over a DevTools
- * connection of the test's own.
- */
-async function clickAsUser(chromium: UserChromium, url: string, elementId: string): Promise<void> {
-  const listed: unknown = await (await fetch(`${chromium.url}/json/list`)).json();
-  const target: unknown = Array.isArray(listed) ? (listed as unknown[]).find((entry) => isPageTab(entry) && entry.url === url) : undefined;
-  const socketUrl: unknown = typeof target === 'object' && target !== null && 'webSocketDebuggerUrl' in target ? target.webSocketDebuggerUrl : undefined;
-  if (typeof socketUrl !== 'string') {
-    throw new Error(`no tab at ${url}`);
-  }
-  const socket = new WebSocket(socketUrl, { perMessageDeflate: false });
-  let next = 0;
-  const evaluate = (expression: string): Promise<unknown> => {
-    const id = ++next;
-    return new Promise((resolve) => {
-      const onMessage = (data: Buffer): void => {
-        const message: unknown = JSON.parse(data.toString('utf8'));
-        if (typeof message === 'object' && message !== null && 'id' in message && message.id === id) {
-          socket.off('message', onMessage);
-          const result = 'result' in message && typeof message.result === 'object' && message.result !== null && 'result' in message.result ? message.result.result : undefined;
-          resolve(typeof result === 'object' && result !== null && 'value' in result ? result.value : undefined);
-        }
-      };
-      socket.on('message', onMessage);
-      socket.send(JSON.stringify({ id, method: 'Runtime.evaluate', params: { expression, userGesture: true, returnByValue: true } }));
-    });
-  };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      socket.once('open', () => resolve());
-      socket.once('error', reject);
-    });
-    const element = `document.getElementById(${JSON.stringify(elementId)})`;
-    await waitFor(async () => ((await evaluate(`document.readyState === 'complete' && ${element} !== null`)) === true ? true : undefined), `the element #${elementId} in ${url}`);
-    await evaluate(`${element}.click()`);
-  } finally {
-    socket.close();
-  }
 }
 
 describe.each(TOPOLOGIES)("the user's own browser on $name", (topology) => {
@@ -171,7 +130,13 @@ describe.each(TOPOLOGIES)("the user's own browser on $name", (topology) => {
       await fetch(`${chromium.url}/json/new?${pageUrl}`, { method: 'PUT' });
       // The user clicks the link: the browser opens a tab that turns into the download and closes at once, often
       // before the daemon looks at it; it is the user's all the same, never a download whose tab cannot be told.
-      await clickAsUser(chromium, pageUrl, 'd');
+      const probe = await PageProbe.connect(chromium.port);
+      try {
+        await waitUntil(() => probe.holds(pageUrl, "document.readyState === 'complete' && document.getElementById('d') !== null"), 'the user\'s page to load its link');
+        await probe.run(pageUrl, "document.getElementById('d').click()");
+      } finally {
+        probe.close();
+      }
       expect(await waitFor(() => (existsSync(saved) ? readFileSync(saved, 'utf8') : undefined), `the user's download at ${saved}`)).toBe(`user file ${theirs}`);
     } finally {
       rmSync(saved, { force: true });
