@@ -38,7 +38,14 @@ export class CrashRestarts {
     }
     slot.busy = true;
     this.#host.set(slot, 'stopping', null);
-    const exit = await classifyDaemonExit(this.#host.paths, slot.name, watch.pid);
+    const exit = await classifyDaemonExit(this.#host.paths, slot.name, watch.pid, {
+      abandoned: this.#host.disposed,
+      onSlow: (waitedMs) => {
+        if (!this.#host.disposed()) {
+          this.#host.set(slot, 'stopping', `The daemon (pid ${watch.pid}) closed its connections ${Math.round(waitedMs / 1000)} s ago and is still stopping (closing its Chrome and workers); the profile shows stopped once it has exited.`);
+        }
+      },
+    });
     slot.busy = false;
     if (this.#host.disposed()) {
       return;
@@ -48,6 +55,12 @@ export class CrashRestarts {
       return;
     }
     const log = await daemonLogTail(this.#host.paths, slot.name, { lines: 12 });
+    if (exit === 'stuck') {
+      // Not restarted: the process still holds the profile, so a new daemon could not take it.
+      this.#host.logger.warn(`profile ${slot.name}: daemon pid ${watch.pid} closed its connections and did not exit`);
+      this.#host.set(slot, 'crashed', `The daemon (pid ${watch.pid}) closed its connections and has not exited since; \`tabmux daemon stop --profile ${slot.name}\` ends it. Last log lines:\n${log}`);
+      return;
+    }
     const reason = `The daemon (pid ${watch.pid}) exited unexpectedly. Last log lines:\n${log}`;
     this.#host.logger.warn(`profile ${slot.name}: daemon pid ${watch.pid} died`);
     this.#host.set(slot, 'crashed', reason);

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,28 @@ function deadPid(): number {
   return pid;
 }
 
+const cleanups: (() => void)[] = [];
+
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) {
+    cleanup();
+  }
+});
+
+/**
+ * A process that runs `ms` milliseconds longer, then removes `pidFile` (if given) and exits: a daemon still stopping.
+ * Killed at the test's end if it is still there.
+ */
+function stillStopping(ms: number, pidFile?: string): number {
+  const script = `setTimeout(() => { ${pidFile === undefined ? '' : `require('node:fs').rmSync(${JSON.stringify(pidFile)}, { force: true });`} process.exit(0); }, ${ms});`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+  cleanups.push(() => child.kill('SIGKILL'));
+  if (child.pid === undefined) {
+    throw new Error('could not start a process');
+  }
+  return child.pid;
+}
+
 /** A pid file as the daemon with this pid left it behind: a daemon killed before it could remove its file. */
 function leftPidFile(paths: TabmuxPaths, pid: number): void {
   writeFileSync(pidFilePath(paths, 'default'), JSON.stringify({ pid, chromePid: null, userDataDir: '/x', startedAt: 1 }));
@@ -57,5 +79,23 @@ describe('how a watched daemon ended', () => {
     await noteStopRequested(paths, 'default', pid);
     await clearStopRequest(paths, 'default');
     expect(await classifyDaemonExit(paths, 'default', pid)).toBe('crashed');
+  });
+
+  it('a daemon that still runs after its connections closed is not taken for crashed: it is told slow, then stopped once it removed its pid file', async () => {
+    const paths = home();
+    const pid = stillStopping(1500, pidFilePath(paths, 'default'));
+    leftPidFile(paths, pid);
+    const slow: number[] = [];
+    expect(await classifyDaemonExit(paths, 'default', pid, { slowAfterMs: 200, onSlow: (waitedMs) => slow.push(waitedMs) })).toBe('stopped');
+    expect(slow).toHaveLength(1);
+    expect(slow[0]).toBeGreaterThan(200);
+  });
+
+  it('one that still runs long after is stuck, and so is one whose watcher goes away', async () => {
+    const paths = home();
+    const pid = stillStopping(60_000);
+    leftPidFile(paths, pid);
+    expect(await classifyDaemonExit(paths, 'default', pid, { slowAfterMs: 100, stuckAfterMs: 400 })).toBe('stuck');
+    expect(await classifyDaemonExit(paths, 'default', pid, { abandoned: () => true })).toBe('stuck');
   });
 });
