@@ -18,8 +18,8 @@ export interface SnapshotNode {
  * `focused: true` becomes `focusable: true, focused: true`. Reading the pair back gives the property upstream's text
  * formatter saw.
  */
-const PAIRED: Readonly<Record<string, string>> = { disableable: 'disabled', expandable: 'expanded', focusable: 'focused', selectable: 'selected' };
-const PAIRED_PROPERTIES = new Set(Object.values(PAIRED));
+export const PAIRED: Readonly<Record<string, string>> = { disableable: 'disabled', expandable: 'expanded', focusable: 'focused', selectable: 'selected' };
+export const PAIRED_PROPERTIES: ReadonlySet<string> = new Set(Object.values(PAIRED));
 
 export function isSnapshotNode(value: unknown): value is SnapshotNode {
   if (!isRecord(value) || typeof value['id'] !== 'string') {
@@ -64,7 +64,6 @@ export function snapshotText(root: SnapshotNode, verbose: boolean, mapId: (id: s
   return renderSnapshot(root, verbose).withIds(mapId);
 }
 
-const sameId = (id: string): string => id;
 const DIGITS = /^\d+$/;
 /**
  * What a marker opens and closes with. The random key, not these characters, keeps a page from posing as a marker;
@@ -76,85 +75,65 @@ const MARK_OPEN = '\u0001';
 const MARK_CLOSE = '\u0002';
 
 /**
- * One rendering of a snapshot by upstream's formatter, from which the text with ids shown any way is cut without
- * rendering again: the formatter runs once with a marker in place of every id (a random key per rendering, so no
- * page text can pose as one), and the text is kept in the pieces between the markers.
+ * One rendering of a snapshot: its text with upstream's own ids, and where each id it shows stands in it, so that the
+ * text with ids shown any other way is made without rendering again.
  */
 export class SnapshotRendering {
   /** Every uid the tree defines, in document order, whether the text shows it or not. */
   readonly treeIds: readonly string[];
-  /** The length of the text with upstream's own ids. */
-  readonly length: number;
-  /** The text between the ids, one piece more than there are ids shown. */
-  readonly #pieces: readonly string[];
+  /** The text exactly as upstream prints it, with upstream's own ids. */
+  readonly text: string;
+  /** Where each id the text shows starts in it, in the order it shows them. */
+  readonly #starts: readonly number[];
   /** The ids the text shows, in the order it shows them. */
   readonly #ids: readonly string[];
-  #text: string | undefined;
 
-  constructor(pieces: readonly string[], ids: readonly string[], treeIds: readonly string[]) {
-    if (pieces.length !== ids.length + 1) {
-      throw new Error(`a snapshot rendering has one piece of text more than ids, not ${pieces.length} for ${ids.length}`);
+  constructor(text: string, starts: readonly number[], ids: readonly string[], treeIds: readonly string[]) {
+    if (starts.length !== ids.length) {
+      throw new Error(`a snapshot rendering places ${starts.length} ids, not the ${ids.length} it shows`);
     }
-    this.#pieces = pieces;
+    this.text = text;
+    this.#starts = starts;
     this.#ids = ids;
     this.treeIds = treeIds;
-    let length = 0;
-    for (const piece of pieces) {
-      length += piece.length;
-    }
-    for (const id of ids) {
-      length += id.length;
-    }
-    this.length = length;
   }
 
-  /** The text exactly as upstream prints it, with upstream's own ids. */
-  get text(): string {
-    this.#text ??= this.withIds(sameId);
-    return this.#text;
+  /** The length of the text with upstream's own ids. */
+  get length(): number {
+    return this.text.length;
   }
 
   /** The same text with every id written as `mapId` says. */
   withIds(mapId: (id: string) => string): string {
-    const pieces = this.#pieces;
+    const text = this.text;
+    const starts = this.#starts;
     const ids = this.#ids;
-    // Concatenated rather than joined from an array: V8 builds one rope and flattens it once, about twice as fast.
+    // Concatenated rather than joined from an array: V8 builds one rope of slices and flattens it once.
     let out = '';
+    let last = 0;
     for (let index = 0; index < ids.length; index++) {
-      out += pieces[index] ?? '';
-      out += mapId(ids[index] ?? '');
+      const start = starts[index] ?? last;
+      const id = ids[index] ?? '';
+      out += text.slice(last, start);
+      out += mapId(id);
+      last = start + id.length;
     }
-    return out + (pieces[ids.length] ?? '');
+    return out + text.slice(last);
   }
 
-  /**
-   * Where this text (upstream's ids) starts in `source` when it is exactly the end of `source`, compared where it
-   * lies; -1 when it is not.
-   */
+  /** Where this text (upstream's ids) starts in `source` when it is exactly the end of `source`; -1 when it is not. */
   startIn(source: string): number {
-    const start = source.length - this.length;
-    if (start < 0) {
-      return -1;
-    }
-    const pieces = this.#pieces;
-    const ids = this.#ids;
-    let at = start;
-    for (let index = 0; index < ids.length; index++) {
-      const piece = pieces[index] ?? '';
-      const id = ids[index] ?? '';
-      if (!holdsAt(source, at, piece)) {
-        return -1;
-      }
-      at += piece.length;
-      if (!holdsAt(source, at, id)) {
-        return -1;
-      }
-      at += id.length;
-    }
-    return holdsAt(source, at, pieces[ids.length] ?? '') ? start : -1;
+    const start = source.length - this.text.length;
+    return start >= 0 && holdsAt(source, start, this.text) ? start : -1;
   }
 }
 
+/**
+ * Upstream's own formatter's rendering: it runs once with a marker in place of every id (a random key per rendering,
+ * so no page text can pose as one), and the ids' places are read off the markers. snapshotMatch.ts reads the same
+ * text faster; this is the reference it is checked against, and what is asked when the printer's text is not the
+ * text a reply holds.
+ */
 export function renderSnapshot(root: SnapshotNode, verbose: boolean): SnapshotRendering {
   const key = randomBytes(9).toString('base64url');
   const treeIds: string[] = [];
@@ -162,8 +141,10 @@ export function renderSnapshot(root: SnapshotNode, verbose: boolean): SnapshotRe
   const marked = new SnapshotFormatter({ root: formatterNode(root, marker), verbose, hasSelectedElement: false }).toString();
   // Each marker is the key after MARK_OPEN, the id's index in the tree, and MARK_CLOSE; the key is this rendering's alone.
   const open = `${MARK_OPEN}${key}`;
-  const pieces: string[] = [];
+  const parts: string[] = [];
+  const starts: number[] = [];
   const shown: string[] = [];
+  let length = 0;
   let last = 0;
   for (let at = marked.indexOf(open); at !== -1; at = marked.indexOf(open, last)) {
     const digits = at + open.length;
@@ -173,10 +154,13 @@ export function renderSnapshot(root: SnapshotNode, verbose: boolean): SnapshotRe
     if (id === undefined) {
       throw new Error('upstream\'s snapshot formatter printed an id marker this rendering did not make');
     }
-    pieces.push(marked.slice(last, at));
+    const piece = marked.slice(last, at);
+    parts.push(piece, id);
+    starts.push(length + piece.length);
     shown.push(id);
+    length += piece.length + id.length;
     last = close + 1;
   }
-  pieces.push(marked.slice(last));
-  return new SnapshotRendering(pieces, shown, treeIds);
+  parts.push(marked.slice(last));
+  return new SnapshotRendering(parts.join(''), starts, shown, treeIds);
 }

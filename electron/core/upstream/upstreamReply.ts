@@ -2,6 +2,7 @@ import type { ToolResult } from '../../../shared/protocol.js';
 import { isRecord } from '../../../shared/isRecord.js';
 import { isSnapshotNode, renderSnapshot, type SnapshotNode, type SnapshotRendering } from './snapshotText.js';
 import { holdsAt } from './holdsAt.js';
+import { matchSnapshot } from './snapshotMatch.js';
 
 /**
  * Reading a reply of the pinned upstream (chrome-devtools-mcp 1.11.0, run with `--experimentalStructuredContent`).
@@ -171,20 +172,34 @@ export function dialogLine(dialog: UpstreamDialog): string {
 
 /**
  * Cuts the snapshot section off the end of `text`, trying the renderings upstream may have used: the rendering must
- * be the end of the text, right after the heading (and the selected-element note, when upstream wrote one).
+ * be the end of the text, right after the heading (and the selected-element note, when upstream wrote one). The text
+ * is read against the tree first (snapshotMatch.ts); upstream's own formatter renders it only when that finds no
+ * rendering the text ends with.
  */
 function cutSnapshot(text: string, root: SnapshotNode): { rest: string; verbose: boolean; rendering: SnapshotRendering } | undefined {
-  for (const verbose of [false, true]) {
-    const rendering = renderSnapshot(root, verbose);
-    const start = rendering.startIn(text);
-    if (start === -1) {
-      continue;
-    }
-    for (const head of [`${SNAPSHOT_HEADING}\n`, `${SNAPSHOT_HEADING}\n${SELECTED_ELEMENT_NOTE}`]) {
-      const rest = cutBefore(text, start, head);
-      if (rest !== undefined) {
+  const renderings = [(verbose: boolean) => matchSnapshot(root, verbose, text), (verbose: boolean) => renderSnapshot(root, verbose)];
+  for (const render of renderings) {
+    for (const verbose of [false, true]) {
+      const rendering = render(verbose);
+      const rest = rendering === undefined ? undefined : restBefore(text, rendering);
+      if (rendering !== undefined && rest !== undefined) {
         return { rest, verbose, rendering };
       }
+    }
+  }
+  return undefined;
+}
+
+/** `text` before `rendering` and its heading, when they are its very end; undefined when they are not. */
+function restBefore(text: string, rendering: SnapshotRendering): string | undefined {
+  const start = rendering.startIn(text);
+  if (start === -1) {
+    return undefined;
+  }
+  for (const head of [`${SNAPSHOT_HEADING}\n`, `${SNAPSHOT_HEADING}\n${SELECTED_ELEMENT_NOTE}`]) {
+    const rest = cutBefore(text, start, head);
+    if (rest !== undefined) {
+      return rest;
     }
   }
   return undefined;
