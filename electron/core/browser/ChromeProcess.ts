@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
 import type { Logger } from '../platform/Logger.js';
 import type { CdpConnection } from './CdpConnection.js';
 import { startWatchdog } from './ChromeWatchdog.js';
@@ -50,6 +51,8 @@ const BASE_ARGS = [
 
 /** How long a closing Chrome may take to write its profile and exit before what is left is killed. */
 export const CLOSE_GRACE_MS = 10_000;
+/** How long Chrome may take to answer `Browser.close` before it is asked again by SIGTERM. */
+const CLOSE_ANSWER_MS = 3000;
 /** How often an adopted Chrome (not this process's child, so no exit event) is checked for having exited. */
 const ADOPTED_EXIT_POLL_MS = 250;
 
@@ -187,15 +190,17 @@ export class ChromeProcess {
    * Closes Chrome the way a user quitting it would, so cookies and other profile state reach disk: `Browser.close`
    * on a CDP connection (or, without one, SIGTERM to the browser process alone, which Chrome handles as a quit),
    * then a bounded wait for the exit, and only then SIGKILL for the process group. Signalling the whole group at
-   * once would kill the network service, which holds the cookie store, before it writes it.
+   * once would kill the network service, which holds the cookie store, before it writes it. The grace counts from
+   * the start, and the answer to `Browser.close` is waited for only briefly (SIGTERM follows when none comes): a
+   * Chrome that answers nothing is killed `graceMs` after the close began, not after its CDP request gave up.
    */
   async close(connection?: Pick<CdpConnection, 'send'>, graceMs = CLOSE_GRACE_MS): Promise<void> {
     if (this.running) {
-      const asked = connection ? await connection.send('Browser.close').then(() => true, () => false) : false;
+      const timer = setTimeout(() => killProcessGroup(this.pid, 'SIGKILL'), graceMs);
+      const asked = connection ? await withDeadline(connection.send('Browser.close').then(() => true, () => false), Math.min(CLOSE_ANSWER_MS, graceMs), false) : false;
       if (!asked && this.running) {
         signal(this.pid, 'SIGTERM');
       }
-      const timer = setTimeout(() => killProcessGroup(this.pid, 'SIGKILL'), graceMs);
       await this.exited;
       clearTimeout(timer);
     }

@@ -1,0 +1,49 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { ChromeProcess } from '../../electron/core/browser/ChromeProcess.js';
+import { openCdpConnection } from '../../electron/core/browser/CdpConnection.js';
+import { findChrome } from '../../electron/core/browser/findChrome.js';
+import { Logger } from '../../electron/core/platform/Logger.js';
+import { isProcessAlive } from '../../electron/core/process/processes.js';
+import { withDeadline } from '../../shared/withDeadline.js';
+import { makeTestHome } from '../helpers/testHome.js';
+
+/**
+ * Closing a Chrome that answers nothing (stopped, as a hung browser is) with a real Chromium: the close asks it on
+ * CDP, gives up on the answer, and kills it once the grace is over, counted from the start; it does not first wait out
+ * the CDP request's own 30 s limit, which made a daemon whose browser hung take 40 s to stop.
+ */
+
+const { home, cleanup } = makeTestHome();
+const stopped: number[] = [];
+
+afterAll(() => {
+  for (const pid of stopped) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+  cleanup();
+});
+
+describe('closing Chrome', () => {
+  it('kills a Chrome that answers nothing once the grace is over, without waiting for its CDP answer first', async () => {
+    const chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir: `${home}/chrome`, headless: true, extraArgs: [], logger: Logger.silent() });
+    const version = (await (await fetch(`${chrome.browserUrl}/json/version`)).json()) as { webSocketDebuggerUrl: string };
+    const connection = await openCdpConnection(version.webSocketDebuggerUrl);
+    try {
+      // The connection works before the browser hangs.
+      expect(await connection.send('Browser.getVersion')).toHaveProperty('product');
+      process.kill(chrome.pid, 'SIGSTOP');
+      stopped.push(chrome.pid);
+      // A 2 s grace: the close must end well within the CDP request's own 30 s limit.
+      const closed = await withDeadline(chrome.close(connection, 2000).then(() => 'closed' as const), 15_000, 'still waiting' as const);
+      expect(closed).toBe('closed');
+      expect(isProcessAlive(chrome.pid)).toBe(false);
+      expect(chrome.running).toBe(false);
+    } finally {
+      connection.dispose();
+    }
+  }, 60_000);
+});
