@@ -215,6 +215,50 @@ describe('idle exit', () => {
     }
   }, 120_000);
 
+  it('a tray or dashboard watching a daemon whose stop takes long shows it stopping, says why, then stopped, not crashed', async () => {
+    // Told slow after 1 s here (20 s by default): the daemon's Chrome is stuck, so its stop waits out Chrome's close
+    // grace before it kills it, and only then removes its pid file and exits.
+    const supervisor = new Supervisor({ paths, pollIntervalMs: 300, slowStopMs: 1000 });
+    await supervisor.start();
+    let pid = 0;
+    let chromePid = 0;
+    try {
+      const client = await connectMcpClient();
+      try {
+        await client.callTool({ name: 'list_pages', arguments: {} });
+        const watched = await waitFor(() => (supervisor.view('default').state === 'ready' ? supervisor.view('default') : undefined), 'the supervisor to watch the daemon');
+        pid = watched.status?.pid ?? 0;
+        const browser = watched.status?.browser;
+        chromePid = browser?.kind === 'launched' ? (browser.pid ?? 0) : 0;
+        expect(pid).toBeGreaterThan(0);
+        expect(chromePid).toBeGreaterThan(0);
+        process.kill(chromePid, 'SIGSTOP');
+      } finally {
+        await client.close();
+      }
+      const slow = await waitFor(
+        () => (/is still stopping/.test(supervisor.view('default').lastError ?? '') ? supervisor.view('default') : undefined),
+        () => `the profile to say its daemon is slow to stop (it shows ${supervisor.view('default').state}, ${supervisor.view('default').lastError ?? 'no error'})`,
+        30_000,
+      );
+      expect(slow.state).toBe('stopping');
+      expect(alive(pid)).toBe(true);
+      await waitUntil(
+        () => supervisor.view('default').state === 'stopped',
+        () => `the supervisor to show the daemon stopped (it shows ${supervisor.view('default').state}, ${supervisor.view('default').lastError ?? 'no error'}; the daemon ${alive(pid) ? 'runs' : 'has exited'})`,
+        60_000,
+      );
+      expect(supervisor.view('default').lastError).toBeNull();
+      expect(alive(pid)).toBe(false);
+      expect(alive(chromePid)).toBe(false);
+    } finally {
+      if (chromePid > 0 && alive(chromePid)) {
+        process.kill(chromePid, 'SIGKILL');
+      }
+      await supervisor.dispose();
+    }
+  }, 120_000);
+
   it('daemon restart of a daemon started on demand starts one that exits idle too', async () => {
     const client = await connectMcpClient();
     let restarted: DaemonStatus;

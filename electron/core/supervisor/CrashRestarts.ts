@@ -13,6 +13,8 @@ export interface CrashRestartsHost {
   set: (slot: Slot, state: ProfileState, lastError: string | null) => void;
   /** Starts the profile's daemon again (the supervisor's launch, as `restarting`). */
   relaunch: (slot: Slot) => void;
+  /** See daemonExit.ts, SLOW_STOP_MS. */
+  slowStopMs?: number;
 }
 
 /**
@@ -40,6 +42,7 @@ export class CrashRestarts {
     this.#host.set(slot, 'stopping', null);
     const exit = await classifyDaemonExit(this.#host.paths, slot.name, watch.pid, {
       abandoned: this.#host.disposed,
+      ...(this.#host.slowStopMs === undefined ? {} : { slowAfterMs: this.#host.slowStopMs }),
       onSlow: (waitedMs) => {
         if (!this.#host.disposed()) {
           this.#host.set(slot, 'stopping', `The daemon (pid ${watch.pid}) closed its connections ${Math.round(waitedMs / 1000)} s ago and is still stopping (closing its Chrome and workers); the profile shows stopped once it has exited.`);

@@ -28,6 +28,8 @@ export interface SupervisorOptions {
   /** How long a watched daemon may leave a look unanswered before its profile says it does not answer. */
   answerWithinMs?: number;
   restart?: RestartPolicyOptions;
+  /** How long a watched daemon that closed its connections may take to exit before its profile says it is slow to. */
+  slowStopMs?: number;
   logger?: Logger;
 }
 
@@ -65,6 +67,7 @@ export class Supervisor {
       disposed: () => this.#disposed,
       set: (slot, state, lastError) => this.#set(slot, state, lastError),
       relaunch: (slot) => void this.#launch(slot, 'restarting'),
+      ...(this.#options.slowStopMs === undefined ? {} : { slowStopMs: this.#options.slowStopMs }),
     });
   }
 
