@@ -61,7 +61,7 @@ export class CrashRestarts {
     if (exit === 'stuck') {
       // Not restarted: the process still holds the profile, so a new daemon could not take it.
       this.#host.logger.warn(`profile ${slot.name}: daemon pid ${watch.pid} closed its connections and did not exit`);
-      this.#host.set(slot, 'crashed', `The daemon (pid ${watch.pid}) closed its connections and has not exited since; \`tabmux daemon stop --profile ${slot.name}\` ends it. Last log lines:\n${log}`);
+      this.#host.set(slot, 'crashed', `The daemon (pid ${watch.pid}) closed its connections and has not exited since; if it does not go, end it by its pid (kill ${watch.pid}). Last log lines:\n${log}`);
       return;
     }
     const reason = `The daemon (pid ${watch.pid}) exited unexpectedly. Last log lines:\n${log}`;

@@ -1,3 +1,4 @@
+import { holdsAt } from './holdsAt.js';
 import { PAIRED, PAIRED_PROPERTIES, SnapshotRendering, type SnapshotNode } from './snapshotText.js';
 
 /**
@@ -99,17 +100,6 @@ function lineParts(node: SnapshotNode, parts: string[]): void {
   parts.push('\n');
 }
 
-/** Whether `text` holds `part` from `at`, compared a character at a time (a slice would be a string to collect). */
-function holds(text: string, at: number, part: string): boolean {
-  const length = part.length;
-  for (let index = 0; index < length; index++) {
-    if (text.charCodeAt(at + index) !== part.charCodeAt(index)) {
-      return false;
-    }
-  }
-  return true;
-}
-
 /** Upstream leaves out a named node's children when they are only its name's text, as static text leaves. */
 function childrenAreItsName(node: SnapshotNode, children: readonly SnapshotNode[], verbose: boolean): boolean {
   const name = node['name'];
@@ -186,12 +176,12 @@ class Matcher {
     }
     const text = this.#text;
     const start = this.#cursor - length;
-    if (start < 0 || !holds(text, start, indent) || !holds(text, start + indent.length, 'uid=') || !holds(text, start + indent.length + 4, node.id)) {
+    if (start < 0 || !holdsAt(text, start, indent) || !holdsAt(text, start + indent.length, 'uid=') || !holdsAt(text, start + indent.length + 4, node.id)) {
       return false;
     }
     let at = start + indent.length + 4 + node.id.length;
     for (const part of parts) {
-      if (!holds(text, at, part)) {
+      if (!holdsAt(text, at, part)) {
         return false;
       }
       at += part.length;
