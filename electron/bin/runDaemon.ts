@@ -10,6 +10,7 @@ import { restoreUserMallocEnv } from '../core/lifecycle/daemonEnv.js';
 
 /** Room for Daemon.stop (Chrome alone gets 5 s before SIGKILL) after a crash; past this the process exits anyway. */
 const STOP_DEADLINE_MS = 15_000;
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 /** How long a daemon that found its profile taken waits for the other daemon to answer (as long as `daemon start` waits). */
 const JOIN_TIMEOUT_MS = 60_000;
 
@@ -23,7 +24,12 @@ export async function runDaemon(request: DaemonRunRequest): Promise<number> {
   const profile = await new ProfileStore(request.paths).get(request.profile);
   // `daemon start` points stderr at the profile's log file.
   const logger = Logger.toStderr(`daemon:${profile.name}`);
-  const starting = startOrJoin(request, profile, logger);
+  // A signal while the daemon starts (`daemon stop` finds no socket yet and signals it) stops it once started, so it
+  // closes the Chrome it launched as on any stop; one while this process waits for another daemon ends the wait. A
+  // second signal ends the process at once.
+  let stopAsked!: () => void;
+  const stopped = new Promise<void>((resolve) => (stopAsked = resolve));
+  const starting = startOrJoin(request, profile, logger, stopped);
   // Installed in the same tick as the start, so a crash while Chrome launches is caught too; a daemon that fails to
   // start cleans up after itself.
   exitOnCrash(process, {
@@ -32,14 +38,20 @@ export async function runDaemon(request: DaemonRunRequest): Promise<number> {
     deadlineMs: STOP_DEADLINE_MS,
     exit: (code) => process.exit(code),
   });
+  const stop = (): void => {
+    stopAsked();
+    void starting.then((daemon) => daemon?.stop(), () => undefined);
+  };
+  for (const signal of STOP_SIGNALS) {
+    process.once(signal, stop);
+  }
   const daemon = await starting;
   if (daemon === undefined) {
+    for (const signal of STOP_SIGNALS) {
+      process.off(signal, stop);
+    }
     return 0;
   }
-  const stop = (): void => void daemon.stop();
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  process.once('SIGHUP', stop);
   await daemon.stopped;
   return 0;
 }
@@ -49,7 +61,7 @@ export async function runDaemon(request: DaemonRunRequest): Promise<number> {
  * A holder that goes away without ever answering (it failed to start, or was stopped) leaves the profile free, and
  * this process claims it after all.
  */
-async function startOrJoin(request: DaemonRunRequest, profile: ProfileEntry, logger: Logger): Promise<Daemon | undefined> {
+async function startOrJoin(request: DaemonRunRequest, profile: ProfileEntry, logger: Logger, stopAsked: Promise<void>): Promise<Daemon | undefined> {
   const deadline = Date.now() + JOIN_TIMEOUT_MS;
   for (;;) {
     try {
@@ -59,7 +71,11 @@ async function startOrJoin(request: DaemonRunRequest, profile: ProfileEntry, log
         throw error;
       }
       logger.info(`${error.message}; waiting for it to answer`);
-      const pid = await awaitRunningDaemon(request.paths, profile.name, Math.max(0, deadline - Date.now()));
+      const pid = await awaitRunningDaemon(request.paths, profile.name, Math.max(0, deadline - Date.now()), stopAsked);
+      if (pid === 'gave up') {
+        logger.info('asked to stop while waiting for the other daemon to answer; this process exits');
+        return undefined;
+      }
       if (pid !== undefined) {
         logger.info(`the daemon for profile ${profile.name} runs as pid ${pid} and answers; this process leaves it serving and exits`);
         return undefined;

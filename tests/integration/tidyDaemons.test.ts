@@ -259,6 +259,45 @@ describe('idle exit', () => {
     }
   }, 120_000);
 
+  it('a tray or dashboard shows a daemon whose stop got stuck, and its Stop ends it with its Chrome', async () => {
+    // Stuck after 2 s here (2 minutes by default): the daemon's Chrome is stopped, so its own stop still waits on it.
+    const supervisor = new Supervisor({ paths, pollIntervalMs: 300, slowStopMs: 1000, stuckStopMs: 2000 });
+    await supervisor.start();
+    let pid = 0;
+    let chromePid = 0;
+    try {
+      const client = await connectMcpClient();
+      try {
+        await client.callTool({ name: 'list_pages', arguments: {} });
+        const watched = await waitFor(() => (supervisor.view('default').state === 'ready' ? supervisor.view('default') : undefined), 'the supervisor to watch the daemon');
+        pid = watched.status?.pid ?? 0;
+        const browser = watched.status?.browser;
+        chromePid = browser?.kind === 'launched' ? (browser.pid ?? 0) : 0;
+        expect(chromePid).toBeGreaterThan(0);
+        process.kill(chromePid, 'SIGSTOP');
+      } finally {
+        await client.close();
+      }
+      const stuck = await waitFor(
+        () => (supervisor.view('default').state === 'crashed' ? supervisor.view('default') : undefined),
+        () => `the profile to show its daemon stuck (it shows ${supervisor.view('default').state}, ${supervisor.view('default').lastError ?? 'no error'})`,
+        60_000,
+      );
+      expect(stuck.lastError).toContain(`The daemon (pid ${pid}) closed its connections and has not exited since; Stop ends it (from a shell: tabmux daemon stop --profile default)`);
+      expect(alive(pid)).toBe(true);
+      expect((await supervisor.stopProfile('default')).state).toBe('stopping');
+      await waitUntil(() => supervisor.view('default').state === 'stopped', () => `the profile to show stopped (it shows ${supervisor.view('default').state})`, 60_000);
+      // Shown stopped once it is gone, not before.
+      expect(alive(pid)).toBe(false);
+      await waitUntil(() => !alive(chromePid), 'its Chrome to be gone');
+    } finally {
+      if (chromePid > 0 && alive(chromePid)) {
+        process.kill(chromePid, 'SIGKILL');
+      }
+      await supervisor.dispose();
+    }
+  }, 120_000);
+
   it('daemon restart of a daemon started on demand starts one that exits idle too', async () => {
     const client = await connectMcpClient();
     let restarted: DaemonStatus;

@@ -229,14 +229,20 @@ async function spawnDaemon(profile: string, options: StartOptions, logFile: stri
 /**
  * For a daemon that found its profile held by another (a `daemon run` that lost the race to claim it): waits until
  * that daemon answers on its socket and returns its pid, or returns undefined once no running process holds the
- * profile any more (the holder failed or stopped before serving), so the caller can claim it after all.
+ * profile any more (the holder failed or stopped before serving), so the caller can claim it after all. `gaveUp`
+ * ends the wait early, with 'gave up'.
  */
-export async function awaitRunningDaemon(paths: TabmuxPaths, profile: string, timeoutMs: number): Promise<number | undefined> {
+export async function awaitRunningDaemon(paths: TabmuxPaths, profile: string, timeoutMs: number, gaveUp?: Promise<void>): Promise<number | 'gave up' | undefined> {
   const deadline = Date.now() + timeoutMs;
   const socketWatch = watchForSocket(socketPath(paths, profile));
   let holderPid: number | undefined;
+  let given = false;
+  void gaveUp?.then(() => (given = true));
   try {
     while (Date.now() < deadline) {
+      if (given) {
+        return 'gave up';
+      }
       const client = await tryConnect(paths, profile, 'tabmux-daemon', { looksOnly: true }).catch(() => undefined);
       if (client) {
         client.close();
@@ -247,7 +253,7 @@ export async function awaitRunningDaemon(paths: TabmuxPaths, profile: string, ti
         return undefined;
       }
       holderPid = holder.pid;
-      await socketWatch.wait();
+      await (gaveUp ? Promise.race([socketWatch.wait(), gaveUp]) : socketWatch.wait());
     }
   } finally {
     socketWatch.close();

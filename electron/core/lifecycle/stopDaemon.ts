@@ -4,11 +4,13 @@ import { withDeadline } from '../../../shared/withDeadline.js';
 import type { TabmuxPaths } from '../platform/paths.js';
 import { exitedWithin } from '../process/processes.js';
 import { startDaemon, tryConnect, type StartOptions } from './daemonProcess.js';
-import { stopUnresponsive } from './unresponsiveDaemon.js';
+import { stopByPid, stopUnresponsive } from './unresponsiveDaemon.js';
 
 /**
  * Asks a daemon to stop and waits until its process is gone. Returns false when none was running. A daemon that does
- * not answer (stopped or stuck, before its hello or after it) is ended by its pid instead: see `stopUnresponsive`.
+ * not answer (stopped or stuck, before its hello or after it) is ended by its pid instead: see `stopUnresponsive`. So
+ * is one that holds the profile with no socket to ask it by: starting (its socket opens once its Chrome runs) or
+ * stopping (its socket closes first), given the whole `timeoutMs` to act on SIGTERM as it would on being asked.
  * `helloTimeoutMs`: how long its hello is waited for (HELLO_TIMEOUT_MS unless given).
  */
 export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs = 20_000, options: { keepBrowser?: boolean; helloTimeoutMs?: number } = {}): Promise<boolean> {
@@ -23,7 +25,7 @@ export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs 
     return stopUnresponsive(paths, profile, timeoutMs);
   }
   if (!client) {
-    return false;
+    return stopByPid(paths, profile, timeoutMs, timeoutMs);
   }
   const pid = client.hello.pid;
   const closed = new Promise<void>((resolve) => client.onClose(resolve));

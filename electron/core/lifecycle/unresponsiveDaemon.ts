@@ -23,10 +23,19 @@ const UNRESPONSIVE_TERM_MS = 5_000;
 
 /**
  * Ends a daemon that takes connections but answers none (a stopped or stuck process), which cannot be asked to stop:
- * by the pid in its pid file (checked to be the same process), continued and sent SIGTERM, so one that only was
- * stopped closes as usual, then SIGKILL; the Chrome it ran, which it can no longer close, is stopped too.
+ * see `stopByPid`, with a few seconds for SIGTERM.
  */
-export async function stopUnresponsive(paths: TabmuxPaths, profile: string, timeoutMs: number): Promise<boolean> {
+export function stopUnresponsive(paths: TabmuxPaths, profile: string, timeoutMs: number): Promise<boolean> {
+  return stopByPid(paths, profile, Math.min(UNRESPONSIVE_TERM_MS, timeoutMs), timeoutMs);
+}
+
+/**
+ * Stops the daemon that holds the profile's pid file by its pid (checked to be the same process), for one that cannot
+ * be asked over its socket: continued and sent SIGTERM, on which a daemon stops as when asked (one that only was
+ * stopped closes as usual), given `termMs` to exit, then SIGKILL; the Chrome it ran, which it can then no longer
+ * close, is stopped too. False when no running process holds the profile.
+ */
+export async function stopByPid(paths: TabmuxPaths, profile: string, termMs: number, timeoutMs: number): Promise<boolean> {
   const file = pidFilePath(paths, profile);
   const [holder, record] = await Promise.all([runningHolder(file), recordedChrome(file)]);
   if (holder === undefined) {
@@ -36,7 +45,7 @@ export async function stopUnresponsive(paths: TabmuxPaths, profile: string, time
   await noteStopRequested(paths, profile, holder.pid).catch(() => undefined);
   signalProcess(holder.pid, 'SIGCONT');
   signalProcess(holder.pid, 'SIGTERM');
-  if (!(await exitedWithin(holder.pid, Math.min(UNRESPONSIVE_TERM_MS, timeoutMs)))) {
+  if (!(await exitedWithin(holder.pid, termMs))) {
     signalProcess(holder.pid, 'SIGKILL');
     await exitedWithin(holder.pid, timeoutMs);
     if (record?.pid === holder.pid) {

@@ -15,6 +15,8 @@ export interface CrashRestartsHost {
   relaunch: (slot: Slot) => void;
   /** See daemonExit.ts, SLOW_STOP_MS. */
   slowStopMs?: number;
+  /** See daemonExit.ts, STUCK_STOP_MS. */
+  stuckStopMs?: number;
 }
 
 /**
@@ -43,6 +45,7 @@ export class CrashRestarts {
     const exit = await classifyDaemonExit(this.#host.paths, slot.name, watch.pid, {
       abandoned: this.#host.disposed,
       ...(this.#host.slowStopMs === undefined ? {} : { slowAfterMs: this.#host.slowStopMs }),
+      ...(this.#host.stuckStopMs === undefined ? {} : { stuckAfterMs: this.#host.stuckStopMs }),
       onSlow: (waitedMs) => {
         if (!this.#host.disposed()) {
           this.#host.set(slot, 'stopping', `The daemon (pid ${watch.pid}) closed its connections ${Math.round(waitedMs / 1000)} s ago and is still stopping (closing its Chrome and workers); the profile shows stopped once it has exited.`);
@@ -61,7 +64,7 @@ export class CrashRestarts {
     if (exit === 'stuck') {
       // Not restarted: the process still holds the profile, so a new daemon could not take it.
       this.#host.logger.warn(`profile ${slot.name}: daemon pid ${watch.pid} closed its connections and did not exit`);
-      this.#host.set(slot, 'crashed', `The daemon (pid ${watch.pid}) closed its connections and has not exited since; if it does not go, end it by its pid (kill ${watch.pid}). Last log lines:\n${log}`);
+      this.#host.set(slot, 'crashed', `The daemon (pid ${watch.pid}) closed its connections and has not exited since; Stop ends it (from a shell: tabmux daemon stop --profile ${slot.name}). Last log lines:\n${log}`);
       return;
     }
     const reason = `The daemon (pid ${watch.pid}) exited unexpectedly. Last log lines:\n${log}`;

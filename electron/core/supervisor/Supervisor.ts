@@ -5,7 +5,8 @@ import type { ForwardedDaemonMethod, ProfileView, SupervisorEvent, SupervisorSna
 import { startDaemon } from '../lifecycle/daemonProcess.js';
 import { stopDaemon } from '../lifecycle/stopDaemon.js';
 import { Logger } from '../platform/Logger.js';
-import type { TabmuxPaths } from '../platform/paths.js';
+import { pidFilePath, type TabmuxPaths } from '../platform/paths.js';
+import { runningHolder } from '../process/ClaimFile.js';
 import { addExternalProfile, type ExternalProfileRequest } from '../profile/addExternalProfile.js';
 import { ProfileStore, validateProfileName, type ProfileConfig } from '../profile/ProfileStore.js';
 import { CrashRestarts } from './CrashRestarts.js';
@@ -30,6 +31,8 @@ export interface SupervisorOptions {
   restart?: RestartPolicyOptions;
   /** How long a watched daemon that closed its connections may take to exit before its profile says it is slow to. */
   slowStopMs?: number;
+  /** How long such a daemon may take to exit before its profile shows it stuck (and Stop ends it). */
+  stuckStopMs?: number;
   logger?: Logger;
 }
 
@@ -68,6 +71,7 @@ export class Supervisor {
       set: (slot, state, lastError) => this.#set(slot, state, lastError),
       relaunch: (slot) => void this.#launch(slot, 'restarting'),
       ...(this.#options.slowStopMs === undefined ? {} : { slowStopMs: this.#options.slowStopMs }),
+      ...(this.#options.stuckStopMs === undefined ? {} : { stuckStopMs: this.#options.stuckStopMs }),
     });
   }
 
@@ -130,7 +134,8 @@ export class Supervisor {
     if (slot.busy && slot.state === 'stopping') {
       return view(slot);
     }
-    if (!slot.watch && !slot.busy && !slot.unanswered) {
+    // A daemon shown crashed may still hold the profile (one whose stop got stuck): Stop ends that one too.
+    if (!slot.watch && !slot.busy && !slot.unanswered && (await runningHolder(pidFilePath(this.#paths, name)).catch(() => undefined)) === undefined) {
       this.#set(slot, 'stopped', null);
       return view(slot);
     }

@@ -1,0 +1,84 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findChrome } from '../../electron/core/browser/findChrome.js';
+import { pidFilePath, socketPath } from '../../electron/core/platform/paths.js';
+import { runningHolder } from '../../electron/core/process/ClaimFile.js';
+import { inspectProcess } from '../../electron/core/process/processState.js';
+import { alive, cliDriver } from '../helpers/cliDriver.js';
+import { cliPath } from '../helpers/runCli.js';
+import { makeTestHome } from '../helpers/testHome.js';
+import { waitFor, waitUntil } from '../helpers/waitFor.js';
+
+/**
+ * A daemon holds its profile from the start, but opens its socket only once its Chrome runs: `daemon stop` in
+ * between finds no socket to ask it by. It must still stop that daemon (and the Chrome it goes on to launch), not say
+ * none was running and leave it to come up. A real `daemon start`, a real Chromium started late by a wrapper.
+ */
+
+const { home, paths, cleanup } = makeTestHome();
+const { tabmux } = cliDriver(home);
+/** Chromium, started a few seconds late, so the daemon is caught holding its profile with no socket yet. */
+const slowChrome = join(home, 'slow-chromium.sh');
+writeFileSync(slowChrome, `#!/bin/sh\nsleep 3\nexec '${findChrome(undefined)}' "$@"\n`);
+chmodSync(slowChrome, 0o755);
+
+/** Chrome processes run on a user-data-dir under this test's home. */
+function chromesOfHome(): number[] {
+  const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
+  return lines.filter((line) => line.includes(`--user-data-dir=${home}`)).map((line) => Number.parseInt(line.trim(), 10));
+}
+
+afterAll(async () => {
+  await tabmux(['daemon', 'stop']);
+  cleanup();
+});
+
+describe('daemon stop while the daemon starts', () => {
+  it('stops it, and the Chrome it launches, though it has no socket yet', async () => {
+    const starting = tabmux(['daemon', 'start'], { TABMUX_CHROME: slowChrome }, 60_000);
+    const holder = await waitFor(() => runningHolder(pidFilePath(paths, 'default')), 'the starting daemon to hold its profile');
+    expect(existsSync(socketPath(paths, 'default'))).toBe(false);
+
+    const stop = await tabmux(['daemon', 'stop']);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout).toContain('stopped profile default');
+    // Returned once the daemon is gone: it finished starting, then stopped as asked, closing its Chrome.
+    expect(alive(holder.pid)).toBe(false);
+    await waitUntil(() => chromesOfHome().length === 0, () => `no Chrome left on the profile (still: ${chromesOfHome().join(', ')})`);
+    expect(await runningHolder(pidFilePath(paths, 'default'))).toBeUndefined();
+
+    // Whoever was starting it is not left waiting (it saw the daemon come up before it stopped, or go), and the
+    // profile is free.
+    const started = await starting;
+    expect(started.code).not.toBeNull();
+    if (started.code !== 0) {
+      expect(started.stderr).toMatch(/\S/);
+    }
+    expect((await tabmux(['daemon', 'status'])).code).toBe(3);
+  }, 90_000);
+
+  it('a daemon run waiting for the daemon that holds the profile leaves at once when signalled', async () => {
+    // A process holding the profile's pid file that never opens a socket, as a daemon stuck in its start would.
+    const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      const holderPid = holder.pid ?? 0;
+      mkdirSync(dirname(pidFilePath(paths, 'default')), { recursive: true });
+      writeFileSync(pidFilePath(paths, 'default'), JSON.stringify({ pid: holderPid, identity: inspectProcess(holderPid).identity, nonce: 'aaaaaaaaaaaaaaaa' }));
+      const waiting = spawn(process.execPath, [cliPath(), 'daemon', 'run', '--headless'], { env: { ...process.env, TABMUX_HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let said = '';
+      waiting.stderr.on('data', (chunk: Buffer) => (said += chunk.toString('utf8')));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => waiting.once('exit', (code, signal) => resolve({ code, signal })));
+      await waitUntil(() => said.includes('waiting for it to answer'), () => `the daemon run to wait for the holder (it said: ${said})`);
+      waiting.kill('SIGTERM');
+      // Within its join wait (a minute), it would otherwise go on waiting for a daemon it was asked not to wait for.
+      const exit = await Promise.race([exited, new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), 10_000))]);
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(said).toContain('asked to stop while waiting for the other daemon to answer');
+      expect(alive(holderPid)).toBe(true);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  }, 60_000);
+});
