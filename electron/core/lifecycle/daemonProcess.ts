@@ -8,6 +8,7 @@ import { daemonLogTail, readDaemonLog } from './daemonLog.js';
 import { pidFilePath, profileDataDir, profileLogFile, socketPath, type TabmuxPaths } from '../platform/paths.js';
 import { runningHolder } from '../process/ClaimFile.js';
 import { unresponsiveError } from './unresponsiveDaemon.js';
+import { stopWasRequested } from './stopRequest.js';
 import { ensureSecureDir } from '../platform/secureFs.js';
 import { DaemonClient, HELLO_TIMEOUT_MS, type DaemonClientOptions } from '../transport/DaemonClient.js';
 import { loadProtocolSchemas } from '../transport/protocolSchemas.js';
@@ -169,7 +170,10 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
       const client = await tryConnect(paths, profile).catch(() => undefined);
       if (client) {
         try {
-          const status = await client.call('tabmux/status');
+          const status = await client.call('tabmux/status').catch(async (error: unknown) => {
+            // The daemon closed this connection as it became ready: stopped meanwhile, and not to be started again.
+            throw (await wasStopped(paths, profile, spawned)) ? stoppedWhileStarting(profile) : error;
+          });
           if (status.state === 'ready') {
             return { status, started: spawned !== undefined && status.pid === spawned.pid };
           }
@@ -180,6 +184,9 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
         // No socket answers yet. A running holder of the pid file is a daemon on its way up (or down): its socket is
         // waited for, and no daemon is spawned only to find the profile taken.
         if ((await runningHolder(pidFilePath(paths, profile))) === undefined) {
+          if (await wasStopped(paths, profile, spawned)) {
+            throw stoppedWhileStarting(profile);
+          }
           if (spawned !== undefined && (spawned.exitCode !== 0 || spawns >= MAX_SPAWNS)) {
             throw await startFailure(paths, profile, logStart);
           }
@@ -193,6 +200,15 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
     socketWatch.close();
   }
   throw new TabmuxError('daemon_start_failed', `the daemon for profile ${profile} did not become ready in time; see ${logFile}, or check with: tabmux daemon status --profile ${profile}`);
+}
+
+/** Whether the daemon this start spawned was stopped by its pid (`daemon stop` or the tray's Stop before its socket opened). */
+function wasStopped(paths: TabmuxPaths, profile: string, spawned: SpawnedDaemon | undefined): Promise<boolean> {
+  return spawned?.pid === undefined ? Promise.resolve(false) : stopWasRequested(paths, profile, spawned.pid);
+}
+
+function stoppedWhileStarting(profile: string): TabmuxError {
+  return new TabmuxError('daemon_start_failed', `the daemon for profile ${profile} was stopped while it started (tabmux daemon stop, or Stop in the tray); start it again if that was not meant`);
 }
 
 /** Spawns `tabmux daemon run` in the background, its output appended to the profile's log. */
