@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DaemonEvent } from '../../../shared/model.js';
@@ -8,6 +6,7 @@ import { Logger } from '../platform/Logger.js';
 import { Router } from './Router.js';
 import { DEFAULT_SETTINGS } from './RouterSettings.js';
 import { FakeBrowser, FakeUpstream } from './testing/FakeUpstream.js';
+import { testTempDir } from './testing/testTempDir.js';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -23,7 +22,7 @@ async function setup(workers = 1) {
       upstreams[index] = upstream;
       return Promise.resolve(upstream);
     },
-    filesDir: join(mkdtempSync(join(tmpdir(), 'tabmux-router-')), 'files'),
+    filesDir: join(testTempDir('tabmux-router-'), 'files'),
   });
   const events: DaemonEvent[] = [];
   router.onEvent((event) => events.push(event));

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolInfo } from '../../../../shared/protocol.js';
 import { Logger } from '../../platform/Logger.js';
@@ -14,6 +12,7 @@ import { TabIdentity } from '../TabIdentity.js';
 import { ToolCatalog } from '../ToolCatalog.js';
 import { WorkerPool } from '../WorkerPool.js';
 import { FAKE_TOOLS, FakeBrowser, FakeUpstream } from './FakeUpstream.js';
+import { testTempDir } from './testTempDir.js';
 
 /** The router's parts wired over fake upstreams on one fake browser, as the Router wires them. */
 export function fakeParts(options: { workers?: number; urls?: readonly string[]; tools?: readonly ToolInfo[]; isolation?: Isolation } = {}) {
@@ -48,7 +47,7 @@ export function fakeParts(options: { workers?: number; urls?: readonly string[];
   };
   /** A new session on the least loaded worker. */
   const createSession = (label: string | null = null): Session => sessions.add(label, pool.pin().index);
-  const filesDir = join(mkdtempSync(join(tmpdir(), 'tabmux-fake-')), 'files');
+  const filesDir = join(testTempDir('tabmux-fake-'), 'files');
   const windowOf = (tabId: string): Promise<number | null> => browser.windowOf(tabId);
   return { browser, windowOf, upstreams, sessions, pool, pages, tabs, sessionTabs, abandoned, front: new FrontTab(), catalog, createSession, filesDir };
 }

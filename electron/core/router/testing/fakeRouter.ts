@@ -1,11 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '../../platform/Logger.js';
 import type { CallObserver } from '../../activity/CallRecord.js';
 import { Router } from '../Router.js';
 import { DEFAULT_SETTINGS, type RouterSettings } from '../RouterSettings.js';
 import { FakeBrowser, FakeUpstream } from './FakeUpstream.js';
+import { testTempDir } from './testTempDir.js';
 
 export interface FakeRouterOptions<U extends FakeUpstream> {
   settings?: Partial<RouterSettings>;
@@ -31,7 +30,7 @@ export async function fakeRouter<U extends FakeUpstream = FakeUpstream>(options:
       upstreams[index] = upstream;
       return Promise.resolve(upstream);
     },
-    filesDir: join(mkdtempSync(join(tmpdir(), 'tabmux-router-')), 'files'),
+    filesDir: join(testTempDir('tabmux-router-'), 'files'),
     observe: options.observe,
   });
   if (options.watchTabs === true) {
