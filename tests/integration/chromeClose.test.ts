@@ -1,3 +1,5 @@
+import { existsSync, readlinkSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChromeProcess } from '../../electron/core/browser/ChromeProcess.js';
 import { openCdpConnection } from '../../electron/core/browser/CdpConnection.js';
@@ -6,6 +8,7 @@ import { Logger } from '../../electron/core/platform/Logger.js';
 import { isProcessAlive } from '../../electron/core/process/processes.js';
 import { withDeadline } from '../../shared/withDeadline.js';
 import { makeTestHome } from '../helpers/testHome.js';
+import { waitUntil } from '../helpers/waitFor.js';
 
 /**
  * Closing a Chrome that answers nothing (stopped, as a hung browser is) with a real Chromium: the close asks it on
@@ -45,5 +48,16 @@ describe('closing Chrome', () => {
     } finally {
       connection.dispose();
     }
+  }, 60_000);
+
+  it('leaves no temp folder behind when Chrome is killed (its singleton socket\'s, which only a clean exit removes)', async () => {
+    const userDataDir = `${home}/killed`;
+    const chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir, headless: true, extraArgs: [], logger: Logger.silent() });
+    stopped.push(chrome.pid);
+    const folder = dirname(readlinkSync(`${userDataDir}/SingletonSocket`));
+    expect(existsSync(folder)).toBe(true);
+    process.kill(chrome.pid, 'SIGKILL');
+    await chrome.exited;
+    await waitUntil(() => !existsSync(folder), `Chrome's singleton folder ${folder} to be removed`, 5_000);
   }, 60_000);
 });

@@ -6,7 +6,7 @@ import { withDeadline } from '../../../shared/withDeadline.js';
 import type { Logger } from '../platform/Logger.js';
 import type { CdpConnection } from './CdpConnection.js';
 import { startWatchdog } from './ChromeWatchdog.js';
-import { chromeHolding } from '../process/chromeHolding.js';
+import { chromeHolding, removeSingletonFolder } from '../process/chromeHolding.js';
 import { isProcessAlive, killProcessGroup } from '../process/processes.js';
 
 export interface ChromeLaunchOptions {
@@ -104,7 +104,10 @@ export class ChromeProcess {
       timer.unref();
     });
     const watchdog = startWatchdog({ chromePid: orphan.pid, userDataDir: orphan.userDataDir, orphanGraceMs, closeGraceMs: CLOSE_GRACE_MS });
-    void exited.then(() => watchdog?.kill('SIGKILL'));
+    void exited.then(() => {
+      watchdog?.kill('SIGKILL');
+      void removeSingletonFolder(orphan.userDataDir, orphan.pid);
+    });
     return new ChromeProcess(orphan.pid, orphan, exited, watchdog?.pid, true, () => clearInterval(timer));
   }
 
@@ -155,7 +158,11 @@ export class ChromeProcess {
     });
 
     const watchdog = startWatchdog({ chromePid: child.pid, userDataDir, orphanGraceMs: options.orphanGraceMs ?? 0, closeGraceMs: CLOSE_GRACE_MS });
-    void exited.then(() => watchdog?.kill('SIGKILL'));
+    void exited.then(() => {
+      watchdog?.kill('SIGKILL');
+      // A Chrome killed or crashed leaves its singleton socket's temp folder behind.
+      void (child.pid === undefined ? undefined : removeSingletonFolder(userDataDir, child.pid));
+    });
     const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
     while (Date.now() < deadline) {
       const active = await readActivePort(portFile);

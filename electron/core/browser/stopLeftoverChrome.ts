@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import type { Logger } from '../platform/Logger.js';
 import { exitedWithin, isProcessAlive, killProcessGroup } from '../process/processes.js';
-import { chromeHolding } from '../process/chromeHolding.js';
+import { chromeHolding, removeSingletonFolder } from '../process/chromeHolding.js';
 
 /**
  * Stops a Chrome left behind by a daemon that died (its pid from the dead daemon's pid file), so a daemon killed
@@ -14,7 +14,9 @@ export async function stopLeftoverChrome(pid: number, userDataDir: string, logge
   }
   logger.warn(`stopping Chrome pid ${pid} left behind by a daemon that died`);
   killProcessGroup(pid, 'SIGKILL');
-  await exitedWithin(pid, 5000);
+  if (await exitedWithin(pid, 5000)) {
+    await removeSingletonFolder(userDataDir, pid);
+  }
 }
 
 async function isChromeFor(pid: number, userDataDir: string): Promise<boolean> {
