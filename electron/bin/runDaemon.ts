@@ -28,8 +28,8 @@ export async function runDaemon(request: DaemonRunRequest): Promise<number> {
   // closes the Chrome it launched as on any stop; one while this process waits for another daemon ends the wait. A
   // second signal ends the process at once.
   let stopAsked!: () => void;
-  const stopped = new Promise<void>((resolve) => (stopAsked = resolve));
-  const starting = startOrJoin(request, profile, logger, stopped);
+  const stopRequested = new Promise<void>((resolve) => (stopAsked = resolve));
+  const starting = startOrJoin(request, profile, logger, stopRequested);
   // Installed in the same tick as the start, so a crash while Chrome launches is caught too; a daemon that fails to
   // start cleans up after itself.
   exitOnCrash(process, {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliDriver } from '../helpers/cliDriver.js';
@@ -106,7 +106,11 @@ describe('doctor', () => {
     const fresh = makeTestHome();
     try {
       const driver = cliDriver(fresh.home);
-      const run = await driver.tabmux(['doctor', '--json'], {}, 90_000);
+      // Its own temp dir, which the Chromes doctor starts and kills must leave as they found it.
+      const scratch = join(fresh.home, 'tmp');
+      mkdirSync(scratch);
+      const run = await driver.tabmux(['doctor', '--json'], { TMPDIR: scratch }, 90_000);
+      expect(readdirSync(scratch)).toEqual([]);
       expect(run.code).toBe(0);
       const report = JSON.parse(run.stdout) as { ok: boolean; checks: { name: string; status: string; message: string }[] };
       expect(report.ok).toBe(true);

@@ -8,7 +8,8 @@ import { findChrome } from '../browser/findChrome.js';
 import { readDaemonPidFile } from '../lifecycle/DaemonPidFile.js';
 import { tryConnect } from '../lifecycle/daemonProcess.js';
 import { pidFilePath, profileDataDir, profileUserDataDir, type TabmuxPaths } from '../platform/paths.js';
-import { isProcessAlive } from '../process/processes.js';
+import { isProcessAlive, killProcessGroup } from '../process/processes.js';
+import { removeSingletonFolder } from '../process/chromeHolding.js';
 import type { ProfileEntry } from '../profile/ProfileStore.js';
 import { chromeExtraArgs } from '../profile/settings.js';
 import { packageRoot } from '../platform/version.js';
@@ -97,7 +98,8 @@ function chromeStarts(executable: string, args: readonly string[]): Promise<Star
 async function probeStart(executable: string, args: readonly string[]): Promise<StartProbe> {
   const userDataDir = await fs.mkdtemp(join(tmpdir(), 'tabmux-doctor-'));
   try {
-    const child = spawn(executable, [...args, `--user-data-dir=${userDataDir}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // A group of its own, so that its helper processes end with it and write nothing into the folder once it is removed.
+    const child = spawn(executable, [...args, `--user-data-dir=${userDataDir}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
     let stderr = '';
     const outcome = await new Promise<StartProbe>((resolve) => {
       const timer = setTimeout(() => resolve({ started: false, why: `it did not start within ${CHROME_START_DEADLINE_MS / 1000} s` }), CHROME_START_DEADLINE_MS);
@@ -121,8 +123,12 @@ async function probeStart(executable: string, args: readonly string[]): Promise<
     });
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
+      killProcessGroup(child.pid, 'SIGKILL');
       await exited;
+    }
+    if (child.pid !== undefined) {
+      // Killed, it leaves its singleton socket's temp folder behind.
+      await removeSingletonFolder(userDataDir, child.pid);
     }
     return outcome;
   } finally {
