@@ -220,22 +220,10 @@ describe('idle exit', () => {
     // grace before it kills it, and only then removes its pid file and exits.
     const supervisor = new Supervisor({ paths, pollIntervalMs: 300, slowStopMs: 1000 });
     await supervisor.start();
-    let pid = 0;
-    let chromePid = 0;
+    const daemon = { pid: 0, chromePid: 0 };
     try {
-      const client = await connectMcpClient();
-      try {
-        await client.callTool({ name: 'list_pages', arguments: {} });
-        const watched = await waitFor(() => (supervisor.view('default').state === 'ready' ? supervisor.view('default') : undefined), 'the supervisor to watch the daemon');
-        pid = watched.status?.pid ?? 0;
-        const browser = watched.status?.browser;
-        chromePid = browser?.kind === 'launched' ? (browser.pid ?? 0) : 0;
-        expect(pid).toBeGreaterThan(0);
-        expect(chromePid).toBeGreaterThan(0);
-        process.kill(chromePid, 'SIGSTOP');
-      } finally {
-        await client.close();
-      }
+      await hangChromeOfWatchedDaemon(supervisor, daemon);
+      const { pid, chromePid } = daemon;
       const slow = await waitFor(
         () => (/is still stopping/.test(supervisor.view('default').lastError ?? '') ? supervisor.view('default') : undefined),
         () => `the profile to say its daemon is slow to stop (it shows ${supervisor.view('default').state}, ${supervisor.view('default').lastError ?? 'no error'})`,
@@ -252,8 +240,8 @@ describe('idle exit', () => {
       expect(alive(pid)).toBe(false);
       expect(alive(chromePid)).toBe(false);
     } finally {
-      if (chromePid > 0 && alive(chromePid)) {
-        process.kill(chromePid, 'SIGKILL');
+      if (daemon.chromePid > 0 && alive(daemon.chromePid)) {
+        process.kill(daemon.chromePid, 'SIGKILL');
       }
       await supervisor.dispose();
     }
@@ -263,21 +251,10 @@ describe('idle exit', () => {
     // Stuck after 2 s here (2 minutes by default): the daemon's Chrome is stopped, so its own stop still waits on it.
     const supervisor = new Supervisor({ paths, pollIntervalMs: 300, slowStopMs: 1000, stuckStopMs: 2000 });
     await supervisor.start();
-    let pid = 0;
-    let chromePid = 0;
+    const daemon = { pid: 0, chromePid: 0 };
     try {
-      const client = await connectMcpClient();
-      try {
-        await client.callTool({ name: 'list_pages', arguments: {} });
-        const watched = await waitFor(() => (supervisor.view('default').state === 'ready' ? supervisor.view('default') : undefined), 'the supervisor to watch the daemon');
-        pid = watched.status?.pid ?? 0;
-        const browser = watched.status?.browser;
-        chromePid = browser?.kind === 'launched' ? (browser.pid ?? 0) : 0;
-        expect(chromePid).toBeGreaterThan(0);
-        process.kill(chromePid, 'SIGSTOP');
-      } finally {
-        await client.close();
-      }
+      await hangChromeOfWatchedDaemon(supervisor, daemon);
+      const { pid, chromePid } = daemon;
       const stuck = await waitFor(
         () => (supervisor.view('default').state === 'crashed' ? supervisor.view('default') : undefined),
         () => `the profile to show its daemon stuck (it shows ${supervisor.view('default').state}, ${supervisor.view('default').lastError ?? 'no error'})`,
@@ -291,8 +268,8 @@ describe('idle exit', () => {
       expect(alive(pid)).toBe(false);
       await waitUntil(() => !alive(chromePid), 'its Chrome to be gone');
     } finally {
-      if (chromePid > 0 && alive(chromePid)) {
-        process.kill(chromePid, 'SIGKILL');
+      if (daemon.chromePid > 0 && alive(daemon.chromePid)) {
+        process.kill(daemon.chromePid, 'SIGKILL');
       }
       await supervisor.dispose();
     }
@@ -348,6 +325,27 @@ describe('idle exit', () => {
     await ok(['daemon', 'stop']);
   });
 });
+
+/**
+ * An agent's call starts the daemon on demand, the supervisor watches it, then its Chrome is stopped (SIGSTOP) and
+ * the agent leaves: the daemon, idle, stops, and its stop waits on that Chrome. The pids go into `daemon` as soon as
+ * they are known, so the caller's cleanup finds the Chrome to kill however this ends.
+ */
+async function hangChromeOfWatchedDaemon(supervisor: Supervisor, daemon: { pid: number; chromePid: number }): Promise<void> {
+  const client = await connectMcpClient();
+  try {
+    await client.callTool({ name: 'list_pages', arguments: {} });
+    const watched = await waitFor(() => (supervisor.view('default').state === 'ready' ? supervisor.view('default') : undefined), 'the supervisor to watch the daemon');
+    daemon.pid = watched.status?.pid ?? 0;
+    const browser = watched.status?.browser;
+    daemon.chromePid = browser?.kind === 'launched' ? (browser.pid ?? 0) : 0;
+    expect(daemon.pid).toBeGreaterThan(0);
+    expect(daemon.chromePid).toBeGreaterThan(0);
+    process.kill(daemon.chromePid, 'SIGSTOP');
+  } finally {
+    await client.close();
+  }
+}
 
 /** An MCP client on `tabmux mcp serve`, whose daemon, if it starts one, exits after IDLE_EXIT_MS idle. */
 async function connectMcpClient(): Promise<Client> {
