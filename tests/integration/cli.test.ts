@@ -386,9 +386,9 @@ describe('tabmux daemon stop', () => {
     const pids = { daemon: before.pid, chrome: before.chrome.pid!, upstream: before.upstream.pid! };
     expect(Object.values(pids).every(alive)).toBe(true);
 
-    const stopped = await tabmux(['daemon', 'stop']);
+    const stopped = await tabmux(['daemon', 'stop', '--json']);
     expect(stopped.code).toBe(0);
-    expect(stopped.stdout).toBe('stopped profile default\n');
+    expect(JSON.parse(stopped.stdout)).toEqual({ profile: 'default', stopped: true, how: 'asked' });
     for (const [name, pid] of Object.entries(pids)) {
       expect(alive(pid), `${name} pid ${pid}`).toBe(false);
     }
@@ -399,5 +399,6 @@ describe('tabmux daemon stop', () => {
     const again = await tabmux(['daemon', 'stop']);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/was not running/);
+    expect(JSON.parse((await tabmux(['daemon', 'stop', '--json'])).stdout)).toEqual({ profile: 'default', stopped: false });
   });
 });

@@ -92,7 +92,7 @@ describe('daemon stop --all', () => {
 
     const stopped = await tabmux(['daemon', 'stop', '--all', '--json']);
     expect(stopped.code).toBe(0);
-    expect(JSON.parse(stopped.stdout)).toEqual({ stopped: ['default', 'second'], failed: [] });
+    expect(JSON.parse(stopped.stdout)).toEqual({ stopped: ['default', 'second'], how: { default: 'asked', second: 'asked' }, failed: [] });
     for (const pid of pids) {
       await waitUntil(() => !alive(pid), `process ${pid} to exit`, 30_000);
     }

@@ -44,6 +44,33 @@ setInterval(() => {}, 1000);
 process.stdout.write('holding\\n');
 `;
 
+/**
+ * A daemon stand-in that answers its hello and, asked to stop, closes its socket and every connection as a stopping
+ * daemon does first; with `exits` it then exits, otherwise it stays, deaf to SIGTERM, as one stuck in its stop would.
+ */
+const CLOSES_WHEN_ASKED = `
+const net = require('node:net');
+const [path, version, mode] = process.argv.slice(1);
+process.on('SIGTERM', () => process.stdout.write('term\\n'));
+setInterval(() => {}, 1000);
+const connections = new Set();
+const server = net.createServer((socket) => {
+  connections.add(socket);
+  socket.on('data', (chunk) => {
+    for (const line of chunk.toString('utf8').split('\\n').filter(Boolean)) {
+      const message = JSON.parse(line);
+      if (message.method === 'tabmux/hello') {
+        socket.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: Number(version), version: 't', profile: 'default', pid: process.pid } }) + '\\n');
+      } else if (message.method === 'tabmux/stop') {
+        server.close();
+        for (const each of connections) each.destroy();
+        if (mode === 'exits') setTimeout(() => process.exit(0), 200);
+      }
+    }
+  });
+}).listen(path, () => process.stdout.write('listening\\n'));
+`;
+
 const homes: string[] = [];
 const children: ChildProcess[] = [];
 
@@ -56,49 +83,75 @@ afterEach(() => {
   }
 });
 
+interface StandIn {
+  paths: ReturnType<typeof resolvePaths>;
+  child: ChildProcess;
+  /** The lines it printed: `term` each time it was sent SIGTERM. */
+  said: string[];
+  /** The signal it exited on, null when it exited by itself. */
+  exited: Promise<NodeJS.Signals | null>;
+}
+
+/**
+ * A stand-in daemon (a Node script, given its arguments and the profile's socket path) in a fresh home, named the
+ * profile's holder in its pid file once it printed its first line.
+ */
+async function holdingProfile(nodeArgs: (socket: string) => string[]): Promise<StandIn> {
+  const home = mkdtempSync(join(tmpdir(), 'tmx-stop-'));
+  homes.push(home);
+  const paths = resolvePaths({ TABMUX_HOME: home });
+  const socket = socketPath(paths, 'default');
+  mkdirSync(dirname(socket), { recursive: true });
+  const child = spawn(process.execPath, ['-e', ...nodeArgs(socket)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  const said: string[] = [];
+  const ready = new Promise<void>((resolve) => child.stdout?.on('data', (chunk: Buffer) => {
+    said.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    resolve();
+  }));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  await ready;
+  const pid = child.pid ?? 0;
+  mkdirSync(dirname(pidFilePath(paths, 'default')), { recursive: true });
+  writeFileSync(pidFilePath(paths, 'default'), JSON.stringify({ pid, identity: inspectProcess(pid).identity, nonce: 'aaaaaaaaaaaaaaaa' }));
+  return { paths, child, said, exited };
+}
+
 describe('stopDaemon', () => {
   it('ends a daemon that answers its hello and then nothing, by its pid, within its deadline', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'tmx-stop-'));
-    homes.push(home);
-    const paths = resolvePaths({ TABMUX_HOME: home });
-    const path = socketPath(paths, 'default');
-    mkdirSync(dirname(path), { recursive: true });
-    const child = spawn(process.execPath, ['-e', SILENT_AFTER_HELLO, path, String(PROTOCOL_VERSION)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    await new Promise<void>((resolve) => child.stdout?.once('data', () => resolve()));
-    const pid = child.pid ?? 0;
-    mkdirSync(dirname(pidFilePath(paths, 'default')), { recursive: true });
-    writeFileSync(pidFilePath(paths, 'default'), JSON.stringify({ pid, identity: inspectProcess(pid).identity, nonce: 'aaaaaaaaaaaaaaaa' }));
+    const { paths, child, exited } = await holdingProfile((path) => [SILENT_AFTER_HELLO, path, String(PROTOCOL_VERSION)]);
+    expect(await stopDaemon(paths, 'default', 1_000)).toBe('signalled');
+    expect(await exited).toBe('SIGTERM');
+    expect(isProcessAlive(child.pid ?? 0)).toBe(false);
+  });
 
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    expect(await stopDaemon(paths, 'default', 1_000)).toBe(true);
-    await exited;
-    expect(isProcessAlive(pid)).toBe(false);
+  describe('a daemon asked over its socket', () => {
+    const answering = (mode: 'exits' | 'stays'): Promise<StandIn> => holdingProfile((path) => [CLOSES_WHEN_ASKED, path, String(PROTOCOL_VERSION), mode]);
+
+    it('says it stopped as asked, once it is gone', async () => {
+      const { paths, child, said, exited } = await answering('exits');
+      expect(await stopDaemon(paths, 'default', 5_000)).toBe('asked');
+      expect(isProcessAlive(child.pid ?? 0)).toBe(false);
+      expect(await exited).toBeNull();
+      expect(said).not.toContain('term');
+    });
+
+    it('ends one that closed its connections but is still running at the deadline, and says it was killed', async () => {
+      const { paths, child, said, exited } = await answering('stays');
+      expect(await stopDaemon(paths, 'default', 1_000)).toBe('killed');
+      // Not left running behind a "stopped": it was sent SIGTERM, which it ignored, then killed.
+      expect(await exited).toBe('SIGKILL');
+      expect(said).toContain('term');
+      expect(isProcessAlive(child.pid ?? 0)).toBe(false);
+    });
   });
 
   describe('a daemon that holds the profile with no socket to ask it by (starting, or stopping)', () => {
-    const holding = async (mode: 'hears' | 'deaf'): Promise<{ paths: ReturnType<typeof resolvePaths>; child: ChildProcess; said: string[]; exited: Promise<NodeJS.Signals | null> }> => {
-      const home = mkdtempSync(join(tmpdir(), 'tmx-stop-'));
-      homes.push(home);
-      const paths = resolvePaths({ TABMUX_HOME: home });
-      const child = spawn(process.execPath, ['-e', SOCKETLESS, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
-      children.push(child);
-      const said: string[] = [];
-      const ready = new Promise<void>((resolve) => child.stdout?.on('data', (chunk: Buffer) => {
-        said.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        resolve();
-      }));
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
-      await ready;
-      const pid = child.pid ?? 0;
-      mkdirSync(dirname(pidFilePath(paths, 'default')), { recursive: true });
-      writeFileSync(pidFilePath(paths, 'default'), JSON.stringify({ pid, identity: inspectProcess(pid).identity, nonce: 'aaaaaaaaaaaaaaaa' }));
-      return { paths, child, said, exited };
-    };
+    const holding = (mode: 'hears' | 'deaf'): Promise<StandIn> => holdingProfile(() => [SOCKETLESS, mode]);
 
     it('is asked by SIGTERM, as a stop would ask it, and waited for', async () => {
       const { paths, child, said, exited } = await holding('hears');
-      expect(await stopDaemon(paths, 'default', 10_000)).toBe(true);
+      expect(await stopDaemon(paths, 'default', 10_000)).toBe('signalled');
       // Returned once it is gone, not before: it left on its own after SIGTERM, not killed.
       expect(isProcessAlive(child.pid ?? 0)).toBe(false);
       expect(await exited).toBeNull();
@@ -109,7 +162,7 @@ describe('stopDaemon', () => {
 
     it('is killed when it does not go within the deadline', async () => {
       const { paths, child, said, exited } = await holding('deaf');
-      expect(await stopDaemon(paths, 'default', 1_000)).toBe(true);
+      expect(await stopDaemon(paths, 'default', 1_000)).toBe('killed');
       expect(await exited).toBe('SIGKILL');
       expect(said).toContain('term');
       expect(isProcessAlive(child.pid ?? 0)).toBe(false);
@@ -119,7 +172,7 @@ describe('stopDaemon', () => {
       const { paths, child, exited } = await holding('hears');
       child.kill('SIGKILL');
       await exited;
-      expect(await stopDaemon(paths, 'default', 1_000)).toBe(false);
+      expect(await stopDaemon(paths, 'default', 1_000)).toBeUndefined();
     });
   });
 });

@@ -4,16 +4,18 @@ import { withDeadline } from '../../../shared/withDeadline.js';
 import type { TabmuxPaths } from '../platform/paths.js';
 import { exitedWithin } from '../process/processes.js';
 import { startDaemon, tryConnect, type StartOptions } from './daemonProcess.js';
-import { stopByPid, stopUnresponsive } from './unresponsiveDaemon.js';
+import { stopByPid, stopUnresponsive, type StopHow } from './unresponsiveDaemon.js';
 
 /**
- * Asks a daemon to stop and waits until its process is gone. Returns false when none was running. A daemon that does
+ * Asks a daemon to stop and waits until its process is gone; says how it went (see StopHow), undefined when none was
+ * running. A daemon that does
  * not answer (stopped or stuck, before its hello or after it) is ended by its pid instead: see `stopUnresponsive`. So
  * is one that holds the profile with no socket to ask it by: starting (its socket opens once its Chrome runs) or
  * stopping (its socket closes first), given the whole `timeoutMs` to act on SIGTERM as it would on being asked.
- * `helloTimeoutMs`: how long its hello is waited for (HELLO_TIMEOUT_MS unless given).
+ * A daemon that closed its connections as asked but is still running `timeoutMs` later is stuck in its stop, and is
+ * ended the same way. `helloTimeoutMs`: how long its hello is waited for (HELLO_TIMEOUT_MS unless given).
  */
-export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs = 20_000, options: { keepBrowser?: boolean; helloTimeoutMs?: number } = {}): Promise<boolean> {
+export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs = 20_000, options: { keepBrowser?: boolean; helloTimeoutMs?: number } = {}): Promise<StopHow | undefined> {
   const connectOptions = options.helloTimeoutMs === undefined ? {} : { helloTimeoutMs: options.helloTimeoutMs };
   const client = await tryConnect(paths, profile, undefined, connectOptions).catch((error: unknown) => {
     if (TabmuxError.from(error).code !== 'daemon_unresponsive') {
@@ -37,27 +39,32 @@ export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs 
     client.close();
     return stopUnresponsive(paths, profile, timeoutMs);
   }
-  await exitedWithin(pid, timeoutMs);
-  return true;
+  if (await exitedWithin(pid, timeoutMs)) {
+    return 'asked';
+  }
+  // Gone between the two looks, or not: either way it was asked first.
+  return (await stopUnresponsive(paths, profile, timeoutMs)) ?? 'asked';
 }
 
 /**
  * `daemon stop --all`: stops the daemons of the given profiles (every profile under this home), at once, each as
  * `stopDaemon` does. Says which had one running, and which could not be stopped (the others are stopped all the same).
  */
-export async function stopAllDaemons(paths: TabmuxPaths, profiles: readonly string[], timeoutMs = 20_000): Promise<{ stopped: string[]; failed: { profile: string; error: TabmuxError }[] }> {
+export async function stopAllDaemons(paths: TabmuxPaths, profiles: readonly string[], timeoutMs = 20_000): Promise<{ stopped: string[]; how: Record<string, StopHow>; failed: { profile: string; error: TabmuxError }[] }> {
   const outcomes = await Promise.allSettled(profiles.map((profile) => stopDaemon(paths, profile, timeoutMs)));
   const stopped: string[] = [];
+  const how: Record<string, StopHow> = {};
   const failed: { profile: string; error: TabmuxError }[] = [];
   outcomes.forEach((outcome, index) => {
     const profile = profiles[index] ?? '';
     if (outcome.status === 'rejected') {
       failed.push({ profile, error: TabmuxError.from(outcome.reason) });
-    } else if (outcome.value) {
+    } else if (outcome.value !== undefined) {
       stopped.push(profile);
+      how[profile] = outcome.value;
     }
   });
-  return { stopped, failed };
+  return { stopped, how, failed };
 }
 
 /**
@@ -69,7 +76,7 @@ export async function restartDaemon(paths: TabmuxPaths, profile: string, options
   const running = await tryConnect(paths, profile);
   const previous = await running?.call('tabmux/status').finally(() => running.close());
   const startedBy = previous?.lifetime?.startedBy;
-  const restarted = await stopDaemon(paths, profile, 20_000, { keepBrowser: true });
+  const restarted = (await stopDaemon(paths, profile, 20_000, { keepBrowser: true })) !== undefined;
   const { status } = await startDaemon(paths, profile, { startedBy: startedBy === undefined || startedBy === 'daemon-run' ? 'daemon-start' : startedBy, ...options });
   return { status, restarted };
 }

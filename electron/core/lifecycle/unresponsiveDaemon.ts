@@ -22,10 +22,17 @@ export async function unresponsiveError(paths: TabmuxPaths, profile: string, wai
 const UNRESPONSIVE_TERM_MS = 5_000;
 
 /**
+ * How a daemon was stopped: `asked` over its socket, as a stop normally goes; `signalled`, by SIGTERM, since it could
+ * not be asked (no socket yet or any more, or it answered nothing) and stopped on it; `killed` with SIGKILL, since it
+ * did not stop in time, its Chrome then stopped too.
+ */
+export type StopHow = 'asked' | 'signalled' | 'killed';
+
+/**
  * Ends a daemon that takes connections but answers none (a stopped or stuck process), which cannot be asked to stop:
  * see `stopByPid`, with a few seconds for SIGTERM.
  */
-export function stopUnresponsive(paths: TabmuxPaths, profile: string, timeoutMs: number): Promise<boolean> {
+export function stopUnresponsive(paths: TabmuxPaths, profile: string, timeoutMs: number): Promise<StopHow | undefined> {
   return stopByPid(paths, profile, Math.min(UNRESPONSIVE_TERM_MS, timeoutMs), timeoutMs);
 }
 
@@ -33,26 +40,27 @@ export function stopUnresponsive(paths: TabmuxPaths, profile: string, timeoutMs:
  * Stops the daemon that holds the profile's pid file by its pid (checked to be the same process), for one that cannot
  * be asked over its socket: continued and sent SIGTERM, on which a daemon stops as when asked (one that only was
  * stopped closes as usual), given `termMs` to exit, then SIGKILL; the Chrome it ran, which it can then no longer
- * close, is stopped too. False when no running process holds the profile.
+ * close, is stopped too. Says which of the two it took; undefined when no running process holds the profile.
  */
-export async function stopByPid(paths: TabmuxPaths, profile: string, termMs: number, timeoutMs: number): Promise<boolean> {
+export async function stopByPid(paths: TabmuxPaths, profile: string, termMs: number, timeoutMs: number): Promise<StopHow | undefined> {
   const file = pidFilePath(paths, profile);
   const [holder, record] = await Promise.all([runningHolder(file), recordedChrome(file)]);
   if (holder === undefined) {
-    return false;
+    return undefined;
   }
   // Noted first: if it must be killed, its pid file stays, and whoever watches it must not take that for a crash.
   await noteStopRequested(paths, profile, holder.pid).catch(() => undefined);
   signalProcess(holder.pid, 'SIGCONT');
   signalProcess(holder.pid, 'SIGTERM');
-  if (!(await exitedWithin(holder.pid, termMs))) {
-    signalProcess(holder.pid, 'SIGKILL');
-    await exitedWithin(holder.pid, timeoutMs);
-    if (record?.pid === holder.pid) {
-      await stopLeftoverChrome(record.chromePid, record.userDataDir, Logger.silent());
-    }
+  if (await exitedWithin(holder.pid, termMs)) {
+    return 'signalled';
   }
-  return true;
+  signalProcess(holder.pid, 'SIGKILL');
+  await exitedWithin(holder.pid, timeoutMs);
+  if (record?.pid === holder.pid) {
+    await stopLeftoverChrome(record.chromePid, record.userDataDir, Logger.silent());
+  }
+  return 'killed';
 }
 
 /**
