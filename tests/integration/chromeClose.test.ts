@@ -60,4 +60,16 @@ describe('closing Chrome', () => {
     await chrome.exited;
     await waitUntil(() => !existsSync(folder), `Chrome's singleton folder ${folder} to be removed`, 5_000);
   }, 60_000);
+
+  it('has removed that folder by the time a close returns, also when Chrome was closed by SIGTERM (which leaves it)', async () => {
+    const userDataDir = `${home}/terminated`;
+    const chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir, headless: true, extraArgs: [], logger: Logger.silent() });
+    stopped.push(chrome.pid);
+    const folder = dirname(readlinkSync(`${userDataDir}/SingletonSocket`));
+    // No CDP connection: the close sends SIGTERM, on which Chrome exits cleanly (code 0) but leaves the folder.
+    await chrome.close();
+    expect(await chrome.exited).toEqual({ code: 0, signal: null });
+    // Gone already: a daemon that exits right after closing its Chrome leaves nothing behind.
+    expect(existsSync(folder)).toBe(false);
+  }, 60_000);
 });

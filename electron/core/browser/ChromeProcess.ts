@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
@@ -72,9 +72,10 @@ export class ChromeProcess {
   /** Whether this Chrome was left by a daemon that died and taken over by this one. */
   readonly adopted: boolean;
   #exit: ChromeExit | undefined;
+  readonly #tidied: Promise<void>;
   readonly #release: () => void;
 
-  private constructor(pid: number, active: ActivePort, exited: Promise<ChromeExit>, watchdogPid: number | undefined, adopted: boolean, release: () => void) {
+  private constructor(pid: number, active: ActivePort, exited: Promise<ChromeExit>, tidied: Promise<void>, watchdogPid: number | undefined, adopted: boolean, release: () => void) {
     this.pid = pid;
     this.port = active.port;
     this.browserUrl = `http://127.0.0.1:${active.port}`;
@@ -82,6 +83,7 @@ export class ChromeProcess {
     this.exited = exited;
     this.watchdogPid = watchdogPid;
     this.adopted = adopted;
+    this.#tidied = tidied;
     this.#release = release;
     void exited.then((exit) => {
       this.#exit = exit;
@@ -104,11 +106,8 @@ export class ChromeProcess {
       timer.unref();
     });
     const watchdog = startWatchdog({ chromePid: orphan.pid, userDataDir: orphan.userDataDir, orphanGraceMs, closeGraceMs: CLOSE_GRACE_MS });
-    void exited.then(() => {
-      watchdog?.kill('SIGKILL');
-      void removeSingletonFolder(orphan.userDataDir, orphan.pid);
-    });
-    return new ChromeProcess(orphan.pid, orphan, exited, watchdog?.pid, true, () => clearInterval(timer));
+    const tidied = tidyAfterExit(exited, watchdog, orphan.userDataDir, orphan.pid);
+    return new ChromeProcess(orphan.pid, orphan, exited, tidied, watchdog?.pid, true, () => clearInterval(timer));
   }
 
   get running(): boolean {
@@ -158,11 +157,7 @@ export class ChromeProcess {
     });
 
     const watchdog = startWatchdog({ chromePid: child.pid, userDataDir, orphanGraceMs: options.orphanGraceMs ?? 0, closeGraceMs: CLOSE_GRACE_MS });
-    void exited.then(() => {
-      watchdog?.kill('SIGKILL');
-      // A Chrome killed or crashed leaves its singleton socket's temp folder behind.
-      void (child.pid === undefined ? undefined : removeSingletonFolder(userDataDir, child.pid));
-    });
+    const tidied = tidyAfterExit(exited, watchdog, userDataDir, child.pid);
     const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
     while (Date.now() < deadline) {
       const active = await readActivePort(portFile);
@@ -171,7 +166,7 @@ export class ChromeProcess {
           child.stderr?.destroy();
           child.unref();
         };
-        return new ChromeProcess(child.pid, active, exited, watchdog?.pid, false, release);
+        return new ChromeProcess(child.pid, active, exited, tidied, watchdog?.pid, false, release);
       }
       if (early) {
         throw chromeExitError(early, stderrTail, userDataDir);
@@ -200,6 +195,8 @@ export class ChromeProcess {
    * once would kill the network service, which holds the cookie store, before it writes it. The grace counts from
    * the start, and the answer to `Browser.close` is waited for only briefly (SIGTERM follows when none comes): a
    * Chrome that answers nothing is killed `graceMs` after the close began, not after its CDP request gave up.
+   * Returns once what Chrome left in the temp dir is removed too (see tidyAfterExit): Chrome exits on SIGTERM without
+   * removing it, and a process that exits right after the close would otherwise leave it.
    */
   async close(connection?: Pick<CdpConnection, 'send'>, graceMs = CLOSE_GRACE_MS): Promise<void> {
     if (this.running) {
@@ -213,7 +210,24 @@ export class ChromeProcess {
     }
     // Helpers can outlive the main process for a moment; make sure none is left.
     killProcessGroup(this.pid, 'SIGKILL');
+    await withDeadline(this.#tidied, TIDY_MS, undefined);
   }
+}
+
+/** How long a close waits for the temp folder's removal (a few file system calls). */
+const TIDY_MS = 2_000;
+
+/**
+ * Once Chrome has exited: its watchdog is stopped, and the temp folder of its singleton socket, which Chrome removes
+ * only on a clean quit (not on SIGTERM, a kill or a crash), is removed (see removeSingletonFolder).
+ */
+function tidyAfterExit(exited: Promise<ChromeExit>, watchdog: ChildProcess | undefined, userDataDir: string, pid: number | undefined): Promise<void> {
+  return exited.then(async () => {
+    watchdog?.kill('SIGKILL');
+    if (pid !== undefined) {
+      await removeSingletonFolder(userDataDir, pid);
+    }
+  });
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {
