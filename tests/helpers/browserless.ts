@@ -29,7 +29,7 @@ export async function startBrowserless(token: string, settings: Record<string, s
   const port = await freePort();
   const browsersDir = mkdtempSync(join(tmpdir(), 'tmx-browserless-'));
   const child: ChildProcess = spawn(process.execPath, [join(import.meta.dirname, 'browserlessServer.mjs')], {
-    env: { ...process.env, TOKEN: token, PORT: String(port), HOST: '127.0.0.1', BROWSERS_DIR: browsersDir, DEBUG: '-*', ...settings },
+    env: { ...process.env, TOKEN: token, PORT: String(port), HOST: '127.0.0.1', BROWSERS_DIR: browsersDir, DEBUG: '-*', ...settings, TMPDIR: browsersDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

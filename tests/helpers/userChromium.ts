@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { killChromeGroup } from './killedChrome.js';
 import { waitUntil } from './waitFor.js';
 
 /** A Chromium started the way a user starts one for `--browser-url`: headless here, on a temp user-data-dir. */
@@ -56,11 +57,7 @@ export async function startUserChromium(port?: number): Promise<UserChromium> {
   const answers = (): Promise<boolean> => fetch(`${url}/json/version`).then((response) => response.ok, () => false);
   const stop = (): void => {
     if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
+      killChromeGroup(child.pid, userDataDir);
     }
     rmSync(userDataDir, { recursive: true, force: true });
   };

@@ -6,6 +6,7 @@ import type { ActivityEntry } from '../../shared/activity.js';
 import type { DaemonStatus } from '../../shared/model.js';
 import { readActivityLog } from '../../electron/core/activity/readActivityLog.js';
 import { profileActivityDir, type TabmuxPaths } from '../../electron/core/platform/paths.js';
+import { removeSingletonFolder } from '../../electron/core/process/chromeHolding.js';
 import { isProcessAlive, killProcessGroup } from '../../electron/core/process/processes.js';
 import type { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import { cliDriver, type CliDriver } from '../helpers/cliDriver.js';
@@ -57,6 +58,10 @@ async function startRig(prepare: (paths: TabmuxPaths) => void = () => undefined)
     }
     killProcessGroup(status.chrome.pid ?? undefined, 'SIGKILL');
     await waitUntil(() => pids.every((pid) => !isProcessAlive(pid)), 'the test daemon and its Chrome to exit');
+    // The temp folder a killed Chrome leaves, which its daemon, killed first, cannot remove.
+    if (status.chrome.pid !== null && status.chrome.userDataDir !== null) {
+      await removeSingletonFolder(status.chrome.userDataDir, status.chrome.pid);
+    }
   });
   const session = (await client.call('tabmux/session.create', { label: 'trouble' })).id;
   const call = (args: Record<string, unknown>): Promise<unknown> => client.call('tabmux/call', { session, name: 'evaluate_script', arguments: args });

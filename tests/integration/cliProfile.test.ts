@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { profileDataDir, resolvePaths, socketPath } from '../../electron/core/platform/paths.js';
 import { cliDriver } from '../helpers/cliDriver.js';
+import { killChromeGroup } from '../helpers/killedChrome.js';
 import { makeTestHome } from '../helpers/testHome.js';
 import { waitUntil as until } from '../helpers/waitFor.js';
 
@@ -135,20 +136,22 @@ describe('tabmux profile', () => {
 
   describe('a user-data-dir already held by another Chrome', () => {
     let other: ChildProcess | undefined;
+    const userDataDir = join(home, 'data', 'profiles', 'locked', 'chrome');
 
     afterAll(async () => {
       if (other?.pid !== undefined && other.exitCode === null) {
         const exited = new Promise((resolve) => other?.once('exit', resolve));
-        other.kill('SIGKILL');
+        killChromeGroup(other.pid, userDataDir);
         await exited;
       }
     });
 
     it('is refused with profile_locked and an "already in use" explanation', async () => {
       await ok(['profile', 'add', 'locked']);
-      const userDataDir = join(home, 'data', 'profiles', 'locked', 'chrome');
+      // A group of its own, so that it is killed with its helpers.
       other = spawn('/usr/bin/chromium', ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', `--user-data-dir=${userDataDir}`, 'about:blank'], {
         stdio: 'ignore',
+        detached: true,
       });
       const lock = join(userDataDir, 'SingletonLock');
       await until(() => {
@@ -172,7 +175,6 @@ describe('tabmux profile', () => {
     });
 
     it('keeps the profile and its data when asked to delete them under that Chrome', async () => {
-      const userDataDir = join(home, 'data', 'profiles', 'locked', 'chrome');
       const run = await tabmux(['profile', 'remove', 'locked', '--delete-data']);
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(new RegExp(`a Chrome \\(pid ${String(other?.pid)}\\) still runs on ${userDataDir}; quit it, then remove the profile again`));

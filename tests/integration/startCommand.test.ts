@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { profileLogFile } from '../../electron/core/platform/paths.js';
 import type { DaemonStatus } from '../../shared/model.js';
+import { killChromeGroup } from '../helpers/killedChrome.js';
 import { freePort } from '../helpers/userChromium.js';
 import { alive, cliDriver } from '../helpers/cliDriver.js';
 import { makeTestHome } from '../helpers/testHome.js';
@@ -31,9 +32,9 @@ async function answers(): Promise<boolean> {
 afterAll(async () => {
   await tabmux(['daemon', 'stop', '--profile', 'own']);
   try {
-    process.kill(-browserPid(), 'SIGKILL');
+    killChromeGroup(browserPid(), userDataDir);
   } catch {
-    // Not started, or already gone.
+    // Not started: no pid file.
   }
   rmSync(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   cleanup();
@@ -72,7 +73,7 @@ describe('a profile with --start-command', () => {
     await ok(['mcp', 'call', '--profile', 'own', '--session', before, 'list_pages']);
     const first = browserPid();
     // The whole process group, as a crash of the browser takes its helpers along.
-    process.kill(-first, 'SIGKILL');
+    killChromeGroup(first, userDataDir);
     await waitUntil(async () => (await json<DaemonStatus>(['daemon', 'status', '--profile', 'own'])).browser.kind === 'external' && !(await answers()), 'the browser to be gone');
     await waitUntil(
       async () => {
