@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessAlive } from '../../electron/core/process/processes.js';
@@ -118,6 +118,28 @@ describe('no orphans', () => {
       expect(fresh.chrome.pid).not.toBe(status.chrome.pid);
       await run(process.execPath, [CLI, 'daemon', 'stop'], { env: cliEnv });
       expect(isProcessAlive(fresh.chrome.pid)).toBe(false);
+    } finally {
+      await run(process.execPath, [CLI, 'daemon', 'stop'], { env: cliEnv }).catch(() => undefined);
+      cleanup();
+    }
+  });
+});
+
+describe('the temp folder a Chrome closed by its watchdog leaves', () => {
+  it('is removed by the watchdog once that Chrome is gone', async () => {
+    const { env, cleanup } = makeTestHome();
+    const cliEnv = { ...process.env, ...env, TABMUX_HEADLESS: '1', TABMUX_ORPHAN_GRACE_MS: '1000' };
+    try {
+      await run(process.execPath, [CLI, 'daemon', 'start'], { env: cliEnv });
+      const status = JSON.parse((await run(process.execPath, [CLI, 'daemon', 'status', '--json'], { env: cliEnv })).stdout) as { pid: number; chrome: { pid: number; userDataDir: string } };
+      const folder = dirname(readlinkSync(join(status.chrome.userDataDir, 'SingletonSocket')));
+      expect(existsSync(folder)).toBe(true);
+      // Without its port file the watchdog cannot ask Chrome to quit, and sends SIGTERM, on which Chrome exits without
+      // removing that folder (as a kill or a crash would leave it).
+      rmSync(join(status.chrome.userDataDir, 'DevToolsActivePort'));
+      process.kill(status.pid, 'SIGKILL');
+      await waitUntil(() => !isProcessAlive(status.chrome.pid), 'the watchdog to stop Chrome');
+      await waitUntil(() => !existsSync(folder), `the watchdog to remove Chrome's temp folder ${folder}`, 15_000);
     } finally {
       await run(process.execPath, [CLI, 'daemon', 'stop'], { env: cliEnv }).catch(() => undefined);
       cleanup();

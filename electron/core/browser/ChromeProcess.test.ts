@@ -1,7 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspectProcess, procStartTime } from '../process/processState.js';
-import { WATCHDOG_DAEMON_RUNS } from './ChromeWatchdog.js';
+import { describeSingletonFolderRemoval } from '../process/testing/singletonFolderCases.js';
+import { WATCHDOG_DAEMON_RUNS, WATCHDOG_TIDY } from './ChromeWatchdog.js';
 
 /** Runs the watchdog's check on a pid (and a recorded start time) the way the watchdog's shell does. */
 function daemonRuns(pid: number, startTime: string): boolean {
@@ -43,5 +45,13 @@ describe.skipIf(process.platform === 'win32')("the Chrome watchdog's check on it
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(daemonRuns(pid, startTime)).toBe(false);
+  });
+});
+
+describe.skipIf(process.platform === 'win32')("the Chrome watchdog's removal of the temp folder Chrome leaves", () => {
+  describeSingletonFolderRemoval('its tidy step', async (userDataDir, pid) => {
+    await new Promise<void>((resolve) => {
+      spawn('/bin/sh', ['-c', `${WATCHDOG_DAEMON_RUNS}\n${WATCHDOG_TIDY}\ntidy "$1" "$2" "$3"`, 'test', String(pid), userDataDir, hostname()], { stdio: 'ignore' }).once('exit', () => resolve());
+    });
   });
 });

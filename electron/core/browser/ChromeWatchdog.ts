@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { hostname } from 'node:os';
 import { procStartTime } from '../process/processState.js';
 
 /**
@@ -15,6 +16,27 @@ export const WATCHDOG_DAEMON_RUNS = [
   '  set -- ${stat##*") "}',
   '  case "$1" in Z|X|x) return 1 ;; esac',
   '  [ -z "$want" ] || [ "${20}" = "$want" ]',
+  '}',
+].join('\n');
+
+/**
+ * Removes the temp folder Chrome ($1, on user-data-dir $2, host $3) kept its singleton socket in, once it is gone (a
+ * zombie counts as gone: WATCHDOG_DAEMON_RUNS's check), as removeSingletonFolder does: only a clean quit removes it,
+ * and the watchdog's SIGTERM or kill leaves it. Only while the profile's `SingletonLock` still names that Chrome on
+ * this host, and the folder holds nothing but what Chrome puts there.
+ */
+export const WATCHDOG_TIDY = [
+  'tidy() {',
+  '  daemon_runs "$1" "" && return 0',
+  '  [ "$(readlink "$2/SingletonLock" 2>/dev/null)" = "$3-$1" ] || return 0',
+  '  sock=$(readlink "$2/SingletonSocket" 2>/dev/null) || return 0',
+  '  folder=${sock%/SingletonSocket}',
+  '  case "$folder" in /?*) ;; *) return 0 ;; esac',
+  '  [ "$folder/SingletonSocket" = "$sock" ] && [ -d "$folder" ] || return 0',
+  '  for entry in "$folder"/* "$folder"/.[!.]*; do',
+  '    case "${entry##*/}" in SingletonSocket|SingletonCookie) ;; \'*\'|\'.[!.]*\') [ -e "$entry" ] && return 0 ;; *) return 0 ;; esac',
+  '  done',
+  '  rm -rf -- "$folder"',
   '}',
 ].join('\n');
 
@@ -58,7 +80,8 @@ export interface WatchdogOptions {
  * for the grace period so that the next daemon for the profile can adopt it with every tab; that daemon stops this
  * watchdog and starts its own. When nobody does, Chrome is closed as a user quitting it would be, so its cookies reach
  * disk: `Browser.close` on the endpoint its DevToolsActivePort names (SIGTERM, which Chrome exits on without writing
- * its cookies, only when that cannot be sent), then the group is killed once the close grace is over. The watchdog is
+ * its cookies, only when that cannot be sent), then the group is killed once the close grace is over, and the temp
+ * folder a Chrome not quit cleanly leaves is removed (WATCHDOG_TIDY). The watchdog is
  * itself killed when Chrome exits first, so it never signals a recycled process group.
  */
 export function startWatchdog(options: WatchdogOptions): ChildProcess | undefined {
@@ -70,16 +93,20 @@ export function startWatchdog(options: WatchdogOptions): ChildProcess | undefine
   const seconds = (ms: number): string => String(Math.ceil(Math.max(0, ms) / 1000));
   const script = [
     WATCHDOG_DAEMON_RUNS,
-    'daemon=$1 chrome=$2 started=$3 grace=$4 closing=$5 dir=$6',
+    WATCHDOG_TIDY,
+    'daemon=$1 chrome=$2 started=$3 grace=$4 closing=$5 dir=$6 host=$7',
     'while daemon_runs "$daemon" "$started"; do sleep 1; done',
     'waited=0; while [ "$waited" -lt "$grace" ] && kill -0 "$chrome" 2>/dev/null; do sleep 1; waited=$((waited + 1)); done',
-    'kill -0 "$chrome" 2>/dev/null || exit 0',
+    'kill -0 "$chrome" 2>/dev/null || { tidy "$chrome" "$dir" "$host"; exit 0; }',
     '{ read -r port; read -r path; } 2>/dev/null < "$dir/DevToolsActivePort"',
     '[ -n "$port" ] && ELECTRON_RUN_AS_NODE=1 "$TABMUX_WATCHDOG_NODE" -e "$TABMUX_WATCHDOG_CLOSE" "$port" "$path" >/dev/null 2>&1 || kill -TERM "$chrome" 2>/dev/null',
     'waited=0; while [ "$waited" -lt "$closing" ] && kill -0 "$chrome" 2>/dev/null; do sleep 1; waited=$((waited + 1)); done',
     'kill -9 "-$chrome" 2>/dev/null',
+    // Killed or not, it is gone or going: a moment for the kernel to end it, then what it left is removed.
+    'waited=0; while [ "$waited" -lt 5 ] && daemon_runs "$chrome" ""; do sleep 1; waited=$((waited + 1)); done',
+    'tidy "$chrome" "$dir" "$host"',
   ].join('\n');
-  const args = ['-c', script, WATCHDOG_NAME, String(process.pid), String(chromePid), startTime, seconds(options.orphanGraceMs), seconds(options.closeGraceMs), userDataDir];
+  const args = ['-c', script, WATCHDOG_NAME, String(process.pid), String(chromePid), startTime, seconds(options.orphanGraceMs), seconds(options.closeGraceMs), userDataDir, hostname()];
   const env = { ...process.env, TABMUX_WATCHDOG_NODE: process.execPath, TABMUX_WATCHDOG_CLOSE: BROWSER_CLOSE_SCRIPT };
   const watchdog = spawn('/bin/sh', args, { detached: true, stdio: 'ignore', env });
   watchdog.on('error', () => undefined);
