@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findChrome } from '../../electron/core/browser/findChrome.js';
@@ -19,10 +19,19 @@ import { waitFor, waitUntil } from '../helpers/waitFor.js';
 
 const { home, paths, cleanup } = makeTestHome();
 const { tabmux } = cliDriver(home);
-/** Chromium, started a few seconds late, so the daemon is caught holding its profile with no socket yet. */
+/**
+ * Chromium, started a few seconds late, so the daemon is caught holding its profile with no socket yet. Each launch
+ * adds its pid (the same once it execs Chromium) to `launches`.
+ */
 const slowChrome = join(home, 'slow-chromium.sh');
-writeFileSync(slowChrome, `#!/bin/sh\nsleep 3\nexec '${findChrome(undefined)}' "$@"\n`);
+const launches = join(home, 'launches');
+writeFileSync(slowChrome, `#!/bin/sh\necho $$ >> '${launches}'\nsleep 3\nexec '${findChrome(undefined)}' "$@"\n`);
 chmodSync(slowChrome, 0o755);
+
+/** The pids of the Chromes slowChrome launched so far. */
+function launched(): number[] {
+  return existsSync(launches) ? readFileSync(launches, 'utf8').split('\n').filter(Boolean).map((line) => Number.parseInt(line, 10)) : [];
+}
 
 /** Chrome processes run on a user-data-dir under this test's home. */
 function chromesOfHome(): number[] {
@@ -35,7 +44,7 @@ afterAll(async () => {
   cleanup();
 });
 
-describe('daemon stop while the daemon starts', () => {
+describe('daemon stop and restart while the daemon starts', () => {
   it('stops it, and the Chrome it launches, though it has no socket yet', async () => {
     const starting = tabmux(['daemon', 'start'], { TABMUX_CHROME: slowChrome }, 60_000);
     const holder = await waitFor(() => runningHolder(pidFilePath(paths, 'default')), 'the starting daemon to hold its profile');
@@ -57,6 +66,27 @@ describe('daemon stop while the daemon starts', () => {
     }
     expect((await tabmux(['daemon', 'status'])).code).toBe(3);
   }, 90_000);
+
+  it('daemon restart waits for it, then hands its Chrome to the new daemon instead of closing it', async () => {
+    const before = launched().length;
+    const starting = tabmux(['daemon', 'start'], { TABMUX_CHROME: slowChrome }, 60_000);
+    const holder = await waitFor(() => runningHolder(pidFilePath(paths, 'default')), 'the starting daemon to hold its profile');
+    expect(existsSync(socketPath(paths, 'default'))).toBe(false);
+
+    try {
+      const restart = await tabmux(['daemon', 'restart', '--json'], { TABMUX_CHROME: slowChrome }, 90_000);
+      expect(restart.code, restart.stderr).toBe(0);
+      expect((await starting).code).toBe(0);
+      const status = JSON.parse(restart.stdout) as { pid: number; chrome: { pid: number | null } };
+      // A new daemon, on the Chrome the first one launched: one launch, not a second after the first was closed.
+      expect(status.pid).not.toBe(holder.pid);
+      expect(alive(holder.pid)).toBe(false);
+      expect(launched().slice(before)).toEqual([status.chrome.pid]);
+    } finally {
+      await starting;
+      expect((await tabmux(['daemon', 'stop'])).code).toBe(0);
+    }
+  }, 120_000);
 
   it('a daemon run waiting for the daemon that holds the profile leaves at once when signalled', async () => {
     // A process holding the profile's pid file that never opens a socket, as a daemon stuck in its start would.

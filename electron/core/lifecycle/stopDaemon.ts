@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { DaemonStatus } from '../../../shared/model.js';
 import { withDeadline } from '../../../shared/withDeadline.js';
-import type { TabmuxPaths } from '../platform/paths.js';
+import { pidFilePath, socketPath, type TabmuxPaths } from '../platform/paths.js';
+import { runningHolder } from '../process/ClaimFile.js';
 import { exitedWithin } from '../process/processes.js';
-import { startDaemon, tryConnect, type StartOptions } from './daemonProcess.js';
+import { awaitRunningDaemon, startDaemon, tryConnect, type StartOptions } from './daemonProcess.js';
 import { stopByPid, stopUnresponsive, type StopHow } from './unresponsiveDaemon.js';
 
 /**
@@ -69,9 +71,11 @@ export async function stopAllDaemons(paths: TabmuxPaths, profiles: readonly stri
 
 /**
  * `daemon restart`: the running daemon exits leaving its Chrome, sessions and tabs (see Daemon.stop), and a new one
- * adopts them; with none running, a plain start. `restarted` says whether one was running.
+ * adopts them; with none running, a plain start. `restarted` says whether one was running. A daemon still starting
+ * is waited for first (see awaitSocketless).
  */
 export async function restartDaemon(paths: TabmuxPaths, profile: string, options: StartOptions = {}): Promise<{ status: DaemonStatus; restarted: boolean }> {
+  await awaitSocketless(paths, profile);
   // The new daemon is kept or exits when idle as the old one would have; a daemon not running is started to stay.
   const running = await tryConnect(paths, profile);
   const previous = await running?.call('tabmux/status').finally(() => running.close());
@@ -79,4 +83,21 @@ export async function restartDaemon(paths: TabmuxPaths, profile: string, options
   const restarted = (await stopDaemon(paths, profile, 20_000, { keepBrowser: true })) !== undefined;
   const { status } = await startDaemon(paths, profile, { startedBy: startedBy === undefined || startedBy === 'daemon-run' ? 'daemon-start' : startedBy, ...options });
   return { status, restarted };
+}
+
+/** How long a restart waits for a daemon it caught with no socket to open one (as long as a start waits for one). */
+const SOCKETLESS_WAIT_MS = 60_000;
+
+/**
+ * A daemon that holds the profile with no socket is starting (it opens its socket once its Chrome runs) or stopping
+ * (it closed its socket first). A restart asks it over its socket to leave its Chrome, sessions and tabs to the next
+ * daemon; SIGTERM, the only way to reach a daemon with no socket, would close them. So such a daemon is waited for:
+ * one that comes up is restarted as any other, one that goes leaves the profile free. One that does neither within
+ * the wait is left to the stop, which ends it by its pid.
+ */
+async function awaitSocketless(paths: TabmuxPaths, profile: string): Promise<void> {
+  if (existsSync(socketPath(paths, profile)) || (await runningHolder(pidFilePath(paths, profile))) === undefined) {
+    return;
+  }
+  await awaitRunningDaemon(paths, profile, SOCKETLESS_WAIT_MS).catch(() => undefined);
 }
