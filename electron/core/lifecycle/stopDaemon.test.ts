@@ -71,6 +71,30 @@ const server = net.createServer((socket) => {
 }).listen(path, () => process.stdout.write('listening\\n'));
 `;
 
+/**
+ * A daemon stand-in that holds the profile with no socket for a moment, as a starting daemon does, then opens it,
+ * answers its hello, and on `tabmux/stop` prints what it was asked (`stop {params}`) and exits. SIGTERM: `term`.
+ */
+const LATE_SOCKET = `
+const net = require('node:net');
+const [path, version] = process.argv.slice(1);
+process.on('SIGTERM', () => { process.stdout.write('term\\n'); process.exit(0); });
+process.stdout.write('holding\\n');
+setTimeout(() => net.createServer((socket) => {
+  socket.on('data', (chunk) => {
+    for (const line of chunk.toString('utf8').split('\\n').filter(Boolean)) {
+      const message = JSON.parse(line);
+      if (message.method === 'tabmux/hello') {
+        socket.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: Number(version), version: 't', profile: 'default', pid: process.pid } }) + '\\n');
+      } else if (message.method === 'tabmux/stop') {
+        process.stdout.write('stop ' + JSON.stringify(message.params ?? {}) + '\\n');
+        setTimeout(() => process.exit(0), 100);
+      }
+    }
+  });
+}).listen(path), 1000);
+`;
+
 const homes: string[] = [];
 const children: ChildProcess[] = [];
 
@@ -144,6 +168,15 @@ describe('stopDaemon', () => {
       expect(said).toContain('term');
       expect(isProcessAlive(child.pid ?? 0)).toBe(false);
     });
+  });
+
+  it('waits, in a stop that keeps the browser (a restart), for a starting daemon to open its socket, then asks it', async () => {
+    const { paths, child, said, exited } = await holdingProfile((path) => [LATE_SOCKET, path, String(PROTOCOL_VERSION)]);
+    expect(await stopDaemon(paths, 'default', 10_000, { keepBrowser: true })).toBe('asked');
+    expect(await exited).toBeNull();
+    expect(isProcessAlive(child.pid ?? 0)).toBe(false);
+    // Asked to leave its browser, not sent SIGTERM, on which it would have closed it.
+    expect(said).toEqual(['holding', 'stop {"keepBrowser":true}']);
   });
 
   describe('a daemon that holds the profile with no socket to ask it by (starting, or stopping)', () => {

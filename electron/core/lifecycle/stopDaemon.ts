@@ -15,9 +15,13 @@ import { stopByPid, stopUnresponsive, type StopHow } from './unresponsiveDaemon.
  * is one that holds the profile with no socket to ask it by: starting (its socket opens once its Chrome runs) or
  * stopping (its socket closes first), given the whole `timeoutMs` to act on SIGTERM as it would on being asked.
  * A daemon that closed its connections as asked but is still running `timeoutMs` later is stuck in its stop, and is
- * ended the same way. `helloTimeoutMs`: how long its hello is waited for (HELLO_TIMEOUT_MS unless given).
+ * ended the same way. A stop that keeps the browser (a restart's) first waits for a daemon with no socket: see
+ * awaitSocketless. `helloTimeoutMs`: how long its hello is waited for (HELLO_TIMEOUT_MS unless given).
  */
 export async function stopDaemon(paths: TabmuxPaths, profile: string, timeoutMs = 20_000, options: { keepBrowser?: boolean; helloTimeoutMs?: number } = {}): Promise<StopHow | undefined> {
+  if (options.keepBrowser === true) {
+    await awaitSocketless(paths, profile);
+  }
   const connectOptions = options.helloTimeoutMs === undefined ? {} : { helloTimeoutMs: options.helloTimeoutMs };
   const client = await tryConnect(paths, profile, undefined, connectOptions).catch((error: unknown) => {
     if (TabmuxError.from(error).code !== 'daemon_unresponsive') {
