@@ -10,10 +10,10 @@ import { stopByPid, stopUnresponsive, type StopHow } from './unresponsiveDaemon.
 
 /**
  * Asks a daemon to stop and waits until its process is gone; says how it went (see StopHow), undefined when none was
- * running. A daemon that does
- * not answer (stopped or stuck, before its hello or after it) is ended by its pid instead: see `stopUnresponsive`. So
- * is one that holds the profile with no socket to ask it by: starting (its socket opens once its Chrome runs) or
- * stopping (its socket closes first), given the whole `timeoutMs` to act on SIGTERM as it would on being asked.
+ * running. A daemon that does not answer (stopped or stuck, before its hello or after it) is ended by its pid instead:
+ * see `stopUnresponsive`. So is one that holds the profile with no socket to ask it by: starting (its socket opens
+ * once its Chrome runs) or stopping (its socket closes first), given the whole `timeoutMs` to act on SIGTERM as it
+ * would on being asked.
  * A daemon that closed its connections as asked but is still running `timeoutMs` later is stuck in its stop, and is
  * ended the same way. A stop that keeps the browser (a restart's) first waits for a daemon with no socket: see
  * awaitSocketless. `helloTimeoutMs`: how long its hello is waited for (HELLO_TIMEOUT_MS unless given).
