@@ -143,9 +143,9 @@ const daemonCommands: Command[] = [
   {
     words: ['daemon', 'stop'],
     usage: 'tabmux daemon stop [--profile NAME] | daemon stop --all',
-    summary: "Stop the daemon, its upstream and its Chrome; --all stops every profile's daemon",
+    summary: "Stop the daemon, its upstream and its Chrome, and return once they are gone (saying so when the daemon had to be signalled or killed); --all stops every profile's daemon",
     options: { all: { type: 'boolean' } },
-    examples: ['tabmux daemon stop', 'tabmux daemon stop --profile work', 'tabmux daemon stop --all'],
+    examples: ['tabmux daemon stop', 'tabmux daemon stop --profile work', 'tabmux daemon stop --all', 'tabmux daemon stop --json   # {"profile", "stopped", "how": "asked" | "signalled" | "killed"}'],
     run: async (context) => {
       if (boolOption(context.values, 'all')) {
         return stopAll(context);

@@ -1,9 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findChrome } from '../../electron/core/browser/findChrome.js';
-import { pidFilePath, socketPath } from '../../electron/core/platform/paths.js';
+import { pidFilePath, profileLogFile, socketPath } from '../../electron/core/platform/paths.js';
 import { runningHolder } from '../../electron/core/process/ClaimFile.js';
 import { inspectProcess } from '../../electron/core/process/processState.js';
 import { alive, cliDriver } from '../helpers/cliDriver.js';
@@ -31,6 +31,16 @@ chmodSync(slowChrome, 0o755);
 /** The pids of the Chromes slowChrome launched so far. */
 function launched(): number[] {
   return existsSync(launches) ? readFileSync(launches, 'utf8').split('\n').filter(Boolean).map((line) => Number.parseInt(line, 10)) : [];
+}
+
+/** A process that holds the profile's pid file and never opens its socket, running this script; returned once it ran it. */
+async function holdProfile(script: string): Promise<ChildProcess> {
+  const holder = spawn(process.execPath, ['-e', `${script}; process.stdout.write('ready\\n')`], { stdio: ['ignore', 'pipe', 'ignore'] });
+  await new Promise((resolve) => holder.stdout?.once('data', resolve));
+  const pid = holder.pid ?? 0;
+  mkdirSync(dirname(pidFilePath(paths, 'default')), { recursive: true });
+  writeFileSync(pidFilePath(paths, 'default'), JSON.stringify({ pid, identity: inspectProcess(pid).identity, nonce: 'aaaaaaaaaaaaaaaa' }));
+  return holder;
 }
 
 /** Chrome processes run on a user-data-dir under this test's home. */
@@ -88,13 +98,24 @@ describe('daemon stop and restart while the daemon starts', () => {
     }
   }, 120_000);
 
+  it('a daemon stuck in its start, deaf to SIGTERM, is killed at the deadline, and the stop says so', async () => {
+    const holder = await holdProfile("process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)");
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => holder.once('exit', (_code, signal) => resolve(signal)));
+    try {
+      const stop = await tabmux(['daemon', 'stop'], {}, 60_000);
+      expect(stop.code, stop.stderr).toBe(0);
+      expect(stop.stdout).toBe(`stopped profile default (killed: it did not stop in time; its log: ${profileLogFile(paths, 'default')})\n`);
+      expect(await exited).toBe('SIGKILL');
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  }, 60_000);
+
   it('a daemon run waiting for the daemon that holds the profile leaves at once when signalled', async () => {
     // A process holding the profile's pid file that never opens a socket, as a daemon stuck in its start would.
-    const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const holder = await holdProfile('setInterval(() => {}, 1000)');
+    const holderPid = holder.pid ?? 0;
     try {
-      const holderPid = holder.pid ?? 0;
-      mkdirSync(dirname(pidFilePath(paths, 'default')), { recursive: true });
-      writeFileSync(pidFilePath(paths, 'default'), JSON.stringify({ pid: holderPid, identity: inspectProcess(holderPid).identity, nonce: 'aaaaaaaaaaaaaaaa' }));
       const waiting = spawn(process.execPath, [cliPath(), 'daemon', 'run', '--headless'], { env: { ...process.env, TABMUX_HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
       let said = '';
       waiting.stderr.on('data', (chunk: Buffer) => (said += chunk.toString('utf8')));
