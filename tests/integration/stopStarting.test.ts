@@ -86,7 +86,9 @@ describe('daemon stop and restart while the daemon starts', () => {
     try {
       const restart = await tabmux(['daemon', 'restart', '--json'], { TABMUX_CHROME: slowChrome }, 90_000);
       expect(restart.code, restart.stderr).toBe(0);
-      expect((await starting).code).toBe(0);
+      // The start saw the first daemon ready, or the new one: either way a daemon runs, as it was asked.
+      const started = await starting;
+      expect(started.code, started.stderr).toBe(0);
       const status = JSON.parse(restart.stdout) as { pid: number; chrome: { pid: number | null } };
       // A new daemon, on the Chrome the first one launched: one launch, not a second after the first was closed.
       expect(status.pid).not.toBe(holder.pid);

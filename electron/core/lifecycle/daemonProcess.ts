@@ -172,9 +172,17 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
         try {
           const status = await client.call('tabmux/status').catch(async (error: unknown) => {
             // The daemon closed this connection as it became ready: stopped meanwhile, and not to be started again.
-            throw (await wasStopped(paths, profile, spawned)) ? stoppedWhileStarting(profile) : error;
+            if (await wasStopped(paths, profile, spawned)) {
+              throw stoppedWhileStarting(profile);
+            }
+            // Or it is going for another reason (a restart hands its Chrome to a new daemon, or it crashed): looked at
+            // again, as any daemon not ready yet is.
+            if (TabmuxError.from(error).code === 'daemon_not_running') {
+              return undefined;
+            }
+            throw error;
           });
-          if (status.state === 'ready') {
+          if (status?.state === 'ready') {
             return { status, started: spawned !== undefined && status.pid === spawned.pid };
           }
         } finally {
