@@ -9,6 +9,7 @@ import { inspectProcess } from '../process/processState.js';
 import { isProcessAlive } from '../process/processes.js';
 import { stopWasRequested } from './stopRequest.js';
 import { stopDaemon } from './stopDaemon.js';
+import type { StopHow } from './unresponsiveDaemon.js';
 
 /**
  * A daemon stand-in, a process of its own holding the profile's socket: it answers the hello and then nothing, as a
@@ -141,6 +142,14 @@ async function holdingProfile(nodeArgs: (socket: string) => string[]): Promise<S
   return { paths, child, said, exited };
 }
 
+/** The stop sent the stand-in SIGTERM, which it ignored, then killed it, and says so. */
+async function expectKilledAfterTerm(standIn: StandIn, stop: Promise<StopHow | undefined>): Promise<void> {
+  expect(await stop).toBe('killed');
+  expect(await standIn.exited).toBe('SIGKILL');
+  expect(standIn.said).toContain('term');
+  expect(isProcessAlive(standIn.child.pid ?? 0)).toBe(false);
+}
+
 describe('stopDaemon', () => {
   it('ends a daemon that answers its hello and then nothing, by its pid, within its deadline', async () => {
     const { paths, child, exited } = await holdingProfile((path) => [SILENT_AFTER_HELLO, path, String(PROTOCOL_VERSION)]);
@@ -161,12 +170,9 @@ describe('stopDaemon', () => {
     });
 
     it('ends one that closed its connections but is still running at the deadline, and says it was killed', async () => {
-      const { paths, child, said, exited } = await answering('stays');
-      expect(await stopDaemon(paths, 'default', 1_000)).toBe('killed');
-      // Not left running behind a "stopped": it was sent SIGTERM, which it ignored, then killed.
-      expect(await exited).toBe('SIGKILL');
-      expect(said).toContain('term');
-      expect(isProcessAlive(child.pid ?? 0)).toBe(false);
+      const standIn = await answering('stays');
+      // Not left running behind a "stopped".
+      await expectKilledAfterTerm(standIn, stopDaemon(standIn.paths, 'default', 1_000));
     });
   });
 
@@ -194,11 +200,8 @@ describe('stopDaemon', () => {
     });
 
     it('is killed when it does not go within the deadline', async () => {
-      const { paths, child, said, exited } = await holding('deaf');
-      expect(await stopDaemon(paths, 'default', 1_000)).toBe('killed');
-      expect(await exited).toBe('SIGKILL');
-      expect(said).toContain('term');
-      expect(isProcessAlive(child.pid ?? 0)).toBe(false);
+      const standIn = await holding('deaf');
+      await expectKilledAfterTerm(standIn, stopDaemon(standIn.paths, 'default', 1_000));
     });
 
     it('is not there when the pid file names a process that is gone', async () => {
