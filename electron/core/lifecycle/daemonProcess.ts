@@ -177,7 +177,8 @@ export async function startDaemon(paths: TabmuxPaths, profile: string, options: 
             }
             // Or it is going for another reason (a restart hands its Chrome to a new daemon, or it crashed): looked at
             // again, as any daemon not ready yet is.
-            if (TabmuxError.from(error).code === 'daemon_not_running') {
+            const code = TabmuxError.from(error).code;
+            if (code === 'daemon_not_running' || code === 'not_delivered') {
               return undefined;
             }
             throw error;
