@@ -12,22 +12,37 @@ import { stopDaemon } from './stopDaemon.js';
 import type { StopHow } from './unresponsiveDaemon.js';
 
 /**
+ * What the stand-ins with a socket share: `serve(onRequest)` listens on the socket path (argv[1]) and answers
+ * `tabmux/hello` as a daemon of protocol argv[2] does; every other request goes to `onRequest(message)`. `sockets`
+ * holds the connections.
+ */
+const SERVES_HELLO = `
+const net = require('node:net');
+const [socketPath, protocolVersion] = process.argv.slice(1);
+const sockets = new Set();
+function serve(onRequest) {
+  return net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('data', (chunk) => {
+      for (const line of chunk.toString('utf8').split('\\n').filter(Boolean)) {
+        const message = JSON.parse(line);
+        if (message.method === 'tabmux/hello') {
+          socket.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: Number(protocolVersion), version: 't', profile: 'default', pid: process.pid } }) + '\\n');
+        } else {
+          onRequest(message);
+        }
+      }
+    });
+  });
+}
+`;
+
+/**
  * A daemon stand-in, a process of its own holding the profile's socket: it answers the hello and then nothing, as a
  * daemon stopped or stuck right after its hello does. SIGTERM ends it (Node's default).
  */
-const SILENT_AFTER_HELLO = `
-const net = require('node:net');
-const [path, version] = process.argv.slice(1);
-net.createServer((socket) => {
-  socket.on('data', (chunk) => {
-    for (const line of chunk.toString('utf8').split('\\n').filter(Boolean)) {
-      const message = JSON.parse(line);
-      if (message.method === 'tabmux/hello') {
-        socket.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: Number(version), version: 't', profile: 'default', pid: process.pid } }) + '\\n');
-      }
-    }
-  });
-}).listen(path, () => process.stdout.write('listening\\n'));
+const SILENT_AFTER_HELLO = `${SERVES_HELLO}
+serve(() => {}).listen(socketPath, () => process.stdout.write('listening\\n'));
 `;
 
 /**
@@ -47,53 +62,36 @@ process.stdout.write('holding\\n');
 
 /**
  * A daemon stand-in that answers its hello and, asked to stop, closes its socket and every connection as a stopping
- * daemon does first; with `exits` it then exits, otherwise it stays, deaf to SIGTERM, as one stuck in its stop would.
+ * daemon does first; with `exits` (argv[3]) it then exits, otherwise it stays, deaf to SIGTERM, as one stuck in its
+ * stop would.
  */
-const CLOSES_WHEN_ASKED = `
-const net = require('node:net');
-const [path, version, mode] = process.argv.slice(1);
+const CLOSES_WHEN_ASKED = `${SERVES_HELLO}
+const mode = process.argv[3];
 process.on('SIGTERM', () => process.stdout.write('term\\n'));
 setInterval(() => {}, 1000);
-const connections = new Set();
-const server = net.createServer((socket) => {
-  connections.add(socket);
-  socket.on('data', (chunk) => {
-    for (const line of chunk.toString('utf8').split('\\n').filter(Boolean)) {
-      const message = JSON.parse(line);
-      if (message.method === 'tabmux/hello') {
-        socket.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: Number(version), version: 't', profile: 'default', pid: process.pid } }) + '\\n');
-      } else if (message.method === 'tabmux/stop') {
-        server.close();
-        for (const each of connections) each.destroy();
-        if (mode === 'exits') setTimeout(() => process.exit(0), 200);
-      }
-    }
-  });
-}).listen(path, () => process.stdout.write('listening\\n'));
+const server = serve((message) => {
+  if (message.method === 'tabmux/stop') {
+    server.close();
+    for (const each of sockets) each.destroy();
+    if (mode === 'exits') setTimeout(() => process.exit(0), 200);
+  }
+});
+server.listen(socketPath, () => process.stdout.write('listening\\n'));
 `;
 
 /**
  * A daemon stand-in that holds the profile with no socket for a moment, as a starting daemon does, then opens it,
  * answers its hello, and on `tabmux/stop` prints what it was asked (`stop {params}`) and exits. SIGTERM: `term`.
  */
-const LATE_SOCKET = `
-const net = require('node:net');
-const [path, version] = process.argv.slice(1);
+const LATE_SOCKET = `${SERVES_HELLO}
 process.on('SIGTERM', () => { process.stdout.write('term\\n'); process.exit(0); });
 process.stdout.write('holding\\n');
-setTimeout(() => net.createServer((socket) => {
-  socket.on('data', (chunk) => {
-    for (const line of chunk.toString('utf8').split('\\n').filter(Boolean)) {
-      const message = JSON.parse(line);
-      if (message.method === 'tabmux/hello') {
-        socket.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: Number(version), version: 't', profile: 'default', pid: process.pid } }) + '\\n');
-      } else if (message.method === 'tabmux/stop') {
-        process.stdout.write('stop ' + JSON.stringify(message.params ?? {}) + '\\n');
-        setTimeout(() => process.exit(0), 100);
-      }
-    }
-  });
-}).listen(path), 1000);
+setTimeout(() => serve((message) => {
+  if (message.method === 'tabmux/stop') {
+    process.stdout.write('stop ' + JSON.stringify(message.params ?? {}) + '\\n');
+    setTimeout(() => process.exit(0), 100);
+  }
+}).listen(socketPath), 1000);
 `;
 
 const homes: string[] = [];
