@@ -30,6 +30,16 @@ afterAll(() => {
   cleanup();
 });
 
+/** A Chrome on a user-data-dir of its own under the test's home, and the temp folder its singleton socket is in. */
+async function launchWithFolder(name: string): Promise<{ chrome: ChromeProcess; folder: string }> {
+  const userDataDir = `${home}/${name}`;
+  const chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir, headless: true, extraArgs: [], logger: Logger.silent() });
+  stopped.push(chrome.pid);
+  const folder = dirname(readlinkSync(`${userDataDir}/SingletonSocket`));
+  expect(existsSync(folder)).toBe(true);
+  return { chrome, folder };
+}
+
 describe('closing Chrome', () => {
   it('kills a Chrome that answers nothing once the grace is over, without waiting for its CDP answer first', async () => {
     const chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir: `${home}/chrome`, headless: true, extraArgs: [], logger: Logger.silent() });
@@ -51,21 +61,14 @@ describe('closing Chrome', () => {
   }, 60_000);
 
   it('leaves no temp folder behind when Chrome is killed (its singleton socket\'s, which only a clean exit removes)', async () => {
-    const userDataDir = `${home}/killed`;
-    const chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir, headless: true, extraArgs: [], logger: Logger.silent() });
-    stopped.push(chrome.pid);
-    const folder = dirname(readlinkSync(`${userDataDir}/SingletonSocket`));
-    expect(existsSync(folder)).toBe(true);
+    const { chrome, folder } = await launchWithFolder('killed');
     process.kill(chrome.pid, 'SIGKILL');
     await chrome.exited;
     await waitUntil(() => !existsSync(folder), `Chrome's singleton folder ${folder} to be removed`, 5_000);
   }, 60_000);
 
   it('has removed that folder by the time a close returns, also when Chrome was closed by SIGTERM (which leaves it)', async () => {
-    const userDataDir = `${home}/terminated`;
-    const chrome = await ChromeProcess.launch({ executable: findChrome(undefined), userDataDir, headless: true, extraArgs: [], logger: Logger.silent() });
-    stopped.push(chrome.pid);
-    const folder = dirname(readlinkSync(`${userDataDir}/SingletonSocket`));
+    const { chrome, folder } = await launchWithFolder('terminated');
     // No CDP connection: the close sends SIGTERM, on which Chrome exits cleanly (code 0) but leaves the folder.
     await chrome.close();
     expect(await chrome.exited).toEqual({ code: 0, signal: null });
