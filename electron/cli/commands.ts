@@ -3,8 +3,7 @@ import { ProfileStore } from '../core/profile/ProfileStore.js';
 import { boolOption, printResult as print, stringOption, type Command, type CommandContext } from './Command.js';
 import { connectOrStart, tryConnect } from '../core/lifecycle/daemonProcess.js';
 import { restartDaemon, stopAllDaemons, stopDaemon } from '../core/lifecycle/stopDaemon.js';
-import type { StopHow } from '../core/lifecycle/unresponsiveDaemon.js';
-import { profileLogFile } from '../core/platform/paths.js';
+import { stoppedLine } from '../core/lifecycle/unresponsiveDaemon.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
@@ -94,23 +93,11 @@ function reading<T>(call: (client: DaemonClient) => Promise<T>, text: (result: T
 
 const sessionOption = { session: { type: 'string', short: 's' } } as const;
 
-/** What `daemon stop` says of a daemon it stopped: nothing more when it stopped as asked, otherwise how it was ended. */
-function stoppedLine(context: CommandContext, profile: string, how: StopHow): string {
-  switch (how) {
-    case 'asked':
-      return `stopped profile ${profile}`;
-    case 'signalled':
-      return `stopped profile ${profile} (by SIGTERM: it could not be asked over its socket)`;
-    case 'killed':
-      return `stopped profile ${profile} (killed: it did not stop in time; its log: ${profileLogFile(context.paths, profile)})`;
-  }
-}
-
 /** `daemon stop --all`: exit 0 when every daemon that ran was stopped (also when none ran), 1 when one could not be. */
 async function stopAll(context: CommandContext): Promise<number> {
   const profiles = await new ProfileStore(context.paths).list();
   const { stopped, how, failed } = await stopAllDaemons(context.paths, profiles.map((profile) => profile.name));
-  const lines = stopped.length === 0 && failed.length === 0 ? ['no daemon was running'] : stopped.map((profile) => stoppedLine(context, profile, how[profile] ?? 'asked'));
+  const lines = stopped.length === 0 && failed.length === 0 ? ['no daemon was running'] : stopped.map((profile) => stoppedLine(context.paths, profile, how[profile] ?? 'asked'));
   for (const { profile, error } of failed) {
     lines.push(`could not stop profile ${profile}: ${error.message}`);
   }
@@ -154,7 +141,7 @@ const daemonCommands: Command[] = [
       if (how === undefined) {
         print(context, { profile: context.profile, stopped: false }, `daemon for profile ${context.profile} was not running`);
       } else {
-        print(context, { profile: context.profile, stopped: true, how }, stoppedLine(context, context.profile, how));
+        print(context, { profile: context.profile, stopped: true, how }, stoppedLine(context.paths, context.profile, how));
       }
       return 0;
     },

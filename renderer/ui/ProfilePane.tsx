@@ -40,7 +40,7 @@ export function ProfilePane(props: { profile: string }) {
     </ActionButton>
   );
 
-  // Why the daemon is not serving, where the pane has no panels to show.
+  // Why the daemon is not serving, or how its last stop went, where the pane has no panels to show.
   const lastError = entry.lastError && (
     <pre className="error-text" data-testid="profile-error">
       {entry.lastError}
@@ -68,6 +68,7 @@ export function ProfilePane(props: { profile: string }) {
   } else if (entry.kind === 'external' && entry.state === 'stopped') {
     body = (
       <EmptyState testId="profile-disconnected" title="Not connected to your browser">
+        {lastError}
         <p>
           Connect to let agents open tabs of their own in the browser at <code>{entry.endpoint}</code>. Agents that use the profile connect on their own,
           too. Your tabs stay yours, and disconnecting never closes the browser.
@@ -87,6 +88,7 @@ export function ProfilePane(props: { profile: string }) {
   } else if (entry.state === 'stopped') {
     body = (
       <EmptyState testId="profile-stopped" title="This profile's daemon is not running">
+        {lastError}
         <p>Start it to launch its Chrome and workers. Agents that use the profile start it on their own, too.</p>
         {startButton('Start profile')}
       </EmptyState>

@@ -59,6 +59,9 @@ test('a daemon that does not answer is shown as such, and Stop ends it', async (
     await page.getByTestId('profile-stop-main').click();
     await expect(badge).toHaveText('stopped', { timeout: 60_000 });
     await expect(page.getByTestId('profile-stopped')).toBeVisible();
+    // Continued and sent SIGTERM, it stopped as when asked, its Chrome answering: the pane says how it went.
+    await expect(page.getByTestId('profile-error')).toHaveText('stopped profile default (by SIGTERM: it could not be asked over its socket)');
+    await snap('stopped-by-sigterm');
     // A zombie left for a parent that never reaps it counts as gone.
     expect(isProcessAlive(first)).toBe(false);
     expect((await runCli(['daemon', 'status'], env)).code).toBe(3);
@@ -66,6 +69,8 @@ test('a daemon that does not answer is shown as such, and Stop ends it', async (
     // Started again, then stopped while the dashboard watches: its panels stay, marked as from before.
     await page.getByTestId('profile-start-main').click();
     await expect(badge).toHaveText('ready', { timeout: 60_000 });
+    // Started again, the note of the forced stop is gone.
+    await expect(page.getByTestId('profile-error')).toHaveCount(0);
     const second = await daemonPid(env);
     process.kill(second, 'SIGSTOP');
     stopped.push(second);

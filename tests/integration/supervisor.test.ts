@@ -7,7 +7,7 @@ import { WebSocket } from 'ws';
 import { DashboardServer } from '../../electron/core/dashboard/DashboardServer.js';
 import { Supervisor } from '../../electron/core/supervisor/Supervisor.js';
 import { SupervisorService } from '../../electron/core/supervisor/SupervisorService.js';
-import { socketPath, type TabmuxPaths } from '../../electron/core/platform/paths.js';
+import { profileLogFile, socketPath, type TabmuxPaths } from '../../electron/core/platform/paths.js';
 import { isProcessAlive } from '../../electron/core/process/processes.js';
 import { DaemonClient } from '../../electron/core/transport/DaemonClient.js';
 import type { ProfileView, SupervisorEvent } from '../../shared/supervisor.js';
@@ -83,6 +83,8 @@ describe('supervisor', () => {
     expect(stopping.state).toBe('stopping');
     await until(() => (supervisor.view('default').state === 'stopped' ? true : undefined), 'stopped');
     expect(supervisor.view('default').status).toBeNull();
+    // Stopped as asked: nothing to tell.
+    expect(supervisor.view('default').lastError).toBeNull();
     expect((await runCli(['daemon', 'status'], env)).code).toBe(3);
 
     const starting = await supervisor.startProfile('default');
@@ -215,7 +217,13 @@ describe('supervisor', () => {
       expect((await late.startProfile('default')).unanswered).toBe(true);
       expect((await late.stopProfile('default')).state).toBe('stopping');
       const stopped = await until(() => (late.view('default').state === 'stopped' ? late.view('default') : undefined), 'the stuck daemon stopped', 30_000);
-      expect(stopped).toMatchObject({ unanswered: false, lastError: null, status: null });
+      expect(stopped).toMatchObject({ unanswered: false, status: null });
+      // It could not be asked over its socket, and its Chrome, stuck as well, may have kept it past its SIGTERM: the
+      // profile tells which, as `daemon stop` does.
+      expect([
+        'stopped profile default (by SIGTERM: it could not be asked over its socket)',
+        `stopped profile default (killed: it did not stop in time; its log: ${profileLogFile(paths, 'default')})`,
+      ]).toContain(stopped.lastError);
       expect(isProcessAlive(pid)).toBe(false);
       expect((await runCli(['daemon', 'status'], env)).code).toBe(3);
     } finally {

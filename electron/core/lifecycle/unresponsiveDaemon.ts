@@ -2,7 +2,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import { isRecord } from '../../../shared/isRecord.js';
 import { stopLeftoverChrome } from '../browser/stopLeftoverChrome.js';
 import { Logger } from '../platform/Logger.js';
-import { pidFilePath, type TabmuxPaths } from '../platform/paths.js';
+import { pidFilePath, profileLogFile, type TabmuxPaths } from '../platform/paths.js';
 import { readFileNoFollow } from '../platform/secureFs.js';
 import { runningHolder } from '../process/ClaimFile.js';
 import { exitedWithin, signalProcess } from '../process/processes.js';
@@ -27,6 +27,21 @@ const UNRESPONSIVE_TERM_MS = 5_000;
  * did not stop in time, its Chrome then stopped too.
  */
 export type StopHow = 'asked' | 'signalled' | 'killed';
+
+/**
+ * The line that tells a person a daemon was stopped, and how when it was not as asked: `daemon stop` prints it, and
+ * the tray and the dashboard show it on the stopped profile.
+ */
+export function stoppedLine(paths: TabmuxPaths, profile: string, how: StopHow): string {
+  switch (how) {
+    case 'asked':
+      return `stopped profile ${profile}`;
+    case 'signalled':
+      return `stopped profile ${profile} (by SIGTERM: it could not be asked over its socket)`;
+    case 'killed':
+      return `stopped profile ${profile} (killed: it did not stop in time; its log: ${profileLogFile(paths, profile)})`;
+  }
+}
 
 /**
  * Ends a daemon that takes connections but answers none (a stopped or stuck process), which cannot be asked to stop:

@@ -4,6 +4,7 @@ import type { DaemonEvent, ProfileState } from '../../../shared/model.js';
 import type { ForwardedDaemonMethod, ProfileView, SupervisorEvent, SupervisorSnapshot } from '../../../shared/supervisor.js';
 import { startDaemon } from '../lifecycle/daemonProcess.js';
 import { stopDaemon } from '../lifecycle/stopDaemon.js';
+import { stoppedLine, type StopHow } from '../lifecycle/unresponsiveDaemon.js';
 import { Logger } from '../platform/Logger.js';
 import { pidFilePath, type TabmuxPaths } from '../platform/paths.js';
 import { runningHolder } from '../process/ClaimFile.js';
@@ -141,8 +142,9 @@ export class Supervisor {
     }
     void this.#run(slot, async () => {
       this.#set(slot, 'stopping', null);
-      await this.#stop(slot);
-      this.#set(slot, 'stopped', null);
+      const how = await this.#stop(slot);
+      // A daemon that had to be signalled or killed may not have said goodbye to its agents: the person is told how.
+      this.#set(slot, 'stopped', how === undefined || how === 'asked' ? null : stoppedLine(this.#paths, slot.name, how));
     });
     return view(slot);
   }
@@ -367,13 +369,15 @@ export class Supervisor {
     }
   }
 
-  async #stop(slot: Slot, options: { keepBrowser?: boolean } = {}): Promise<void> {
+  /** Stops the profile's daemon; says how it went (see StopHow), undefined when none was running. */
+  async #stop(slot: Slot, options: { keepBrowser?: boolean } = {}): Promise<StopHow | undefined> {
     const watch = slot.watch;
     slot.watch = null;
     const helloTimeoutMs = this.#options.answerWithinMs;
-    await stopDaemon(this.#paths, slot.name, undefined, helloTimeoutMs === undefined ? options : { ...options, helloTimeoutMs });
+    const how = await stopDaemon(this.#paths, slot.name, undefined, helloTimeoutMs === undefined ? options : { ...options, helloTimeoutMs });
     slot.unanswered = false;
     watch?.close();
+    return how;
   }
 
   /** Runs one lifecycle operation for a profile; errors end up in the profile's state, never as a rejection. */
