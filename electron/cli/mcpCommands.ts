@@ -18,8 +18,10 @@ function parseJsonArgs(text: string | undefined): Record<string, unknown> {
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch {
-    throw new TabmuxError('invalid_params', `tool arguments must be a JSON object, got: ${text.slice(0, 80)}`);
+  } catch (error) {
+    // The parser's own words say where it broke (as `Unexpected end of JSON input` for a quote the shell ate).
+    const why = error instanceof Error ? error.message : String(error);
+    throw new TabmuxError('invalid_params', `tool arguments must be a JSON object; this is not JSON (${why}): ${text.slice(0, 80)}`);
   }
   if (!isRecord(json)) {
     throw new TabmuxError('invalid_params', 'tool arguments must be a JSON object like \'{"url": "https://example.com"}\'');

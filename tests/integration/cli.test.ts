@@ -211,6 +211,10 @@ describe('tabmux session and mcp', () => {
       expect(run.code, bad).not.toBe(0);
       expect(run.stderr, bad).toMatch(/tool arguments must be a JSON object/);
       expect(run.stdout, bad).toBe('');
+      // Text that is not JSON at all is told apart from JSON that is not an object, with the parser's reason.
+      if (bad === '{"url": ' || bad === 'nope') {
+        expect(run.stderr, bad).toMatch(/this is not JSON \(.+\): /);
+      }
     }
     // Still on the page from before: nothing navigated.
     expect(await ok(['mcp', 'call', '-s', a, 'evaluate_script', '{"function": "() => document.title"}'])).toContain('"clicked"');
