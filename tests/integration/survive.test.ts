@@ -246,9 +246,27 @@ describe.runIf(linux).each(['killed with SIGKILL', 'restarted with tabmux daemon
       expect(rerun.text).toMatch(/daemon restarted/);
       noted.add(1);
     } else {
+      const [first, second] = agents;
+      if (!first || !second) {
+        throw new Error('no agents');
+      }
+      // A restart lets a call under way finish and answers it; one still running when its wait is over is cut off,
+      // saying it may or may not have run.
+      const finishing = first.call('evaluate_script', { function: '() => new Promise((resolve) => setTimeout(() => resolve("finished " + document.title), 3000))' });
+      const endless = second.call('evaluate_script', { function: '() => new Promise((resolve) => setTimeout(resolve, 60000))' });
+      await waitUntil(async () => {
+        const { queue } = await json<DaemonStatus>(['daemon', 'status']);
+        return queue.filter((entry) => entry.tool === 'evaluate_script' && entry.state === 'running').length === 2;
+      }, 'both calls to run');
       const restart = await tabmux(['daemon', 'restart', '--json']);
       expectOk(restart, 'daemon restart');
       expect(JSON.parse(restart.stdout)).toMatchObject({ restarted: true, state: 'ready' });
+      const finished = await finishing;
+      expect(finished.isError, `${finished.text}\n${first.log()}`).toBe(false);
+      expect(finished.text).toContain('finished Agent0');
+      const cut = await endless;
+      expect(cut.isError, second.log()).toBe(true);
+      expect(cut.text).toMatch(/may or may not have run/);
     }
 
     const after = await Promise.all(agents.map((agent) => agent.call('evaluate_script', { function: '() => [document.title, document.getElementById("field").value]' })));

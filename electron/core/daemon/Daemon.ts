@@ -345,6 +345,14 @@ export class Daemon {
     this.#setState('stopping', null, restarting);
     this.#lifetime.close();
     logger.info(kept ? 'stopping, leaving Chrome and the sessions to the next daemon' : 'stopping');
+    if (restarting) {
+      // The agents stay, so the calls under way are let finish and answered (the next daemon could not tell them
+      // whether those had run); calls not started yet are told they did not run.
+      this.router.stopTakingCalls(new TabmuxError('daemon_stopping', 'the daemon is restarting, and this call did not run; call it again: the daemon is back in a few seconds'));
+      if ((await this.#server?.drain(RESTART_DRAIN_MS)) === false) {
+        logger.warn(`calls still under way after ${RESTART_DRAIN_MS / 1000} s are cut off by the restart`);
+      }
+    }
     // The socket goes first (only the one this daemon published), so a client that comes now finds no daemon rather
     // than one that refuses it; the pid file stays until the end, so no other daemon starts on this Chrome meanwhile.
     await this.#server?.close().catch(() => undefined);
@@ -371,6 +379,9 @@ export class Daemon {
     this.#resolveStopped();
   }
 }
+
+/** How long a restart lets the calls under way finish before it cuts them off. */
+const RESTART_DRAIN_MS = 10_000;
 
 /** This process's memory (see DaemonMemory). */
 function processMemory(): DaemonMemory {

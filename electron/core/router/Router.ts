@@ -363,6 +363,15 @@ export class Router {
     return this.#lifecycle.browserLost(reason);
   }
 
+  /**
+   * Starts no more calls: queued and later ones fail with `reason` (they never ran), and so do the calls waiting on a
+   * person. The calls running now go on to their answers. `close` follows.
+   */
+  stopTakingCalls(reason: TabmuxError): void {
+    this.#humans.close(new TabmuxError('daemon_stopping', 'the daemon stopped before a person answered; ask again once it is back'));
+    this.#pool.closeQueues(reason);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) {
       return;
@@ -370,8 +379,7 @@ export class Router {
     this.#closed = true;
     clearInterval(this.#reaper);
     this.pulse.close();
-    this.#humans.close(new TabmuxError('daemon_stopping', 'the daemon stopped before a person answered; ask again once it is back'));
-    this.#pool.closeQueues(new TabmuxError('daemon_stopping', 'the daemon is stopping'));
+    this.stopTakingCalls(new TabmuxError('daemon_stopping', 'the daemon is stopping'));
     this.#lifecycle.endAll();
     await this.#pool.stop();
   }

@@ -64,4 +64,33 @@ describe('RpcServerConnection', () => {
       { kind: 'event', message: { method: 'tabmux/event', params: { type: 'queue' } } },
     ]);
   });
+
+  it('says when every request handed on so far has been answered', async () => {
+    const release: (() => void)[] = [];
+    const out: unknown[] = [];
+    const connection = new RpcServerConnection({
+      write: (text) => out.push(JSON.parse(text)),
+      dispatch: (request) => (request.method === 'slow' ? new Promise((resolve) => release.push(() => resolve('late'))) : Promise.resolve('now')),
+      logger: Logger.silent(),
+      maxMessageBytes: 1000,
+    });
+    await connection.whenAnswered();
+    connection.handleText('{"jsonrpc":"2.0","id":1,"method":"slow"}');
+    connection.handleText('{"jsonrpc":"2.0","id":2,"method":"slow"}');
+    let answered = false;
+    void connection.whenAnswered().then(() => {
+      answered = true;
+    });
+    release.shift()?.();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(answered).toBe(false);
+    release.shift()?.();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(answered).toBe(true);
+    // Both replies were written before it said so.
+    expect(out).toEqual([
+      { jsonrpc: '2.0', id: 1, result: 'late' },
+      { jsonrpc: '2.0', id: 2, result: 'late' },
+    ]);
+  });
 });

@@ -25,6 +25,9 @@ export interface RpcServerConnectionOptions {
  */
 export class RpcServerConnection {
   readonly #options: RpcServerConnectionOptions;
+  /** Requests handed to the dispatcher and not answered yet. */
+  #pending = 0;
+  #onAnswered: (() => void)[] = [];
 
   constructor(options: RpcServerConnectionOptions) {
     this.#options = options;
@@ -64,7 +67,26 @@ export class RpcServerConnection {
     this.#options.write(text, 'event');
   }
 
+  /** Resolves once every request this connection handed on so far has been answered (at once when none waits). */
+  whenAnswered(): Promise<void> {
+    return this.#pending === 0 ? Promise.resolve() : new Promise((resolve) => this.#onAnswered.push(resolve));
+  }
+
   async #answer(request: JsonRpcRequest): Promise<void> {
+    this.#pending++;
+    try {
+      await this.#answerOne(request);
+    } finally {
+      this.#pending--;
+      if (this.#pending === 0 && this.#onAnswered.length > 0) {
+        const waiting = this.#onAnswered;
+        this.#onAnswered = [];
+        waiting.forEach((resolve) => resolve());
+      }
+    }
+  }
+
+  async #answerOne(request: JsonRpcRequest): Promise<void> {
     const { id } = request;
     let result: unknown;
     try {

@@ -2,6 +2,7 @@ import { chmod, lstat, rename, rm } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { TabmuxError } from '../../../shared/errors.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
 import type { Logger } from '../platform/Logger.js';
 import { removeIfExists } from '../platform/secureFs.js';
 import { LineDecoder } from './LineDecoder.js';
@@ -31,7 +32,8 @@ interface FileIdentity {
  */
 export class SocketServer {
   readonly #server: Server;
-  readonly #sockets = new Set<Socket>();
+  /** The connections open now, each with what answers its requests. */
+  readonly #sockets = new Map<Socket, RpcServerConnection>();
   readonly #path: string;
   #published: FileIdentity | undefined;
   #nextId = 1;
@@ -73,7 +75,6 @@ export class SocketServer {
 
   #accept(socket: Socket, service: PeerService, logger: Logger, limits: SocketServerLimits): void {
     const id = `c${this.#nextId++}`;
-    this.#sockets.add(socket);
     const decoder = new LineDecoder(MAX_REQUEST_LINE_BYTES);
     const writer = new SocketWriter(socket, { id, maxEventBacklogBytes: limits.maxEventBacklogBytes, logger });
     const handle = service.open({ id, notify: (method, params) => connection.notify(method, params) });
@@ -83,6 +84,7 @@ export class SocketServer {
       logger,
       maxMessageBytes: limits.maxResponseBytes,
     });
+    this.#sockets.set(socket, connection);
     socket.on('data', (chunk: Buffer) => {
       for (const decoded of decoder.push(chunk)) {
         if ('line' in decoded) {
@@ -109,12 +111,33 @@ export class SocketServer {
   }
 
   /**
+   * Takes no more connections (see refuseNew) and waits, up to `timeoutMs`, until every request the open connections
+   * made has been answered and the answers have been handed to the system (a reply larger than the socket's buffer
+   * is not cut off by the `close` that follows). Says whether all were.
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.refuseNew();
+    const answered = Promise.all(
+      [...this.#sockets].map(async ([socket, connection]) => {
+        await connection.whenAnswered();
+        if (socket.writableLength > 0 && !socket.destroyed) {
+          await new Promise<void>((resolve) => {
+            socket.once('drain', resolve);
+            socket.once('close', resolve);
+          });
+        }
+      }),
+    );
+    return (await withDeadline(answered, timeoutMs, 'late')) !== 'late';
+  }
+
+  /**
    * Stops serving. The socket file goes first, so a client that comes meanwhile finds no socket (nothing runs) rather
    * than one that refuses it.
    */
   async close(): Promise<void> {
     await this.#unpublish();
-    for (const socket of this.#sockets) {
+    for (const socket of this.#sockets.keys()) {
       socket.destroy();
     }
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
