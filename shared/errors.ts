@@ -40,6 +40,8 @@ const CODES = {
   timeout: true,
   cancelled: true,
   daemon_stopping: true,
+  /** A restart told this call before it ran that it would not run: sending it again is its first run. */
+  daemon_restarting: true,
   daemon_not_running: true,
   not_delivered: true,
   daemon_crashed: false,

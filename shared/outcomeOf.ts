@@ -10,6 +10,7 @@ export function outcomeOf(result: ToolResult | undefined, error: TabmuxError | u
   switch (error.code) {
     case 'cancelled':
     case 'daemon_stopping':
+    case 'daemon_restarting':
       return 'cancelled';
     case 'timeout':
       return 'timed_out';

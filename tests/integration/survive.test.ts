@@ -246,18 +246,22 @@ describe.runIf(linux).each(['killed with SIGKILL', 'restarted with tabmux daemon
       expect(rerun.text).toMatch(/daemon restarted/);
       noted.add(1);
     } else {
-      const [first, second] = agents;
-      if (!first || !second) {
+      const [first, second, third] = agents;
+      if (!first || !second || !third) {
         throw new Error('no agents');
       }
       // A restart lets a call under way finish and answers it; one still running when its wait is over is cut off,
-      // saying it may or may not have run.
+      // saying it may or may not have run. A call that had not started yet (queued behind its session's running one)
+      // is sent again by the bridge to the next daemon, where it runs once.
       const finishing = first.call('evaluate_script', { function: '() => new Promise((resolve) => setTimeout(() => resolve("finished " + document.title), 3000))' });
       const endless = second.call('evaluate_script', { function: '() => new Promise((resolve) => setTimeout(resolve, 60000))' });
+      const ahead = third.call('evaluate_script', { function: '() => new Promise((resolve) => setTimeout(() => resolve("ahead done"), 2000))' });
+      const behind = third.call('evaluate_script', { function: '() => { window.runs = (window.runs ?? 0) + 1; return "runs " + window.runs; }' });
       await waitUntil(async () => {
         const { queue } = await json<DaemonStatus>(['daemon', 'status']);
-        return queue.filter((entry) => entry.tool === 'evaluate_script' && entry.state === 'running').length === 2;
-      }, 'both calls to run');
+        const running = queue.filter((entry) => entry.tool === 'evaluate_script' && entry.state === 'running');
+        return running.length === 3 && queue.some((entry) => entry.state === 'queued');
+      }, 'three calls to run and one to wait');
       const restart = await tabmux(['daemon', 'restart', '--json']);
       expectOk(restart, 'daemon restart');
       expect(JSON.parse(restart.stdout)).toMatchObject({ restarted: true, state: 'ready' });
@@ -267,6 +271,13 @@ describe.runIf(linux).each(['killed with SIGKILL', 'restarted with tabmux daemon
       const cut = await endless;
       expect(cut.isError, second.log()).toBe(true);
       expect(cut.text).toMatch(/may or may not have run/);
+      const [aheadResult, behindResult] = await Promise.all([ahead, behind]);
+      expect(aheadResult.isError, `${aheadResult.text}\n${third.log()}`).toBe(false);
+      expect(aheadResult.text).toContain('ahead done');
+      expect(behindResult.isError, `${behindResult.text}\n${third.log()}`).toBe(false);
+      expect(behindResult.text).toContain('runs 1');
+      expect(behindResult.text).toMatch(/daemon restarted/);
+      noted.add(2);
     }
 
     const after = await Promise.all(agents.map((agent) => agent.call('evaluate_script', { function: '() => [document.title, document.getElementById("field").value]' })));

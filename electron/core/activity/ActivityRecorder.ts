@@ -190,7 +190,7 @@ function stoppedError(error: TabmuxError): TabmuxError {
   if (outcome !== 'cancelled' && outcome !== 'worker_crashed' && outcome !== 'failed') {
     return error;
   }
-  return error.code === 'daemon_stopping' ? error : new TabmuxError('daemon_stopping', `the daemon stopped while the call waited or ran (${error.message})`);
+  return error.code === 'daemon_stopping' || error.code === 'daemon_restarting' ? error : new TabmuxError('daemon_stopping', `the daemon stopped while the call waited or ran (${error.message})`);
 }
 
 function textOfResult(content: readonly { type: string; text?: string | undefined }[]): string {

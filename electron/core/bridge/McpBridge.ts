@@ -198,7 +198,7 @@ export class McpBridge implements ToolBridge {
       if (!(await this.#rerunnable(name, error))) {
         return this.#failure(error);
       }
-      this.#options.logger.info(`${name} was cut off by a lost daemon connection; sending it again (${TabmuxError.from(error).code === 'not_delivered' ? 'it never reached the daemon' : 'it is read-only'})`);
+      this.#options.logger.info(`${name} did not run or was cut off; sending it again (${RERUN_WHY[TabmuxError.from(error).code] ?? 'it is read-only'})`);
       try {
         return await this.#callOnce(name, args, options);
       } catch (again) {
@@ -216,6 +216,15 @@ export class McpBridge implements ToolBridge {
     const session = this.#bound.session;
     if (error instanceof TabmuxError && error.code === 'not_delivered') {
       // No daemon got it: sending it now is its first run, whatever the tool.
+      return true;
+    }
+    if (error instanceof TabmuxError && error.code === 'daemon_restarting') {
+      // A restart kept it from running: the next daemon runs it first. This connection closes once the restart has
+      // answered the calls under way; the call then goes on a new one.
+      const current = this.#link.current;
+      if (current) {
+        await withDeadline(new Promise<void>((resolve) => current.onClose(resolve)), RESTART_WAIT_MS, 'late');
+      }
       return true;
     }
     if (!(error instanceof TabmuxError) || error.code !== 'daemon_not_running' || this.#options.sessionArg || session === undefined) {
@@ -371,6 +380,12 @@ export class McpBridge implements ToolBridge {
     return { content: [{ type: 'text', text }], isError: true, _meta: { 'tabmux/error': failure.code } };
   }
 }
+
+/** Why a call is sent again, by the code it failed with (a read-only one cut off by a lost connection otherwise). */
+const RERUN_WHY: Partial<Record<string, string>> = { not_delivered: 'it never reached the daemon', daemon_restarting: 'a restart kept it from running' };
+
+/** How long a call a restart kept from running waits for the restart's daemon to let its connection go. */
+const RESTART_WAIT_MS = 30_000;
 
 /** The tool a client's `tools/call` line names (the client's own request, read only when it must be run again). */
 function toolNameOf(line: Buffer): string | undefined {

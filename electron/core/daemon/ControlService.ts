@@ -201,7 +201,9 @@ export class ControlService implements PeerService {
       });
     } catch (error) {
       const failure = TabmuxError.from(error);
-      if (failure.code === 'unknown_tool') {
+      // An unknown tool is a protocol error, as upstream has it; a call a restart kept from running is one the client
+      // may send again to the next daemon (the MCP bridge does), so it gets the code it can tell that by.
+      if (failure.code === 'unknown_tool' || failure.code === 'daemon_restarting') {
         throw failure;
       }
       return { content: [{ type: 'text', text: `Error: ${failure.message}` }], isError: true, _meta: { 'tabmux/error': failure.code } };
