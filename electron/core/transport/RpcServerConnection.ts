@@ -75,7 +75,20 @@ export class RpcServerConnection {
   async #answer(request: JsonRpcRequest): Promise<void> {
     this.#pending++;
     try {
-      await this.#answerOne(request);
+      let result: unknown;
+      try {
+        result = await this.#options.dispatch(request);
+      } catch (error) {
+        const failure = TabmuxError.from(error);
+        if (!failure.expected) {
+          this.#options.logger.error(`${request.method} failed: ${failure.message}`);
+        }
+        if (request.id !== undefined) {
+          this.#replyError(request.id, failure);
+        }
+        return;
+      }
+      this.#reply(request, result);
     } finally {
       this.#pending--;
       if (this.#pending === 0 && this.#onAnswered.length > 0) {
@@ -86,21 +99,8 @@ export class RpcServerConnection {
     }
   }
 
-  async #answerOne(request: JsonRpcRequest): Promise<void> {
+  #reply(request: JsonRpcRequest, result: unknown): void {
     const { id } = request;
-    let result: unknown;
-    try {
-      result = await this.#options.dispatch(request);
-    } catch (error) {
-      const failure = TabmuxError.from(error);
-      if (!failure.expected) {
-        this.#options.logger.error(`${request.method} failed: ${failure.message}`);
-      }
-      if (id !== undefined) {
-        this.#replyError(id, failure);
-      }
-      return;
-    }
     if (id === undefined) {
       return;
     }
