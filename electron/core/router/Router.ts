@@ -365,10 +365,11 @@ export class Router {
 
   /**
    * Starts no more calls: queued and later ones fail with `reason` (they never ran), and so do the calls waiting on a
-   * person. The calls running now go on to their answers. `close` follows.
+   * person (`forHumans`, unless the same: a question or a held call is asked again once it is back). The calls running
+   * now go on to their answers. `close` follows.
    */
-  stopTakingCalls(reason: TabmuxError): void {
-    this.#humans.close(new TabmuxError('daemon_stopping', 'the daemon stopped before a person answered; ask again once it is back'));
+  stopTakingCalls(reason: TabmuxError, forHumans = reason): void {
+    this.#humans.close(forHumans);
     this.#pool.closeQueues(reason);
   }
 
@@ -379,7 +380,10 @@ export class Router {
     this.#closed = true;
     clearInterval(this.#reaper);
     this.pulse.close();
-    this.stopTakingCalls(new TabmuxError('daemon_stopping', 'the daemon is stopping'));
+    this.stopTakingCalls(
+      new TabmuxError('daemon_stopping', 'the daemon is stopping'),
+      new TabmuxError('daemon_stopping', 'the daemon stopped before a person answered; ask again once it is back'),
+    );
     this.#lifecycle.endAll();
     await this.#pool.stop();
   }
