@@ -168,6 +168,33 @@ describe('policies', () => {
     await removePolicy(rule.id);
   }, 180_000);
 
+  it('a call a confirm rule holds when the daemon restarts is held again by the next daemon, and runs once when approved', async () => {
+    const agent = await startAgent('held-over');
+    expect((await agent.call('navigate_page', { url: html('<p>Cart</p>', 'Cart') })).isError).toBe(false);
+    const rule = await addPolicy('--tool', 'evaluate_script', '--url', '*', '--action', 'confirm');
+    // A call that changes the page, so running it twice would show.
+    const counted = agent.call('evaluate_script', { function: '() => { window.runs = (window.runs ?? 0) + 1; return "runs " + window.runs; }' });
+    const held = await requestOf('evaluate_script');
+    const restarted = await cli('daemon', 'restart');
+    expect(restarted.code, restarted.stderr).toBe(0);
+    // It never ran: the bridge sends it to the next daemon, which holds it for a person again.
+    const again = await waitFor(
+      async () => {
+        const result = await cli('requests', '--json');
+        return (JSON.parse(result.stdout) as HumanRequest[]).find((request) => request.kind === 'confirm' && request.tool === 'evaluate_script' && request.id !== held.id);
+      },
+      'the call held again',
+      60_000,
+    );
+    const approved = await cli('approve', again.id);
+    expect(approved.code, approved.stderr).toBe(0);
+    const result = await counted;
+    expect(result.isError, `${result.text}\n${agent.log()}`).toBe(false);
+    expect(result.text).toContain('runs 1');
+    expect(result.text).toMatch(/daemon restarted/);
+    await removePolicy(rule.id);
+  }, 180_000);
+
   it('bad rules are usage errors that name what is wrong', async () => {
     const unknownTool = await cli('policy', 'add', '--tool', 'navigate_page,teleport', '--url', '*', '--action', 'deny');
     expect(unknownTool.code).toBe(2);
