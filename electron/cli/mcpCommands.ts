@@ -29,17 +29,56 @@ function parseJsonArgs(text: string | undefined): Record<string, unknown> {
   return json;
 }
 
-async function bound(context: CommandContext, use: (client: DaemonClient, session: string) => Promise<number>): Promise<number> {
+async function bound(context: CommandContext, use: (line: SessionLine, session: string) => Promise<number>): Promise<number> {
   const session = stringOption(context.values, 'session');
   if (!session) {
     throw new TabmuxError('invalid_params', 'missing --session ID; create one with: tabmux session create');
   }
   const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli');
+  const line = new SessionLine(context, client, session);
   try {
     await bindAndTell(context, client, session);
-    return await use(client, session);
+    return await use(line, session);
   } finally {
-    client.close();
+    line.close();
+  }
+}
+
+/**
+ * The command's connection, bound to its session, for its tool calls. A call a daemon restart kept from running
+ * (`daemon_restarting`), or that no daemon got (`not_delivered`, the connection was let go just before), goes to the
+ * next daemon on a new connection bound to the same session, where it runs for the first time.
+ */
+class SessionLine {
+  #client: DaemonClient;
+
+  constructor(
+    private readonly context: CommandContext,
+    client: DaemonClient,
+    private readonly session: string,
+  ) {
+    this.#client = client;
+  }
+
+  /** One tool call; a daemon that stops answering while it runs ends the wait (the client watches its answers). */
+  async call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    try {
+      return await callTool(this.#client, name, args);
+    } catch (error) {
+      const code = TabmuxError.from(error).code;
+      if (code !== 'daemon_restarting' && code !== 'not_delivered') {
+        throw error;
+      }
+    }
+    await this.#client.whenLetGo();
+    this.#client.close();
+    this.#client = await connectOrStart(this.context.paths, this.context.profile, 'tabmux-cli');
+    await bindAndTell(this.context, this.#client, this.session);
+    return callTool(this.#client, name, args);
+  }
+
+  close(): void {
+    this.#client.close();
   }
 }
 
@@ -81,7 +120,6 @@ async function saveImages(result: ToolResult, dir: string, tool: string): Promis
   return saved;
 }
 
-/** One tool call; a daemon that stops answering while it runs ends the wait (the client watches its answers). */
 async function callTool(client: DaemonClient, name: string, args: Record<string, unknown>): Promise<ToolResult> {
   return asToolResult(await client.request('tools/call', { name, arguments: args }));
 }
@@ -91,19 +129,22 @@ async function callTool(client: DaemonClient, name: string, args: Record<string,
  * session stays open after the call (its id goes to stderr) for later calls with --session, until it is closed or
  * the reaper ends it.
  */
-async function inNewSession(context: CommandContext, use: (client: DaemonClient, session: string) => Promise<number>): Promise<number> {
+async function inNewSession(context: CommandContext, use: (line: SessionLine, session: string) => Promise<number>): Promise<number> {
   if (stringOption(context.values, 'session') !== undefined) {
     throw new TabmuxError('invalid_params', 'give either --session ID or --new-session, not both');
   }
   const label = labelOption(context.values);
   const client = await connectOrStart(context.paths, context.profile, 'tabmux-cli', startOptions(context.values));
+  let line: SessionLine | undefined;
   try {
     const session = await client.createSession(label);
     await client.bindSession(session.id);
     context.stderr(`session ${session.id} (pass --session ${session.id} to keep using its tab; tabmux session close ends it)`);
-    return await use(client, session.id);
+    line = new SessionLine(context, client, session.id);
+    return await use(line, session.id);
   } finally {
     client.close();
+    line?.close();
   }
 }
 
@@ -136,8 +177,8 @@ const mcpCall: Command = {
   run: (context) => {
     const [tool = '', argsText] = context.positionals;
     const args = parseJsonArgs(argsText);
-    const call = async (client: DaemonClient, session: string): Promise<number> => {
-      const result = await tellWhenItWaits(context, session, callTool(client, tool, args));
+    const call = async (line: SessionLine, session: string): Promise<number> => {
+      const result = await tellWhenItWaits(context, session, line.call(tool, args));
       const imagesDir = stringOption(context.values, 'images');
       const saved = imagesDir === undefined ? new Map<number, string>() : await saveImages(result, imagesDir, tool);
       if (context.json) {
@@ -187,7 +228,7 @@ const mcpBatch: Command = {
     const { parseBatchScript, resolveReferences } = await import('./batchScript.js');
     const steps = parseBatchScript(json);
     const failFast = boolOption(context.values, 'fail-fast');
-    return bound(context, async (client, session) => {
+    return bound(context, async (line, session) => {
       const outcomes: StepOutcome[] = [];
       const report: { index: number; id?: string; tool: string; args: Record<string, unknown>; result: ToolResult }[] = [];
       let failed = false;
@@ -196,7 +237,7 @@ const mcpBatch: Command = {
         let result: ToolResult;
         try {
           args = resolveReferences(step.args, outcomes);
-          result = await tellWhenItWaits(context, session, callTool(client, step.tool, args));
+          result = await tellWhenItWaits(context, session, line.call(step.tool, args));
         } catch (error) {
           const failure = TabmuxError.from(error);
           args = step.args;

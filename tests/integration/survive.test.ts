@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -294,6 +295,48 @@ describe.runIf(linux).each(['killed with SIGKILL', 'restarted with tabmux daemon
     expect(fresh.chrome.pid).toBe(before.chrome.pid);
     expect(fresh.sessions.map((session) => session.id).sort()).toEqual(before.sessions.map((session) => session.id).sort());
     expect(fresh.sessions.every((session) => session.owned)).toBe(true);
+  });
+});
+
+describe.runIf(linux)('mcp call and mcp batch when their daemon restarts', () => {
+  const { home, cleanup } = makeTestHome();
+  const { tabmux, json, newSession, ok } = cliDriver(home);
+  const chromes = new Set<number>();
+
+  afterAll(async () => {
+    await stopAll(tabmux, chromes);
+    cleanup();
+  });
+
+  it('a call under way is answered, and one that had not started runs once on the next daemon', async () => {
+    // One worker, so a second session's call waits behind the first's (a session takes one command at a time).
+    await ok(['daemon', 'start'], { TABMUX_WORKERS: '1' });
+    const [busy, session, batched] = [await newSession('busy'), await newSession('scripted'), await newSession('batched')];
+    await ok(['mcp', 'call', '-s', session, 'navigate_page', JSON.stringify({ url: html('<p>Counter</p>', 'Counter') })]);
+    await ok(['mcp', 'call', '-s', batched, 'navigate_page', JSON.stringify({ url: html('<p>Batch</p>', 'Batch') })]);
+    const script = join(home, 'steps.json');
+    writeFileSync(script, JSON.stringify([{ tool: 'evaluate_script', args: { function: '() => { window.runs = (window.runs ?? 0) + 1; return "batch runs " + window.runs; }' } }]));
+    const before = await json<DaemonStatus>(['daemon', 'status']);
+    chromes.add(before.chrome.pid ?? -1);
+    const running = tabmux(['mcp', 'call', '-s', busy, 'evaluate_script', JSON.stringify({ function: '() => new Promise((resolve) => setTimeout(() => resolve("first done"), 3000))' })]);
+    await waitUntil(async () => (await json<DaemonStatus>(['daemon', 'status'])).queue.some((entry) => entry.state === 'running'), 'the first call to run');
+    const queued = tabmux(['mcp', 'call', '-s', session, 'evaluate_script', JSON.stringify({ function: '() => { window.runs = (window.runs ?? 0) + 1; return "runs " + window.runs; }' })]);
+    const batch = tabmux(['mcp', 'batch', '-s', batched, '--script', script]);
+    await waitUntil(async () => (await json<DaemonStatus>(['daemon', 'status'])).queue.filter((entry) => entry.state === 'queued').length === 2, 'the other two calls to wait');
+    const restart = await tabmux(['daemon', 'restart']);
+    expectOk(restart, 'daemon restart');
+    const first = await running;
+    expectOk(first, 'the call under way');
+    expect(first.stdout).toContain('first done');
+    const second = await queued;
+    expectOk(second, 'the call that waited');
+    expect(second.stdout).toContain('runs 1');
+    const batchRun = await batch;
+    expectOk(batchRun, 'the batch that waited');
+    expect(batchRun.stdout).toContain('batch runs 1');
+    expect((await json<DaemonStatus>(['daemon', 'status'])).pid).not.toBe(before.pid);
+    // It ran once: the page's count says so.
+    expect(await ok(['mcp', 'call', '-s', session, 'evaluate_script', JSON.stringify({ function: '() => window.runs' })])).toContain('1');
   });
 });
 

@@ -221,10 +221,7 @@ export class McpBridge implements ToolBridge {
     if (error instanceof TabmuxError && error.code === 'daemon_restarting') {
       // A restart kept it from running: the next daemon runs it first. This connection closes once the restart has
       // answered the calls under way; the call then goes on a new one.
-      const current = this.#link.current;
-      if (current) {
-        await withDeadline(new Promise<void>((resolve) => current.onClose(resolve)), RESTART_WAIT_MS, 'late');
-      }
+      await this.#link.current?.whenLetGo();
       return true;
     }
     if (!(error instanceof TabmuxError) || error.code !== 'daemon_not_running' || this.#options.sessionArg || session === undefined) {
@@ -383,9 +380,6 @@ export class McpBridge implements ToolBridge {
 
 /** Why a call is sent again, by the code it failed with (a read-only one cut off by a lost connection otherwise). */
 const RERUN_WHY: Partial<Record<string, string>> = { not_delivered: 'it never reached the daemon', daemon_restarting: 'a restart kept it from running' };
-
-/** How long a call a restart kept from running waits for the restart's daemon to let its connection go. */
-const RESTART_WAIT_MS = 30_000;
 
 /** The tool a client's `tools/call` line names (the client's own request, read only when it must be run again). */
 function toolNameOf(line: Buffer): string | undefined {

@@ -6,6 +6,7 @@ import type { DaemonEvent, SessionInfo } from '../../../shared/model.js';
 import type { ControlInput, ControlMethod, ControlResults, HelloResult, ToolInfo } from '../../../shared/protocol.js';
 import { EVENT_METHOD, PROTOCOL_VERSION } from '../../../shared/protocolConstants.js';
 import { RpcClientCore } from '../../../shared/RpcClientCore.js';
+import { withDeadline } from '../../../shared/withDeadline.js';
 import { LineDecoder } from './LineDecoder.js';
 import { replyHead } from './replyHead.js';
 import { loadedProtocolSchemas, loadProtocolSchemas, type ProtocolSchemas } from './protocolSchemas.js';
@@ -35,6 +36,9 @@ export interface DaemonClientOptions {
  * that does not within this is stopped (SIGSTOP) or stuck, and the caller is told so rather than left waiting.
  */
 export const HELLO_TIMEOUT_MS = 10_000;
+
+/** How long a call a restart kept from running waits for that daemon to let its connection go (it lets calls under way finish first, for up to 10 s). */
+const RESTART_LET_GO_MS = 30_000;
 
 /**
  * A connection to one profile daemon: typed control calls (results checked against the protocol's schemas), raw
@@ -240,6 +244,20 @@ export class DaemonClient {
   onClose(listener: () => void): () => void {
     this.#closeListeners.add(listener);
     return () => this.#closeListeners.delete(listener);
+  }
+
+  /**
+   * Resolves once the daemon has let this connection go, as a daemon being restarted does once it has answered the
+   * calls under way (see `daemon_restarting`), or after `timeoutMs`: a call it kept from running goes to the next
+   * daemon after that.
+   */
+  async whenLetGo(timeoutMs = RESTART_LET_GO_MS): Promise<void> {
+    if (this.closed) {
+      return;
+    }
+    let off: () => void = () => undefined;
+    await withDeadline(new Promise<void>((resolve) => (off = this.onClose(resolve))), timeoutMs, 'late');
+    off();
   }
 
   close(): void {
