@@ -51,15 +51,23 @@ async function stopAll(tabmux: ReturnType<typeof cliDriver>['tabmux'], pids: Set
   }
 }
 
-describe.runIf(linux)('a daemon killed with SIGKILL', () => {
-  const { home, cleanup } = makeTestHome();
-  const { tabmux, json, newSession, ok } = cliDriver(home);
+/**
+ * A TABMUX_HOME of the describe block's own, the CLI on it and the Chromes the block saw, all stopped and removed
+ * after the block.
+ */
+function ownHome(): ReturnType<typeof makeTestHome> & ReturnType<typeof cliDriver> & { chromes: Set<number> } {
+  const home = makeTestHome();
+  const driver = cliDriver(home.home);
   const chromes = new Set<number>();
-
   afterAll(async () => {
-    await stopAll(tabmux, chromes);
-    cleanup();
+    await stopAll(driver.tabmux, chromes);
+    home.cleanup();
   });
+  return { ...home, ...driver, chromes };
+}
+
+describe.runIf(linux)('a daemon killed with SIGKILL', () => {
+  const { tabmux, json, newSession, ok, chromes } = ownHome();
 
   it.each([0, 100, 1000])('leaves its Chrome to a daemon started %i ms later, which adopts it with its sessions and tabs', async (delay) => {
     const before = await json<DaemonStatus>(['daemon', 'start']);
@@ -97,15 +105,7 @@ describe.runIf(linux)('a daemon killed with SIGKILL', () => {
 });
 
 describe.runIf(linux)('a daemon killed the moment it replied', () => {
-  const { home, paths, cleanup } = makeTestHome();
-  const { json } = cliDriver(home);
-  const chromes = new Set<number>();
-  const { tabmux } = cliDriver(home);
-
-  afterAll(async () => {
-    await stopAll(tabmux, chromes);
-    cleanup();
-  });
+  const { paths, json, chromes } = ownHome();
 
   /** One request on the daemon's socket, and a SIGKILL in the same turn as its reply arrives. */
   async function killedAfter<T>(pid: number, ask: (client: DaemonClient) => Promise<T>): Promise<T> {
@@ -299,14 +299,7 @@ describe.runIf(linux).each(['killed with SIGKILL', 'restarted with tabmux daemon
 });
 
 describe.runIf(linux)('mcp call and mcp batch when their daemon restarts', () => {
-  const { home, cleanup } = makeTestHome();
-  const { tabmux, json, newSession, ok } = cliDriver(home);
-  const chromes = new Set<number>();
-
-  afterAll(async () => {
-    await stopAll(tabmux, chromes);
-    cleanup();
-  });
+  const { home, tabmux, json, newSession, ok, chromes } = ownHome();
 
   it('a call under way is answered, and one that had not started runs once on the next daemon', async () => {
     // One worker, so a second session's call waits behind the first's (a session takes one command at a time).
@@ -390,14 +383,7 @@ describe.runIf(linux)("the tray's Restart", () => {
 });
 
 describe.runIf(linux)('a daemon killed before it recorded its Chrome', () => {
-  const { home, paths, cleanup } = makeTestHome();
-  const { tabmux, json } = cliDriver(home);
-  const chromes = new Set<number>();
-
-  afterAll(async () => {
-    await stopAll(tabmux, chromes);
-    cleanup();
-  });
+  const { paths, tabmux, json, chromes } = ownHome();
 
   it('leaves a Chrome that the next start stops rather than failing with profile_locked', async () => {
     const before = await json<DaemonStatus>(['daemon', 'start']);

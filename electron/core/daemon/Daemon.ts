@@ -348,7 +348,7 @@ export class Daemon {
     if (restarting) {
       // The agents stay, so the calls under way are let finish and answered (the next daemon could not tell them
       // whether those had run); calls not started yet, and questions and held calls no person answered yet, are told
-      // they did not run, and the MCP bridge sends them to the next daemon.
+      // they did not run, and the MCP bridge and the CLI send them to the next daemon.
       this.router.stopTakingCalls(new TabmuxError('daemon_restarting', 'the daemon is restarting, and this call did not run; call it again: the daemon is back in a few seconds'));
       if ((await this.#server?.drain(RESTART_DRAIN_MS)) === false) {
         logger.warn(`calls still under way after ${RESTART_DRAIN_MS / 1000} s are cut off by the restart`);
