@@ -4,6 +4,7 @@ import { boolOption, printResult as print, stringOption, type Command, type Comm
 import { connectOrStart, tryConnect } from '../core/lifecycle/daemonProcess.js';
 import { restartDaemon, stopAllDaemons, stopDaemon } from '../core/lifecycle/stopDaemon.js';
 import { stoppedLine } from '../core/lifecycle/unresponsiveDaemon.js';
+import { RESTART_DRAIN_MS } from '../../shared/protocolConstants.js';
 import type { DaemonClient } from '../core/transport/DaemonClient.js';
 import { formatBrowserShort, formatPageResult, formatSessions, formatStatus, formatTabs } from './format.js';
 import { mcpCommands } from './mcpCommands.js';
@@ -153,7 +154,10 @@ const daemonCommands: Command[] = [
     options: chromeOptions,
     examples: ['tabmux daemon restart', 'tabmux daemon restart --profile work'],
     run: async (context) => {
-      const { status, restarted } = await restartDaemon(context.paths, context.profile, startOptions(context.values));
+      const { status, restarted } = await restartDaemon(context.paths, context.profile, {
+        ...startOptions(context.values),
+        onCallsUnderWay: (count) => context.stderr(`letting ${count} call${count === 1 ? '' : 's'} under way finish first (up to ${RESTART_DRAIN_MS / 1000} s)`),
+      });
       const text = `${restarted ? 'restarted' : 'started'}: profile ${status.profile}, daemon pid ${status.pid}, ${formatBrowserShort(status.browser)}, ${status.sessions.length} session(s)`;
       print(context, { ...status, restarted }, text);
       return 0;

@@ -318,6 +318,8 @@ describe.runIf(linux)('mcp call and mcp batch when their daemon restarts', () =>
     await waitUntil(async () => (await json<DaemonStatus>(['daemon', 'status'])).queue.filter((entry) => entry.state === 'queued').length === 2, 'the other two calls to wait');
     const restart = await tabmux(['daemon', 'restart']);
     expectOk(restart, 'daemon restart');
+    // Whoever restarts is told why it may take a moment: the call under way (the two waiting ones do not count).
+    expect(restart.stderr).toContain('letting 1 call under way finish first (up to 10 s)');
     const first = await running;
     expectOk(first, 'the call under way');
     expect(first.stdout).toContain('first done');

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import { TabmuxError } from '../../../shared/errors.js';
 import type { DaemonLifetime, DaemonMemory, DaemonStartedBy, DaemonStartup, DaemonState, DaemonStatus } from '../../../shared/model.js';
 import { PROTOCOL_VERSION } from '../../../shared/protocol.js';
+import { RESTART_DRAIN_MS } from '../../../shared/protocolConstants.js';
 // Loaded before the daemon's other parts: the order its modules first allocate native memory in leaves the daemon
 // ~1 MiB smaller once it settles (see the memory rows of bench/RESULTS.md).
 import { BrowserRuns } from './BrowserRuns.js';
@@ -380,9 +381,6 @@ export class Daemon {
     this.#resolveStopped();
   }
 }
-
-/** How long a restart lets the calls under way finish before it cuts them off. */
-const RESTART_DRAIN_MS = 10_000;
 
 /** This process's memory (see DaemonMemory). */
 function processMemory(): DaemonMemory {

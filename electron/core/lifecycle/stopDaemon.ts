@@ -76,16 +76,26 @@ export async function stopAllDaemons(paths: TabmuxPaths, profiles: readonly stri
 /**
  * `daemon restart`: the running daemon exits leaving its Chrome, sessions and tabs (see Daemon.stop), and a new one
  * adopts them; with none running, a plain start. `restarted` says whether one was running. A daemon still starting
- * is waited for first (see awaitSocketless).
+ * is waited for first (see awaitSocketless). `onCallsUnderWay` is told how many calls the running daemon lets finish
+ * first, when there are any.
  */
-export async function restartDaemon(paths: TabmuxPaths, profile: string, options: StartOptions = {}): Promise<{ status: DaemonStatus; restarted: boolean }> {
+export async function restartDaemon(
+  paths: TabmuxPaths,
+  profile: string,
+  options: StartOptions & { onCallsUnderWay?: (count: number) => void } = {},
+): Promise<{ status: DaemonStatus; restarted: boolean }> {
   await awaitSocketless(paths, profile);
   // The new daemon is kept or exits when idle as the old one would have; a daemon not running is started to stay.
   const running = await tryConnect(paths, profile);
   const previous = await running?.call('tabmux/status').finally(() => running.close());
+  const { onCallsUnderWay, ...start } = options;
+  const underWay = previous?.queue.filter((entry) => entry.state === 'running').length ?? 0;
+  if (underWay > 0) {
+    onCallsUnderWay?.(underWay);
+  }
   const startedBy = previous?.lifetime?.startedBy;
   const restarted = (await stopDaemon(paths, profile, 20_000, { keepBrowser: true })) !== undefined;
-  const { status } = await startDaemon(paths, profile, { startedBy: startedBy === undefined || startedBy === 'daemon-run' ? 'daemon-start' : startedBy, ...options });
+  const { status } = await startDaemon(paths, profile, { startedBy: startedBy === undefined || startedBy === 'daemon-run' ? 'daemon-start' : startedBy, ...start });
   return { status, restarted };
 }
 

@@ -4,7 +4,7 @@ import { TabmuxError } from '../../../shared/errors.js';
 import { isRecord } from '../../../shared/isRecord.js';
 import type { DaemonEvent, SessionInfo } from '../../../shared/model.js';
 import type { ControlInput, ControlMethod, ControlResults, HelloResult, ToolInfo } from '../../../shared/protocol.js';
-import { EVENT_METHOD, PROTOCOL_VERSION } from '../../../shared/protocolConstants.js';
+import { EVENT_METHOD, PROTOCOL_VERSION, RESTART_DRAIN_MS } from '../../../shared/protocolConstants.js';
 import { RpcClientCore } from '../../../shared/RpcClientCore.js';
 import { withDeadline } from '../../../shared/withDeadline.js';
 import { LineDecoder } from './LineDecoder.js';
@@ -37,8 +37,8 @@ export interface DaemonClientOptions {
  */
 export const HELLO_TIMEOUT_MS = 10_000;
 
-/** How long a call a restart kept from running waits for that daemon to let its connection go (it lets calls under way finish first, for up to 10 s). */
-const RESTART_LET_GO_MS = 30_000;
+/** How long a call a restart kept from running waits for that daemon to let its connection go (it lets the calls under way finish first). */
+const RESTART_LET_GO_MS = RESTART_DRAIN_MS + 20_000;
 
 /**
  * A connection to one profile daemon: typed control calls (results checked against the protocol's schemas), raw
