@@ -46,8 +46,8 @@ async function bound(context: CommandContext, use: (line: SessionLine, session: 
 
 /**
  * The command's connection, bound to its session, for its tool calls. A call a daemon restart kept from running
- * (`daemon_restarting`), or that no daemon got (`not_delivered`, the connection was let go just before), goes to the
- * next daemon on a new connection bound to the same session, where it runs for the first time.
+ * (`daemon_restarting`) goes to the next daemon on a new connection bound to the same session, where it runs for the
+ * first time. Any other failure is reported as it came (a call cut off by a stop or a crash may have run).
  */
 class SessionLine {
   #client: DaemonClient;
@@ -65,8 +65,7 @@ class SessionLine {
     try {
       return await callTool(this.#client, name, args);
     } catch (error) {
-      const code = TabmuxError.from(error).code;
-      if (code !== 'daemon_restarting' && code !== 'not_delivered') {
+      if (TabmuxError.from(error).code !== 'daemon_restarting') {
         throw error;
       }
     }
