@@ -258,12 +258,21 @@ describe.runIf(linux).each(['killed with SIGKILL', 'restarted with tabmux daemon
       const endless = second.call('evaluate_script', { function: '() => new Promise((resolve) => setTimeout(resolve, 60000))' });
       const ahead = third.call('evaluate_script', { function: '() => new Promise((resolve) => setTimeout(() => resolve("ahead done"), 2000))' });
       const behind = third.call('evaluate_script', { function: '() => { window.runs = (window.runs ?? 0) + 1; return "runs " + window.runs; }' });
+      // One the agent cancels while the restart holds it back is not sent to the next daemon.
+      const abort = new AbortController();
+      const withdrawn = third.client
+        .callTool({ name: 'evaluate_script', arguments: { function: '() => { window.withdrawnRan = true; return 1; }' } }, undefined, { signal: abort.signal })
+        .then(() => 'answered', () => 'aborted');
       await waitUntil(async () => {
         const { queue } = await json<DaemonStatus>(['daemon', 'status']);
         const running = queue.filter((entry) => entry.tool === 'evaluate_script' && entry.state === 'running');
-        return running.length === 3 && queue.some((entry) => entry.state === 'queued');
-      }, 'three calls to run and one to wait');
-      const restart = await tabmux(['daemon', 'restart', '--json']);
+        return running.length === 3 && queue.filter((entry) => entry.state === 'queued').length === 2;
+      }, 'three calls to run and two to wait');
+      const restarting = tabmux(['daemon', 'restart', '--json']);
+      await waitUntil(() => (third.log().match(/did not run: the daemon is restarting/g) ?? []).length === 2, 'both waiting calls to be held back by the restart');
+      abort.abort();
+      expect(await withdrawn).toBe('aborted');
+      const restart = await restarting;
       expectOk(restart, 'daemon restart');
       expect(JSON.parse(restart.stdout)).toMatchObject({ restarted: true, state: 'ready' });
       const finished = await finishing;
@@ -279,6 +288,7 @@ describe.runIf(linux).each(['killed with SIGKILL', 'restarted with tabmux daemon
       expect(behindResult.text).toContain('runs 1');
       expect(behindResult.text).toMatch(/daemon restarted/);
       noted.add(2);
+      expect((await third.call('evaluate_script', { function: '() => String(window.withdrawnRan)' })).text).toContain('"undefined"');
     }
 
     const after = await Promise.all(agents.map((agent) => agent.call('evaluate_script', { function: '() => [document.title, document.getElementById("field").value]' })));

@@ -1,5 +1,6 @@
 import { TabmuxError } from '../../../shared/errors.js';
 import type { DaemonStatus } from '../../../shared/model.js';
+import type { JsonRpcId } from '../../../shared/jsonrpc.js';
 import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
 import type { Logger } from '../platform/Logger.js';
 import { asToolResult } from '../../../shared/toolResult.js';
@@ -195,10 +196,9 @@ export class McpBridge implements ToolBridge {
     try {
       return await this.#callOnce(name, args, options);
     } catch (error) {
-      if (!(await this.#rerunnable(name, error))) {
+      if (!(await this.#rerunnable(name, error, () => options.signal?.aborted === true))) {
         return this.#failure(error);
       }
-      this.#options.logger.info(`${name} did not run or was cut off; sending it again (${RERUN_WHY[TabmuxError.from(error).code] ?? 'it is read-only'})`);
       try {
         return await this.#callOnce(name, args, options);
       } catch (again) {
@@ -208,11 +208,20 @@ export class McpBridge implements ToolBridge {
   }
 
   /**
-   * Whether a call that failed so may run again: a read-only tool of the bridge's own session cut off by a lost daemon
-   * connection, when the daemon that answers now kept that session (a crash or restart it recovered from). After a
-   * stop the session is gone, and the failure is the answer.
+   * Whether a call that failed so is sent again (and says so in the log): one no daemon got or a restart kept from
+   * running, or a read-only tool of the bridge's own session cut off by a lost daemon connection, when the daemon that
+   * answers now kept that session (a crash or restart it recovered from). After a stop the session is gone, and the
+   * failure is the answer. Never a call the client cancelled meanwhile (`cancelled`), which it no longer wants run.
    */
-  async #rerunnable(name: string, error: unknown): Promise<boolean> {
+  async #rerunnable(name: string, error: unknown, cancelled: () => boolean): Promise<boolean> {
+    if (!(await this.#mayRunAgain(name, error)) || cancelled()) {
+      return false;
+    }
+    this.#options.logger.info(`${name} did not run or was cut off; sending it again (${RERUN_WHY[TabmuxError.from(error).code] ?? 'it is read-only'})`);
+    return true;
+  }
+
+  async #mayRunAgain(name: string, error: unknown): Promise<boolean> {
     const session = this.#bound.session;
     if (error instanceof TabmuxError && error.code === 'not_delivered') {
       // No daemon got it: sending it now is its first run, whatever the tool.
@@ -221,6 +230,7 @@ export class McpBridge implements ToolBridge {
     if (error instanceof TabmuxError && error.code === 'daemon_restarting') {
       // A restart kept it from running: the next daemon runs it first. This connection closes once the restart has
       // answered the calls under way; the call then goes on a new one.
+      this.#options.logger.info(`${name} did not run: the daemon is restarting; it goes to the next daemon once this one lets go`);
       await this.#link.current?.whenLetGo();
       return true;
     }
@@ -311,6 +321,7 @@ export class McpBridge implements ToolBridge {
     if (lane === undefined) {
       return undefined;
     }
+    const cancelled = new Set<JsonRpcId>();
     return {
       // A browser argument is refused by callTool, with the reason.
       call: (id, line, args, done) => {
@@ -325,12 +336,11 @@ export class McpBridge implements ToolBridge {
             done(Buffer.isBuffer(reply) ? reply : this.#failureOrProtocolError(reply));
             return;
           }
-          void this.#rerunnable(name, reply).then(async (again) => {
+          void this.#rerunnable(name, reply, () => cancelled.has(id)).then(async (again) => {
             if (!again) {
               done(this.#failureOrProtocolError(reply));
               return;
             }
-            this.#options.logger.info(`${name} was cut off by a lost daemon connection; sending it again (${TabmuxError.from(reply).code === 'not_delivered' ? 'it never reached the daemon' : 'it is read-only'})`);
             const result = await this.#callOnce(name, args, {}).catch((error: unknown) => this.#failureOrProtocolError(error));
             done(result instanceof RelayedResult ? asToolResult(JSON.parse(result.json.toString('utf8'))) : result);
           });
@@ -340,7 +350,10 @@ export class McpBridge implements ToolBridge {
         }
         return taken;
       },
-      cancel: (id) => lane.cancel(id),
+      cancel: (id) => {
+        cancelled.add(id);
+        lane.cancel(id);
+      },
     };
   }
 
