@@ -4,10 +4,10 @@ import type { JsonRpcId } from '../../../shared/jsonrpc.js';
 import type { ToolInfo, ToolResult } from '../../../shared/protocol.js';
 import type { Logger } from '../platform/Logger.js';
 import { asToolResult } from '../../../shared/toolResult.js';
-import { isRecord } from '../../../shared/isRecord.js';
 import { HELLO_TIMEOUT_MS, type DaemonClient } from '../transport/DaemonClient.js';
 import { AgentSessions, cancellable } from './AgentSessions.js';
 import { BoundSessionSlot } from './BoundSessionSlot.js';
+import { CallResend, toolNameOf } from './CallResend.js';
 import { DaemonAnswers, stoppedAnswering } from '../transport/DaemonAnswers.js';
 import { DaemonLink } from './DaemonLink.js';
 import { RelayedResult } from './RelayedResult.js';
@@ -59,6 +59,7 @@ export class McpBridge implements ToolBridge {
   readonly #readOnly = new Set<string>();
   /** Whether #readOnly was filled from a tool list (a client need not ask for one before calling). */
   #toolsKnown = false;
+  readonly #resend: CallResend;
 
   constructor(options: BridgeOptions) {
     this.#options = options;
@@ -95,6 +96,17 @@ export class McpBridge implements ToolBridge {
       logger: options.logger,
     });
     this.#agents = new AgentSessions(options.profile, options.logger);
+    this.#resend = new CallResend({
+      link: this.#link,
+      logger: options.logger,
+      session: () => (options.sessionArg ? undefined : this.#bound.session),
+      readOnly: async (name) => {
+        if (!this.#toolsKnown) {
+          await this.listTools();
+        }
+        return this.#readOnly.has(name);
+      },
+    });
     // The lane's calls are the client's own lines, so the daemon is asked on the bridge's other connection.
     this.#answers = new DaemonAnswers({
       ask: () => this.#link.current?.request('ping'),
@@ -180,8 +192,9 @@ export class McpBridge implements ToolBridge {
   }
 
   /**
-   * Runs one tool call. A read-only one cut off by a lost daemon connection (a crash or restart) runs once more, on the
-   * daemon that comes back: running it twice changes nothing. Any other call cut off so says it may or may not have run.
+   * Runs one tool call. One that did not run (no daemon got it, a restart kept it back) or a read-only one cut off by
+   * a lost daemon connection runs once more, on the daemon that comes back (see CallResend). Any other call cut off so
+   * says it may or may not have run.
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult | RelayedResult> {
     const back = this.#answers.begin();
@@ -196,7 +209,7 @@ export class McpBridge implements ToolBridge {
     try {
       return await this.#callOnce(name, args, options);
     } catch (error) {
-      if (!(await this.#rerunnable(name, error, () => options.signal?.aborted === true))) {
+      if (!(await this.#resend.decide(name, error, () => options.signal?.aborted === true))) {
         return this.#failure(error);
       }
       try {
@@ -204,56 +217,6 @@ export class McpBridge implements ToolBridge {
       } catch (again) {
         return this.#failure(again);
       }
-    }
-  }
-
-  /**
-   * Whether a call that failed so is sent again (and says so in the log): one no daemon got or a restart kept from
-   * running, or a read-only tool of the bridge's own session cut off by a lost daemon connection, when the daemon that
-   * answers now kept that session (a crash or restart it recovered from). After a stop the session is gone, and the
-   * failure is the answer. Never a call the client cancelled meanwhile (`cancelled`), which it no longer wants run.
-   */
-  async #rerunnable(name: string, error: unknown, cancelled: () => boolean): Promise<boolean> {
-    if (!(await this.#mayRunAgain(name, error)) || cancelled()) {
-      return false;
-    }
-    this.#options.logger.info(`${name} did not run or was cut off; sending it again (${RERUN_WHY[TabmuxError.from(error).code] ?? 'it is read-only'})`);
-    return true;
-  }
-
-  async #mayRunAgain(name: string, error: unknown): Promise<boolean> {
-    const session = this.#bound.session;
-    if (error instanceof TabmuxError && error.code === 'not_delivered') {
-      // No daemon got it: sending it now is its first run, whatever the tool.
-      return true;
-    }
-    if (error instanceof TabmuxError && error.code === 'daemon_restarting') {
-      // A restart kept it from running: the next daemon runs it first. This connection closes once the restart has
-      // answered the calls under way; the call then goes on a new one.
-      this.#options.logger.info(`${name} did not run: the daemon is restarting; it goes to the next daemon once this one lets go`);
-      await this.#link.current?.whenLetGo();
-      return true;
-    }
-    if (!(error instanceof TabmuxError) || error.code !== 'daemon_not_running' || this.#options.sessionArg || session === undefined) {
-      return false;
-    }
-    try {
-      if (!this.#toolsKnown) {
-        // Asking reconnects (starting the daemon again when needed), which running the call again needs anyway.
-        await this.listTools();
-      }
-      if (!this.#readOnly.has(name)) {
-        return false;
-      }
-      const { sessions } = await (await this.#link.client()).call('tabmux/session.list');
-      if (!sessions.some((info) => info.id === session)) {
-        this.#options.logger.info(`${name} is not sent again: the daemon that answers now does not have session ${session}`);
-        return false;
-      }
-      return true;
-    } catch (failure) {
-      this.#options.logger.warn(`${name} is not sent again: could not reach the daemon to check its session (${TabmuxError.from(failure).message})`);
-      return false;
     }
   }
 
@@ -336,7 +299,7 @@ export class McpBridge implements ToolBridge {
             done(Buffer.isBuffer(reply) ? reply : this.#failureOrProtocolError(reply));
             return;
           }
-          void this.#rerunnable(name, reply, () => cancelled.has(id)).then(async (again) => {
+          void this.#resend.decide(name, reply, () => cancelled.has(id)).then(async (again) => {
             if (!again) {
               done(this.#failureOrProtocolError(reply));
               return;
@@ -388,19 +351,5 @@ export class McpBridge implements ToolBridge {
           'tabmux reconnects on its own with your next call, to the same session and tabs when they were kept (its result says so if they were not). Check the page with a new snapshot before calling again; uid tokens from before are stale.'
         : `Error: ${failure.message}`;
     return { content: [{ type: 'text', text }], isError: true, _meta: { 'tabmux/error': failure.code } };
-  }
-}
-
-/** Why a call is sent again, by the code it failed with (a read-only one cut off by a lost connection otherwise). */
-const RERUN_WHY: Partial<Record<string, string>> = { not_delivered: 'it never reached the daemon', daemon_restarting: 'a restart kept it from running' };
-
-/** The tool a client's `tools/call` line names (the client's own request, read only when it must be run again). */
-function toolNameOf(line: Buffer): string | undefined {
-  try {
-    const request: unknown = JSON.parse(line.toString('utf8'));
-    const params = isRecord(request) ? request['params'] : undefined;
-    return isRecord(params) && typeof params['name'] === 'string' ? params['name'] : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -29,6 +29,15 @@ const UNRESPONSIVE_TERM_MS = 5_000;
 export type StopHow = 'asked' | 'signalled' | 'killed';
 
 /**
+ * What a stopped profile shows a person after a Stop (the tray, the dashboard): nothing when its daemon stopped as
+ * asked or none ran, else how it was ended, as `daemon stop` says it. One that had to be signalled or killed may not
+ * have said goodbye to its agents.
+ */
+export function stopNote(paths: TabmuxPaths, profile: string, how: StopHow | undefined): string | null {
+  return how === undefined || how === 'asked' ? null : stoppedLine(paths, profile, how);
+}
+
+/**
  * The line that tells a person a daemon was stopped, and how when it was not as asked: `daemon stop` prints it, and
  * the tray and the dashboard show it on the stopped profile.
  */

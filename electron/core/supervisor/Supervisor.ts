@@ -4,7 +4,7 @@ import type { DaemonEvent, ProfileState } from '../../../shared/model.js';
 import type { ForwardedDaemonMethod, ProfileView, SupervisorEvent, SupervisorSnapshot } from '../../../shared/supervisor.js';
 import { startDaemon } from '../lifecycle/daemonProcess.js';
 import { stopDaemon } from '../lifecycle/stopDaemon.js';
-import { stoppedLine, type StopHow } from '../lifecycle/unresponsiveDaemon.js';
+import { stopNote, type StopHow } from '../lifecycle/unresponsiveDaemon.js';
 import { Logger } from '../platform/Logger.js';
 import { pidFilePath, type TabmuxPaths } from '../platform/paths.js';
 import { runningHolder } from '../process/ClaimFile.js';
@@ -142,9 +142,7 @@ export class Supervisor {
     }
     void this.#run(slot, async () => {
       this.#set(slot, 'stopping', null);
-      const how = await this.#stop(slot);
-      // A daemon that had to be signalled or killed may not have said goodbye to its agents: the person is told how.
-      this.#set(slot, 'stopped', how === undefined || how === 'asked' ? null : stoppedLine(this.#paths, slot.name, how));
+      this.#set(slot, 'stopped', stopNote(this.#paths, slot.name, await this.#stop(slot)));
     });
     return view(slot);
   }
